@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+// blocker — earned screen time for the Linux desktop.
+// Dependencies point down only: executables → BlockerDaemon/BlockerBus →
+// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore.
+import PackageDescription
+
+let package = Package(
+    name: "blocker",
+    products: [
+        .library(name: "BlockerCore", targets: ["BlockerCore"]),
+        .library(name: "BlockerConfig", targets: ["BlockerConfig"]),
+        .library(name: "BlockerStore", targets: ["BlockerStore"]),
+    ],
+    targets: [
+        // C interop: each touched only by the one Swift file that wraps it.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "CTOML",
+                cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"),
+                              .define("TOML_SHARED_LIB", to: "1"),
+                              .define("TOML_EXCEPTIONS", to: "1")],
+                linkerSettings: [.linkedLibrary("tomlplusplus")]),
+
+        // Pure domain: no I/O, no C.
+        .target(name: "BlockerCore"),
+        // Reads blocker.toml (through CTOML) and the system time zone.
+        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "CTOML"]),
+        // The SQLite ledger.
+        .target(name: "BlockerStore", dependencies: ["BlockerCore", "CSQLite"]),
+
+        .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
+        .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
+        .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
+    ],
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
+)

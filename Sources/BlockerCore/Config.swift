@@ -1,0 +1,98 @@
+/// What the user wants, as read from blocker.toml. Built and validated by
+/// `Config(document:file:)` (ConfigValidation.swift); `BlockerConfig` reads the file.
+public struct Config: Sendable {
+    public var daemon: DaemonSettings
+    /// `[earn]` in file order: what one repetition of each exercise is worth.
+    public var exercises: [Exercise]
+    /// `[warn] before`, largest first.
+    public var warnBefore: [Milliseconds]
+    public var groups: [AppGroup]
+
+    public init(daemon: DaemonSettings = DaemonSettings(), exercises: [Exercise] = [],
+                warnBefore: [Milliseconds] = [], groups: [AppGroup] = []) {
+        self.daemon = daemon
+        self.exercises = exercises
+        self.warnBefore = warnBefore.sorted(by: >)
+        self.groups = groups
+    }
+
+    public func exercise(named name: String) -> Exercise? {
+        exercises.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    public func group(named name: String) -> AppGroup? {
+        groups.first { $0.name.lowercased() == name.lowercased() }
+    }
+}
+
+public enum ProbeChoice: String, Sendable, CaseIterable {
+    case auto, x11, sway, hyprland, command
+}
+
+public struct DaemonSettings: Sendable, Equatable {
+    public var probe: ProbeChoice
+    public var pollInterval: Milliseconds
+    /// argv for `probe = "command"`; never run through a shell.
+    public var probeCommand: [String]
+    /// Stop spending after this long without input; nil = off (videos have no input).
+    public var idleAfter: Milliseconds?
+
+    public init(probe: ProbeChoice = .auto, pollInterval: Milliseconds = 1000,
+                probeCommand: [String] = [], idleAfter: Milliseconds? = nil) {
+        self.probe = probe
+        self.pollInterval = pollInterval
+        self.probeCommand = probeCommand
+        self.idleAfter = idleAfter
+    }
+
+    /// The most one sample may debit: a stalled loop, SIGSTOP or suspend
+    /// never costs more than the probe could have seen.
+    public var sampleGapCap: Milliseconds { max(2 * pollInterval, 2000) }
+}
+
+public struct Exercise: Sendable, Equatable {
+    public var name: String
+    public var perRep: Milliseconds
+    public init(name: String, perRep: Milliseconds) {
+        self.name = name
+        self.perRep = perRep
+    }
+}
+
+public struct AppGroup: Sendable {
+    public var name: String
+    /// App ids / WM_CLASS / exe names, lowercased.
+    public var apps: [String]
+    /// When non-empty, only windows whose title matches one of these count.
+    public var titles: [TitlePattern]
+    public var metered: Bool
+    public var dailyLimit: Milliseconds?
+    public var schedules: [Schedule]
+
+    public init(name: String, apps: [String], titles: [TitlePattern] = [], metered: Bool = true,
+                dailyLimit: Milliseconds? = nil, schedules: [Schedule] = []) {
+        self.name = name
+        self.apps = apps.map { $0.lowercased() }
+        self.titles = titles
+        self.metered = metered
+        self.dailyLimit = dailyLimit
+        self.schedules = schedules
+    }
+}
+
+/// A title regex from `titles = [...]`, matched case-insensitively anywhere in the title.
+public struct TitlePattern: @unchecked Sendable {
+    // Regex is immutable once built; it is only missing the Sendable mark.
+    public let source: String
+    private let regex: Regex<AnyRegexOutput>
+
+    /// Throws the regex compiler's message when `source` is not a valid regex.
+    public init(_ source: String) throws {
+        self.source = source
+        self.regex = try Regex(source).ignoresCase()
+    }
+
+    public func matches(_ title: String) -> Bool {
+        (try? regex.firstMatch(in: title)) != nil
+    }
+}

@@ -1,0 +1,57 @@
+/// Money and time in the ledger: whole milliseconds, never floating point.
+public typealias Milliseconds = Int64
+
+/// Why a duration text was refused; `description` is the message a person sees.
+public struct DurationError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let text: String
+    public var description: String {
+        "\"\(text)\" is not a duration (examples: 90s, 5m, 1h30m)"
+    }
+}
+
+/// Duration text as written in blocker.toml and on the command line:
+/// `90s`, `5m`, `1h30m`, `2h`, `7d`, `500ms`. Units descend, each at most once.
+public enum DurationText {
+    private static let units: [(suffix: String, ms: Milliseconds)] = [
+        ("d", 86_400_000), ("h", 3_600_000), ("ms", 1), ("m", 60_000), ("s", 1_000),
+    ]
+    /// The order units must appear in (largest first).
+    private static let rank: [String: Int] = ["d": 0, "h": 1, "m": 2, "s": 3, "ms": 4]
+
+    public static func parse(_ text: String) throws(DurationError) -> Milliseconds {
+        var rest = Substring(text)
+        var total: Milliseconds = 0
+        var lastRank = -1
+        guard !rest.isEmpty else { throw DurationError(text: text) }
+        while !rest.isEmpty {
+            let digits = rest.prefix(while: { $0.isASCII && $0.isNumber })
+            guard !digits.isEmpty, digits.count <= 9, let value = Int64(digits) else {
+                throw DurationError(text: text)
+            }
+            rest = rest.dropFirst(digits.count)
+            // "ms" must be tried before "m".
+            guard let unit = units.first(where: { rest.hasPrefix($0.suffix) }),
+                  let r = rank[unit.suffix], r > lastRank else {
+                throw DurationError(text: text)
+            }
+            lastRank = r
+            rest = rest.dropFirst(unit.suffix.count)
+            let (product, overflow) = value.multipliedReportingOverflow(by: unit.ms)
+            guard !overflow else { throw DurationError(text: text) }
+            total += product
+        }
+        return total
+    }
+
+    /// `1d 02h`, `1h 05m`, `4m 30s`, `45s`; truncates to the shown unit.
+    public static func format(_ ms: Milliseconds) -> String {
+        if ms < 0 { return "-" + format(ms == .min ? .max : -ms) }
+        let seconds = ms / 1000
+        let (d, h, m, s) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60)
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        if d > 0 { return "\(d)d \(two(h))h" }
+        if h > 0 { return "\(h)h \(two(m))m" }
+        if m > 0 { return "\(m)m \(two(s))s" }
+        return "\(s)s"
+    }
+}

@@ -1,0 +1,1 @@
+#include "ctoml.h"

@@ -1,0 +1,25 @@
+import Testing
+@testable import BlockerCore
+
+@Suite struct DurationTests {
+    @Test(arguments: [("90s", 90_000), ("5m", 300_000), ("1h30m", 5_400_000), ("2h", 7_200_000),
+                      ("7d", 604_800_000), ("500ms", 500), ("1m30s", 90_000), ("1h0m5s", 3_605_000)])
+    func parses(text: String, ms: Int64) throws {
+        #expect(try DurationText.parse(text) == ms)
+    }
+
+    @Test(arguments: ["1h3", "", "-5m", "h", "5", "1.5h", "5m1h", "5 m", "1s1s", "m5", "5x", "99999999999h"])
+    func refuses(text: String) {
+        #expect(throws: DurationError(text: text)) { try DurationText.parse(text) }
+    }
+
+    @Test func messageShowsExamples() {
+        #expect(DurationError(text: "1h3").description == "\"1h3\" is not a duration (examples: 90s, 5m, 1h30m)")
+    }
+
+    @Test(arguments: [(3_900_000, "1h 05m"), (270_000, "4m 30s"), (45_000, "45s"), (0, "0s"),
+                      (999, "0s"), (86_400_000 + 7_200_000, "1d 02h"), (-90_000, "-1m 30s")])
+    func formats(ms: Int64, text: String) {
+        #expect(DurationText.format(ms) == text)
+    }
+}

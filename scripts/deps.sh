@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages blocker needs when they are missing.
+#   scripts/deps.sh build   — to build and install
+#   scripts/deps.sh check   — to build and run every test (real servers included)
+set -euo pipefail
+build=(pkg-config libsqlite3-dev libtomlplusplus-dev libsystemd-dev tzdata)
+check=(sqlite3)
+want=("${build[@]}")
+[ "${1:-build}" = check ] && want+=("${check[@]}")
+missing=()
+for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}" >&2
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
