@@ -1,0 +1,288 @@
+import BlockerConfig
+import BlockerCore
+import Testing
+
+/// The message loading `path` fails with, or nil when it loads.
+private func loadRefusal(_ path: String) -> String? {
+    do {
+        _ = try Config.load(path: path)
+        return nil
+    } catch {
+        return error.description
+    }
+}
+
+private func parseRefusal(_ text: String, file: String = "blocker.toml") -> String? {
+    do {
+        _ = try Config.parse(text: text, file: file)
+        return nil
+    } catch {
+        return error.description
+    }
+}
+
+@Suite struct ConfigSyntaxTests {
+    @Test func syntaxErrorInARealFileNamesFileLineAndColumn() throws {
+        var directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("blocker.toml", text: """
+            [daemon]
+            probe = "auto"
+            poll-interval = 1s
+            """)
+        var caught: ConfigError?
+        do { _ = try Config.load(path: path) } catch { caught = error }
+        let error = try #require(caught)
+        #expect(error.file == path)
+        #expect(error.line == 3)
+        #expect(error.column == 18)  // the "s": an integer was expected
+        #expect(error.keyPath == nil)
+        #expect(error.description
+            == "\(path):3:18: Error while parsing decimal integer: expected digit, saw 's'")
+    }
+
+    @Test func fileIsNamedExactlyAsGiven() throws {
+        var directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        _ = try directory.write("blocker.toml", text: "[earn]\npushups = \n")
+        let unusual = "\(directory.path)/./blocker.toml"
+        #expect(loadRefusal(unusual)
+            == "\(unusual):2:11: Error while parsing key-value pair: expected value, saw '\\n'")
+    }
+
+    @Test func redefinedTableIsASyntaxError() {
+        #expect(parseRefusal("[daemon]\nprobe = \"auto\"\n\n[daemon]\n")
+            == "blocker.toml:4:1: Error while parsing table header: cannot redefine existing table 'daemon'")
+    }
+
+    @Test func invalidUTF8IsASyntaxErrorWithItsPosition() throws {
+        var directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // name = "ab<0xFF>" on line 2.
+        let bytes = Array("[[group]]\nname = \"ab".utf8) + [0xFF] + Array("\"\n".utf8)
+        let path = try directory.write("bad.toml", bytes: bytes)
+        var caught: ConfigError?
+        do { _ = try Config.load(path: path) } catch { caught = error }
+        let error = try #require(caught)
+        // toml++ points at the last valid character before the bad byte.
+        #expect(error.description == "\(path):2:10: Encountered invalid utf-8 sequence")
+    }
+}
+
+@Suite struct ConfigFileReadingTests {
+    @Test func missingFileIsNamedWithTheFix() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = "\(directory.path)/nope.toml"
+        #expect(loadRefusal(path)
+            == "\(path): cannot read the config: No such file or directory; create it (start from "
+            + "config/blocker.toml in the blocker sources) or pass --config FILE")
+    }
+
+    @Test func directoryInsteadOfAFile() throws {
+        var directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.makeDirectory("blocker.toml")
+        #expect(loadRefusal(path)
+            == "\(path): cannot read the config: Is a directory; give the path of the blocker.toml file, "
+            + "not of its directory")
+    }
+
+    @Test func emptyFileIsAValidConfigThatMetersNothing() throws {
+        var directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = try Config.load(path: try directory.write("blocker.toml", text: ""))
+        #expect(config.groups.isEmpty)
+        #expect(config.daemon == DaemonSettings())
+    }
+
+    @Test func fileLargerThanOneReadLoadsWhole() throws {
+        var directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Over 64 KiB of comments before the only key: it must still be read.
+        let padding = String(repeating: "# padding padding padding padding padding padding padding\n", count: 2000)
+        let path = try directory.write("blocker.toml", text: padding + "[earn]\nlunges = 2\n")
+        #expect(try Config.load(path: path).exercises == [Exercise(name: "lunges", perRep: 120_000)])
+    }
+}
+
+@Suite struct ConfigDocumentTests {
+    /// Every key of the format, in one file.
+    static let everyKey = """
+        [daemon]
+        probe = "command"
+        poll-interval = "500ms"
+        probe-command = ["/usr/local/bin/my-probe", "--json"]
+        idle-after = "10m"
+
+        [earn]
+        pushups = 0.5
+        squats = 1
+        "jumping jacks" = 0.25
+
+        [warn]
+        before = ["1m", "5m", "30s"]
+
+        [[group]]
+        name = "social"
+        apps = ["Discord", "org.telegram.desktop"]
+        metered = true
+        daily-limit = "1h30m"
+
+        [[group.schedule]]
+        days = "Mon-Fri"
+        from = "22:30"
+        to = "07:00"
+
+        [[group.schedule]]
+        days = "weekends"
+        all-day = true
+
+        [[group.schedule]]
+        days = "Sat"
+        from = 09:00:00   # a TOML local time works too
+        to = 12:15:00
+
+        [[group]]
+        name = "video"
+        apps = ["firefox", "chromium"]
+        titles = ["YouTube", "Twitch"]
+
+        [[group]]
+        name = "work"
+        apps = ["code"]
+        metered = false
+        """
+
+    @Test func everyKeyRoundTrips() throws {
+        let config = try Config.parse(text: Self.everyKey, file: "blocker.toml")
+        #expect(config.daemon == DaemonSettings(probe: .command, pollInterval: 500,
+                                                probeCommand: ["/usr/local/bin/my-probe", "--json"],
+                                                idleAfter: 600_000))
+        #expect(config.exercises == [
+            Exercise(name: "jumping jacks", perRep: 15_000),
+            Exercise(name: "pushups", perRep: 30_000),
+            Exercise(name: "squats", perRep: 60_000),
+        ])
+        #expect(config.warnBefore == [300_000, 60_000, 30_000])
+        #expect(config.groups.map(\.name) == ["social", "video", "work"])
+
+        let social = config.groups[0]
+        #expect(social.apps == ["discord", "org.telegram.desktop"])
+        #expect(social.metered)
+        #expect(social.titles.isEmpty)
+        #expect(social.dailyLimit == 5_400_000)
+        #expect(social.schedules == [
+            Schedule(days: [.monday, .tuesday, .wednesday, .thursday, .friday],
+                     span: .between(from: 22 * 60 + 30, to: 7 * 60)),
+            Schedule(days: [.saturday, .sunday], span: .allDay),
+            Schedule(days: .saturday, span: .between(from: 9 * 60, to: 12 * 60 + 15)),
+        ])
+
+        let video = config.groups[1]
+        #expect(video.apps == ["firefox", "chromium"])
+        #expect(video.titles.map(\.source) == ["YouTube", "Twitch"])
+        #expect(video.metered)
+        #expect(video.dailyLimit == nil)
+        #expect(video.schedules.isEmpty)
+
+        #expect(config.groups[2].metered == false)
+        #expect(config.group(named: "WORK")?.apps == ["code"])
+        #expect(config.exercise(named: "Pushups")?.perRep == 30_000)
+    }
+
+    /// JSON cannot tell 1.0 from 1: both must mean one minute.
+    @Test func wholeFloatAndIntegerMinutesAgree() throws {
+        let config = try Config.parse(text: "[earn]\npushups = 1.0\nsquats = 1\nlunges = 1e0\n", file: "f")
+        #expect(config.exercises.map(\.perRep) == [60_000, 60_000, 60_000])
+    }
+
+    @Test func semanticErrorsThroughTOMLKeepTheirKeyPath() {
+        #expect(parseRefusal("[daemon]\npoll-interval = 5\n")
+            == "blocker.toml: daemon.poll-interval: expected a duration string (example: poll-interval = \"1s\"), "
+            + "found integer 5")
+        #expect(parseRefusal("""
+            [[group]]
+            name = "social"
+            apps = ["discord"]
+
+            [[group]]
+            name = "video"
+            apps = ["firefox"]
+            daily-limit = "1h3"
+            """) == "blocker.toml: group[1].daily-limit: \"1h3\" is not a duration (examples: 90s, 5m, 1h30m)")
+        #expect(parseRefusal("[daemon]\npolll-interval = \"1s\"\n")
+            == "blocker.toml: daemon.polll-interval: unknown key \"polll-interval\" "
+            + "(known: probe, poll-interval, probe-command, idle-after)")
+    }
+
+    @Test func singleBracketGroupSaysUseDoubleBrackets() {
+        #expect(parseRefusal("[group]\nname = \"social\"\napps = [\"discord\"]\n")
+            == "blocker.toml: group: expected an array of tables, found a single table; "
+            + "write [[group]] instead of [group], once before each one")
+    }
+
+    @Test func localTimeWithSecondsIsRefused() {
+        let text = "[[group]]\nname = \"a\"\napps = [\"x\"]\n[[group.schedule]]\nfrom = 22:30:15\nto = 07:00:00\n"
+        #expect(parseRefusal(text)
+            == "blocker.toml: group[0].schedule[0].from: \"22:30:15\" has seconds; schedules are in whole minutes "
+            + "(example: from = \"22:30\")")
+    }
+
+    @Test func infinityIsNotANumberOfMinutes() {
+        #expect(parseRefusal("[earn]\npushups = inf\n")?
+            .hasPrefix("blocker.toml: earn.pushups: expected a number of minutes per repetition") == true)
+    }
+}
+
+@Suite struct ShippedConfigTests {
+    /// config/blocker.toml, found from this file: Tests/BlockerConfigTests/ → the package root.
+    static let path: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/") + "/config/blocker.toml"
+    }()
+
+    @Test func shippedDefaultLoadsWithTheDocumentedDefaults() throws {
+        let config = try Config.load(path: Self.path)
+        #expect(config.daemon == DaemonSettings(probe: .auto, pollInterval: 1000))
+        #expect(config.exercises
+            == [Exercise(name: "pushups", perRep: 30_000), Exercise(name: "squats", perRep: 30_000)])
+        #expect(config.warnBefore == [300_000, 60_000])
+        let social = try #require(config.group(named: "social"))
+        #expect(social.metered)
+        #expect(["discord", "org.telegram.desktop", "telegram-desktop"].allSatisfy(social.apps.contains))
+        let video = try #require(config.group(named: "video"))
+        #expect(["firefox", "chromium"].allSatisfy(video.apps.contains))
+        #expect(video.titles.map(\.source) == ["YouTube", "Twitch"])
+        #expect(config.groups.allSatisfy { $0.schedules.isEmpty && $0.dailyLimit == nil })
+    }
+
+    /// Lines like `# idle-after = "10m"` are examples: with one `# ` removed they must
+    /// still load, and with the live lines they cover every key of the format.
+    @Test func commentedExamplesAreValidOnceUncommented() throws {
+        let text = try readText(Self.path)
+        var uncommented: [Substring] = []
+        var keys: Set<String> = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var example = line
+            if line.wholeMatch(of: /# (\[\[|[a-z][a-z-]* = ).*/) != nil { example = line.dropFirst(2) }
+            if !example.hasPrefix("#"), let equals = example.firstRange(of: " = ") {
+                keys.insert(String(example[..<equals.lowerBound]))
+            }
+            uncommented.append(example)
+        }
+        #expect(keys == ["probe", "poll-interval", "probe-command", "idle-after", "pushups", "squats", "before",
+                         "name", "apps", "metered", "daily-limit", "days", "from", "to", "titles"])
+        // all-day stays commented twice: it cannot go with from/to.
+        #expect(text.contains("# # all-day = true"))
+
+        let config = try Config.parse(text: uncommented.joined(separator: "\n"), file: "uncommented")
+        #expect(config.daemon.idleAfter == 600_000)
+        #expect(config.daemon.probeCommand == ["/usr/local/bin/my-probe", "--json"])
+        let social = try #require(config.group(named: "social"))
+        #expect(social.dailyLimit == 3_600_000)
+        #expect(social.schedules == [Schedule(days: [.monday, .tuesday, .wednesday, .thursday, .friday],
+                                              span: .between(from: 22 * 60 + 30, to: 7 * 60))])
+    }
+}
