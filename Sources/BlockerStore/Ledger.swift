@@ -1,0 +1,319 @@
+import BlockerCore
+
+/// The durable record of what happened: balance, earnings, usage per day and
+/// timed blocks, in `blocker.db` (SQLite, WAL).
+///
+/// One owner, one thread (the daemon's loop). Blocker's daemon is the only
+/// writer; other connections may read. The account row is cached: `balance`
+/// and `timedBlocks` never touch the disk.
+public final class Ledger {
+    public let path: String
+    /// The connection; internal so tests can reach the real file's pragmas.
+    let database: SQLiteDatabase
+
+    private struct Account: Equatable {
+        var balance: Milliseconds
+        var earnedTotal: Milliseconds
+        var spentTotal: Milliseconds
+
+        init(_ row: SQLiteRow) {
+            balance = row.int64(0)
+            earnedTotal = row.int64(1)
+            spentTotal = row.int64(2)
+        }
+    }
+
+    /// As committed.
+    private var account: Account
+    /// Tick data not committed yet.
+    private var pending = PendingWrites()
+    /// Committed usage per group, for the few days `usedToday` was asked about.
+    private var committedUsage: [String: [String: Milliseconds]] = [:]
+    /// target → end instant, as committed.
+    private var blocks: [String: Int64]
+    /// The last instant `timedBlocks(activeAtMs:)` was asked about: blocks that
+    /// ended by then are pruned on the next block write. The ledger has no clock.
+    private var lastAskedMs: Int64?
+
+    private static let accountColumns = "balance_ms, earned_total_ms, spent_total_ms"
+
+    /// Opens `STATE_DIR/blocker.db`, creating the directory (0700, parents
+    /// too) and the file (0600) when missing. An existing directory keeps its mode.
+    public static func open(stateDirectory: String) throws(StoreError) -> Ledger {
+        try StateFiles.createDirectory(stateDirectory)
+        let directory = stateDirectory.hasSuffix("/") ? String(stateDirectory.dropLast()) : stateDirectory
+        return try Ledger(path: directory + "/blocker.db")
+    }
+
+    /// Opens (or creates, 0600) the ledger at `path`. A file that is neither
+    /// empty nor blocker's database is refused and left byte-for-byte as it was.
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        let kind = try StateFiles.prepareDatabaseFile(path)
+        do throws(SQLiteError) {
+            // No .create: the file exists by now, and SQLite must never make one.
+            database = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex, .extendedResultCodes])
+        } catch {
+            throw StoreError(error, path: path, action: "cannot open the ledger")
+        }
+        try Schema.prepare(database, path: path, fileWasEmpty: kind == .empty)
+        let loaded: (Account?, [String: Int64])
+        do throws(SQLiteError) {
+            let account = try database.firstRow("SELECT \(Self.accountColumns) FROM account WHERE id = 1", [], Account.init)
+            var blocks: [String: Int64] = [:]
+            for (target, until) in try database.rows("SELECT target, until_ms FROM timed_blocks", [], {
+                ($0.text(0), $0.int64(1))
+            }) { blocks[target] = until }
+            loaded = (account, blocks)
+        } catch {
+            throw StoreError(error, path: path, action: "cannot read the ledger")
+        }
+        guard let account = loaded.0 else {
+            throw StoreError(.inconsistent, path: path, action: "cannot read the ledger", detail: "the account row is missing")
+        }
+        self.account = account
+        self.blocks = loaded.1
+    }
+
+    /// Closes the file. Unsaved tick data is dropped: call `flushPending` first.
+    public func close() {
+        database.close()
+    }
+
+    // MARK: Balance and earnings
+
+    /// Spendable balance, including debits not saved yet.
+    public var balance: Milliseconds { account.balance - pending.debit }
+
+    /// True while tick data waits for a successful write.
+    public var hasPending: Bool { !pending.isEmpty }
+
+    /// Credits `reps × perRep` and returns when the earning is on disk (fsync'd).
+    /// On failure nothing changes. `day` is the local day it counts for in
+    /// history (default: the day of `atMs` in the system time zone).
+    public func earn(exercise: String, reps: Int, perRep: Milliseconds, atMs: Int64,
+                     day: String? = nil) throws(StoreError) -> (earned: Milliseconds, balance: Milliseconds) {
+        guard reps > 0, perRep >= 0 else {
+            throw invalid("cannot save the earning", "reps must be at least 1 and the rate not negative (got \(reps) × \(perRep) ms)")
+        }
+        let (earned, overflow) = Int64(reps).multipliedReportingOverflow(by: perRep)
+        guard !overflow, earned <= Int64.max - account.earnedTotal else {
+            throw invalid("cannot save the earning", "\(reps) × \(perRep) ms does not fit in the ledger")
+        }
+        let day = day ?? LocalDay.of(unixMs: atMs)
+        let totals = try write("cannot save the earning", durable: true) { () throws(SQLiteError) in
+            let totals = try database.firstRow(
+                """
+                UPDATE account SET balance_ms = balance_ms + ?1, earned_total_ms = earned_total_ms + ?1
+                WHERE id = 1 RETURNING \(Self.accountColumns)
+                """, [.integer(earned)], Account.init)
+            try database.run("INSERT INTO earnings (at_ms, day, exercise, reps, ms) VALUES (?, ?, ?, ?, ?)",
+                             [.integer(atMs), .text(day), .text(exercise), .integer(Int64(reps)), .integer(earned)])
+            guard let totals else { throw SQLiteError(code: .corrupt, message: "the account row is missing") }
+            return totals
+        }
+        account = totals
+        return (earned, balance)
+    }
+
+    /// Newest first.
+    public func earnings(limit: Int) throws(StoreError) -> [(atMs: Int64, exercise: String, reps: Int, ms: Milliseconds)] {
+        try read("cannot read the earnings") { () throws(SQLiteError) in
+            try database.rows("SELECT at_ms, exercise, reps, ms FROM earnings ORDER BY id DESC LIMIT ?",
+                              [.integer(Int64(max(limit, 0)))]) {
+                (atMs: $0.int64(0), exercise: $0.text(1), reps: Int($0.int64(2)), ms: $0.int64(3))
+            }
+        }
+    }
+
+    // MARK: Ticks
+
+    /// Saves one tick in one transaction, together with anything an earlier
+    /// failed call left pending. The debit is clamped so the balance stays ≥ 0;
+    /// returns the clamped debit. On failure (disk full, I/O error) the tick
+    /// stays in memory (`balance` and `usedToday` include it), is retried by the
+    /// next `record` or `flushPending`, and the error is thrown for the caller to report.
+    @discardableResult
+    public func record(_ tick: TickRecord) throws(StoreError) -> Milliseconds {
+        let debit = PendingWrites.clampedDebit(tick.debit, available: balance)
+        pending.add(debit: debit, spentDay: tick.spentDay, usage: tick.usage)
+        try flushPending()
+        return debit
+    }
+
+    /// Retries writing pending tick data without adding any (used at shutdown).
+    public func flushPending() throws(StoreError) {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        // Synchronous NORMAL: under WAL a power cut may lose the last ticks but
+        // never corrupts; an fsync a second would keep laptop disks awake.
+        let totals = try write("cannot save usage") { () throws(SQLiteError) in
+            var totals: Account?
+            if batch.debit > 0 {
+                totals = try database.firstRow(
+                    """
+                    UPDATE account SET balance_ms = balance_ms - ?1, spent_total_ms = spent_total_ms + ?1
+                    WHERE id = 1 RETURNING \(Self.accountColumns)
+                    """, [.integer(batch.debit)], Account.init)
+                guard totals != nil else { throw SQLiteError(code: .corrupt, message: "the account row is missing") }
+            }
+            for (day, ms) in batch.spentByDay {
+                try database.run("""
+                    INSERT INTO spent_by_day (day, spent_ms) VALUES (?1, ?2)
+                    ON CONFLICT (day) DO UPDATE SET spent_ms = spent_ms + excluded.spent_ms
+                    """, [.text(day), .integer(ms)])
+            }
+            for (key, ms) in batch.usage {
+                try database.run("""
+                    INSERT INTO usage (day, group_name, app, ms) VALUES (?1, ?2, ?3, ?4)
+                    ON CONFLICT (day, group_name, app) DO UPDATE SET ms = ms + excluded.ms
+                    """, [.text(key.day), .text(key.group), .text(key.app), .integer(ms)])
+            }
+            return totals
+        }
+        // Committed: move the batch from pending into the caches.
+        if let totals { account = totals }
+        for (key, ms) in batch.usage where committedUsage[key.day] != nil {
+            committedUsage[key.day]![key.group, default: 0] += ms
+        }
+        pending = PendingWrites()
+    }
+
+    // MARK: Usage and history
+
+    /// Time used per group on `day`, unsaved ticks included. Served from memory
+    /// after the first call for a day. If that first read fails, only unsaved
+    /// usage is shown and the read is retried next call (a failing disk is
+    /// reported by the next write).
+    public func usedToday(day: String) -> [String: Milliseconds] {
+        var totals = committedUsage[day] ?? loadCommittedUsage(day: day) ?? [:]
+        for (group, ms) in pending.usedByGroup(on: day) { totals[group, default: 0] += ms }
+        return totals
+    }
+
+    private func loadCommittedUsage(day: String) -> [String: Milliseconds]? {
+        guard let rows = try? database.rows(
+            "SELECT group_name, sum(ms) FROM usage WHERE day = ? GROUP BY group_name", [.text(day)],
+            { ($0.text(0), $0.int64(1)) }) else { return nil }
+        // The daemon asks about today; keep just a few days.
+        if committedUsage.count >= 3 { committedUsage = [:] }
+        let totals = Dictionary(rows, uniquingKeysWith: +)
+        committedUsage[day] = totals
+        return totals
+    }
+
+    /// Per-day summaries for `fromDay…toDay` (inclusive), ascending; days
+    /// without any activity are omitted. Unsaved ticks are included.
+    public func history(fromDay: String, toDay: String) throws(StoreError) -> [DaySummary] {
+        var days: [String: DaySummary] = [:]
+        func update(_ day: String, _ change: (inout DaySummary) -> Void) {
+            change(&days[day, default: DaySummary(day: day)])
+        }
+        let range: [SQLValue] = [.text(fromDay), .text(toDay)]
+        try read("cannot read the history") { () throws(SQLiteError) in
+            for (day, ms) in try database.rows(
+                "SELECT day, sum(ms) FROM earnings WHERE day BETWEEN ?1 AND ?2 GROUP BY day", range,
+                { ($0.text(0), $0.int64(1)) }) { update(day) { $0.earnedMs += ms } }
+            for (day, ms) in try database.rows(
+                "SELECT day, spent_ms FROM spent_by_day WHERE day BETWEEN ?1 AND ?2", range,
+                { ($0.text(0), $0.int64(1)) }) { update(day) { $0.spentMs += ms } }
+            for (day, group, ms) in try database.rows(
+                "SELECT day, group_name, sum(ms) FROM usage WHERE day BETWEEN ?1 AND ?2 GROUP BY day, group_name", range,
+                { ($0.text(0), $0.text(1), $0.int64(2)) }) { update(day) { $0.usedByGroup[group, default: 0] += ms } }
+        }
+        func inRange(_ day: String) -> Bool {
+            day != PendingWrites.undatedDay && fromDay <= day && day <= toDay
+        }
+        for (day, ms) in pending.spentByDay where inRange(day) { update(day) { $0.spentMs += ms } }
+        for (key, ms) in pending.usage where inRange(key.day) {
+            update(key.day) { $0.usedByGroup[key.group, default: 0] += ms }
+        }
+        return days.values.sorted { $0.day < $1.day }
+    }
+
+    /// The stored totals and their sums, read from the file, not the cache.
+    public func audit() throws(StoreError) -> LedgerAudit {
+        let audit = try read("cannot audit the ledger") { () throws(SQLiteError) in
+            try database.firstRow("""
+                SELECT balance_ms, earned_total_ms, spent_total_ms,
+                       (SELECT coalesce(sum(ms), 0) FROM earnings),
+                       (SELECT coalesce(sum(spent_ms), 0) FROM spent_by_day)
+                FROM account WHERE id = 1
+                """) {
+                LedgerAudit(balance: $0.int64(0), earnedTotal: $0.int64(1), spentTotal: $0.int64(2),
+                            sumOfEarnings: $0.int64(3), sumOfSpentByDay: $0.int64(4))
+            }
+        }
+        guard let audit else {
+            throw StoreError(.inconsistent, path: path, action: "cannot audit the ledger", detail: "the account row is missing")
+        }
+        return audit
+    }
+
+    // MARK: Timed blocks
+
+    /// Blocks `target` (stored lowercase) until `untilMs`. A running block is
+    /// never shortened: the later end wins. Returns the effective end.
+    public func setTimedBlock(target: String, untilMs: Int64) throws(StoreError) -> Int64 {
+        let key = target.lowercased()
+        guard !key.isEmpty else { throw invalid("cannot save the timed block", "the target is empty") }
+        let prune = lastAskedMs
+        let end = try write("cannot save the timed block", durable: true) { () throws(SQLiteError) in
+            if let prune { try database.run("DELETE FROM timed_blocks WHERE until_ms <= ?", [.integer(prune)]) }
+            return try database.firstRow("""
+                INSERT INTO timed_blocks (target, until_ms) VALUES (?1, ?2)
+                ON CONFLICT (target) DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)
+                RETURNING until_ms
+                """, [.text(key), .integer(untilMs)]) { $0.int64(0) } ?? untilMs
+        }
+        if let prune { blocks = blocks.filter { $0.value > prune } }
+        blocks[key] = end
+        return end
+    }
+
+    /// Removes the block on `target`; true if one was still running (ending
+    /// after the last instant `timedBlocks` was asked about).
+    public func removeTimedBlock(target: String) throws(StoreError) -> Bool {
+        let key = target.lowercased()
+        let removed = try write("cannot remove the timed block", durable: true) { () throws(SQLiteError) in
+            try database.firstRow("DELETE FROM timed_blocks WHERE target = ? RETURNING until_ms",
+                                  [.text(key)]) { $0.int64(0) }
+        }
+        blocks[key] = nil
+        guard let removed else { return false }
+        return lastAskedMs.map { removed > $0 } ?? true
+    }
+
+    /// Blocks still running at `activeAtMs` (ending strictly after it), by target.
+    public func timedBlocks(activeAtMs: Int64) -> [TimedBlock] {
+        lastAskedMs = activeAtMs
+        return blocks.filter { $0.value > activeAtMs }
+            .map { TimedBlock(target: $0.key, untilMs: $0.value) }
+            .sorted { $0.target < $1.target }
+    }
+
+    // MARK: Plumbing
+
+    /// One transaction; SQLite errors become a StoreError naming the file.
+    /// `durable`: synchronous=FULL for this commit, so the WAL is fsync'd before
+    /// the call returns (a user's action must survive a power cut; ticks need not).
+    private func write<T>(_ action: String, durable: Bool = false,
+                          _ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+        do throws(SQLiteError) {
+            if durable { try database.run("PRAGMA synchronous = FULL") }
+            // If switching back fails we merely stay on FULL: slower, not less safe.
+            defer { if durable { try? database.run("PRAGMA synchronous = NORMAL") } }
+            return try database.transaction(body)
+        } catch {
+            throw StoreError(error, path: path, action: action)
+        }
+    }
+
+    private func read<T>(_ action: String, _ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+        do throws(SQLiteError) { return try body() } catch { throw StoreError(error, path: path, action: action) }
+    }
+
+    private func invalid(_ action: String, _ detail: String) -> StoreError {
+        StoreError(.invalidArgument, path: path, action: action, detail: detail)
+    }
+}

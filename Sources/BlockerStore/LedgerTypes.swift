@@ -1,0 +1,77 @@
+import BlockerCore
+
+/// Time an app was in front, counted for a local day and a group.
+public struct UsageEntry: Equatable, Sendable {
+    /// Local day, `YYYY-MM-DD`.
+    public var day: String
+    public var group: String
+    public var app: String
+    public var ms: Milliseconds
+
+    public init(day: String, group: String, app: String, ms: Milliseconds) {
+        self.day = day
+        self.group = group
+        self.app = app
+        self.ms = ms
+    }
+}
+
+/// What one tick of the daemon's loop has to save.
+public struct TickRecord: Sendable {
+    /// Balance spent this tick (≥ 0; the ledger clamps it to what is left).
+    public var debit: Milliseconds
+    /// The local day the debit counts for in history; nil: no day.
+    public var spentDay: String?
+    public var usage: [UsageEntry]
+
+    public init(debit: Milliseconds = 0, spentDay: String? = nil, usage: [UsageEntry] = []) {
+        self.debit = debit
+        self.spentDay = spentDay
+        self.usage = usage
+    }
+}
+
+/// A block on a target (an app or group name, lowercase) until an absolute instant.
+public struct TimedBlock: Equatable, Sendable {
+    public var target: String
+    /// Unix time in milliseconds.
+    public var untilMs: Int64
+
+    public init(target: String, untilMs: Int64) {
+        self.target = target
+        self.untilMs = untilMs
+    }
+}
+
+/// One local day of history.
+public struct DaySummary: Equatable, Sendable {
+    public var day: String
+    public var earnedMs: Milliseconds
+    public var spentMs: Milliseconds
+    public var usedByGroup: [String: Milliseconds]
+
+    public init(day: String, earnedMs: Milliseconds = 0, spentMs: Milliseconds = 0,
+                usedByGroup: [String: Milliseconds] = [:]) {
+        self.day = day
+        self.earnedMs = earnedMs
+        self.spentMs = spentMs
+        self.usedByGroup = usedByGroup
+    }
+}
+
+/// The stored totals and the sums they must equal, read from the file (for
+/// `blockerctl doctor` and the tests).
+public struct LedgerAudit: Equatable, Sendable {
+    public var balance: Milliseconds
+    public var earnedTotal: Milliseconds
+    public var spentTotal: Milliseconds
+    /// Sum of every row of the earnings table.
+    public var sumOfEarnings: Milliseconds
+    /// Sum of the per-day spent table (including debits without a day).
+    public var sumOfSpentByDay: Milliseconds
+
+    public var isConsistent: Bool {
+        balance >= 0 && balance == earnedTotal - spentTotal
+            && sumOfEarnings == earnedTotal && sumOfSpentByDay == spentTotal
+    }
+}

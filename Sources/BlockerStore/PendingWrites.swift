@@ -1,0 +1,45 @@
+// Pure: tick data that is not committed yet (the write failed, or is about to
+// be made). Kept in memory and merged into the next transaction, so a full disk
+// loses nothing and a retry writes everything exactly once.
+import BlockerCore
+
+struct UsageKey: Hashable, Sendable {
+    var day: String
+    var group: String
+    var app: String
+}
+
+struct PendingWrites: Sendable {
+    /// The day key for a debit that came without a day: kept so the per-day
+    /// table still sums to the spent total, never shown in history.
+    static let undatedDay = ""
+
+    private(set) var debit: Milliseconds = 0
+    private(set) var spentByDay: [String: Milliseconds] = [:]
+    private(set) var usage: [UsageKey: Milliseconds] = [:]
+
+    var isEmpty: Bool { debit == 0 && usage.isEmpty }
+
+    /// A debit never takes the balance below zero, and is never negative.
+    static func clampedDebit(_ requested: Milliseconds, available: Milliseconds) -> Milliseconds {
+        min(max(requested, 0), max(available, 0))
+    }
+
+    /// Adds an already clamped debit and the tick's usage. Entries of zero or
+    /// less are not time anyone spent; they are dropped.
+    mutating func add(debit: Milliseconds, spentDay: String?, usage entries: [UsageEntry]) {
+        if debit > 0 {
+            self.debit += debit
+            spentByDay[spentDay ?? Self.undatedDay, default: 0] += debit
+        }
+        for entry in entries where entry.ms > 0 {
+            usage[UsageKey(day: entry.day, group: entry.group, app: entry.app), default: 0] += entry.ms
+        }
+    }
+
+    func usedByGroup(on day: String) -> [String: Milliseconds] {
+        var totals: [String: Milliseconds] = [:]
+        for (key, ms) in usage where key.day == day { totals[key.group, default: 0] += ms }
+        return totals
+    }
+}

@@ -1,0 +1,131 @@
+// The ledger's tables and how a file becomes (or is verified to be) one.
+// Versions are `PRAGMA user_version`; the file is stamped with a fixed
+// `PRAGMA application_id` so a foreign SQLite file is recognised and refused.
+
+enum Schema {
+    /// "BLKR" in ASCII.
+    static let applicationID: Int32 = 0x424C_4B52
+
+    /// How long a statement waits for another connection's lock. Short: the
+    /// daemon ticks once a second and must keep feeding the systemd watchdog.
+    static let busyTimeoutMs = 2000
+
+    struct Migration: Sendable {
+        /// The `user_version` after this migration.
+        let version: Int64
+        let sql: String
+    }
+
+    /// Append only; never edit a shipped migration.
+    static let migrations: [Migration] = [
+        Migration(version: 1, sql: """
+            -- One row. The CHECKs make the ledger's invariant part of the file:
+            -- a write that would break it fails instead of being stored.
+            CREATE TABLE account (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                balance_ms INTEGER NOT NULL CHECK (balance_ms >= 0),
+                earned_total_ms INTEGER NOT NULL CHECK (earned_total_ms >= 0),
+                spent_total_ms INTEGER NOT NULL CHECK (spent_total_ms >= 0),
+                CHECK (balance_ms = earned_total_ms - spent_total_ms)
+            ) STRICT;
+            INSERT INTO account (id, balance_ms, earned_total_ms, spent_total_ms) VALUES (1, 0, 0, 0);
+
+            -- day: the local day the earning counts for in history.
+            CREATE TABLE earnings (
+                id INTEGER PRIMARY KEY,
+                at_ms INTEGER NOT NULL,
+                day TEXT NOT NULL,
+                exercise TEXT NOT NULL,
+                reps INTEGER NOT NULL CHECK (reps > 0),
+                ms INTEGER NOT NULL CHECK (ms >= 0)
+            ) STRICT;
+            CREATE INDEX earnings_by_day ON earnings (day);
+
+            -- Balance spent per local day; sums to account.spent_total_ms.
+            CREATE TABLE spent_by_day (
+                day TEXT PRIMARY KEY,
+                spent_ms INTEGER NOT NULL CHECK (spent_ms >= 0)
+            ) STRICT, WITHOUT ROWID;
+
+            -- Time in front per (local day, group, app), metered or not.
+            CREATE TABLE usage (
+                day TEXT NOT NULL,
+                group_name TEXT NOT NULL,
+                app TEXT NOT NULL,
+                ms INTEGER NOT NULL CHECK (ms >= 0),
+                PRIMARY KEY (day, group_name, app)
+            ) STRICT, WITHOUT ROWID;
+
+            -- Absolute end instants (unix ms), so a restart or a clock zone
+            -- change neither shortens nor extends a block. target is lowercase.
+            CREATE TABLE timed_blocks (
+                target TEXT PRIMARY KEY,
+                until_ms INTEGER NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            """),
+    ]
+
+    static var latestVersion: Int64 { migrations.last!.version }
+
+    /// Verifies the open file is empty or ours (reading only), brings it to the
+    /// latest schema, then switches to WAL. `fileWasEmpty` comes from the
+    /// header check in StateFiles.
+    static func prepare(_ db: SQLiteDatabase, path: String, fileWasEmpty: Bool) throws(StoreError) {
+        func sqlite<T>(_ action: String, _ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
+            do throws(SQLiteError) { return try body() } catch { throw StoreError(error, path: path, action: action) }
+        }
+        try sqlite("cannot open the ledger") { () throws(SQLiteError) in
+            try db.run("PRAGMA busy_timeout = \(busyTimeoutMs)")
+        }
+        // Read-only look first: journal_mode=WAL below writes to the file.
+        let (applicationID, version, objects) = try sqlite("cannot read the ledger") { () throws(SQLiteError) in
+            let id = try db.firstRow("PRAGMA application_id") { $0.int64(0) } ?? 0
+            let version = try db.firstRow("PRAGMA user_version") { $0.int64(0) } ?? 0
+            let objects = try db.firstRow("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } ?? 0
+            return (id, version, objects)
+        }
+        let fresh = fileWasEmpty && applicationID == 0 && version == 0 && objects == 0
+        if !fresh {
+            guard applicationID == Int64(Schema.applicationID) else {
+                throw StoreError(.notALedger, path: path, action: "refusing to open the ledger",
+                                 detail: "the file is not blocker's database (application_id \(applicationID))")
+            }
+            guard version <= latestVersion else {
+                throw StoreError(.newerSchema(found: version, supported: latestVersion), path: path,
+                                 action: "refusing to open the ledger",
+                                 detail: "its schema version is \(version), this blocker knows up to \(latestVersion)")
+            }
+        }
+        if fresh || version < latestVersion {
+            try sqlite("cannot create or upgrade the ledger's tables") { () throws(SQLiteError) in
+                try migrate(db, stampApplicationID: fresh)
+            }
+        }
+        try sqlite("cannot switch the ledger to WAL mode") { () throws(SQLiteError) in
+            let mode = try db.firstRow("PRAGMA journal_mode = WAL") { $0.text(0) }
+            guard mode?.lowercased() == "wal" else {
+                throw SQLiteError(code: .error, message: "the file system does not support WAL (journal mode stayed \(mode ?? "unknown"))")
+            }
+            // Under WAL, NORMAL never corrupts; it only may lose the last
+            // ticks on power loss. Earnings are committed with FULL (Ledger.earn).
+            try db.run("PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    /// Applies every migration newer than the file's `user_version` in one
+    /// transaction. Running it again is a no-op.
+    static func migrate(_ db: SQLiteDatabase, stampApplicationID: Bool) throws(SQLiteError) {
+        try db.transaction { () throws(SQLiteError) in
+            if stampApplicationID {
+                // In the same transaction as the tables, and (for a new file)
+                // before WAL exists, so the id lands in the main file's header.
+                try db.execute("PRAGMA application_id = \(applicationID)")
+            }
+            let current = try db.firstRow("PRAGMA user_version") { $0.int64(0) } ?? 0
+            for migration in migrations where migration.version > current {
+                try db.execute(migration.sql)
+                try db.execute("PRAGMA user_version = \(migration.version)")
+            }
+        }
+    }
+}
