@@ -1,9 +1,17 @@
 # blocker — see README.md.
-PREFIX ?= $(HOME)/.local
-SWIFT  ?= swift
-SWIFTFLAGS ?= -Xswiftc -warnings-as-errors
+#   make install    build (release) and install for the current user, then start it
+#   make check      install test dependencies, build, run every test
+#   make bench      benchmarks, printed as a table
+PREFIX   ?= $(HOME)/.local
+BINDIR   ?= $(PREFIX)/bin
+DOCDIR   ?= $(PREFIX)/share/doc/blocker
+UNITDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
+CONFDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/blocker
+SWIFT    ?= swift
+PROGRAMS := blockerd
+UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer
 
-.PHONY: all build check test deps install uninstall bench clean
+.PHONY: all build release check deps install uninstall bench clean
 
 all: build
 
@@ -11,12 +19,38 @@ deps:
 	scripts/deps.sh build
 
 build: deps
-	$(SWIFT) build $(SWIFTFLAGS)
+	$(SWIFT) build -Xswiftc -warnings-as-errors
+
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib $(foreach p,$(PROGRAMS),--product $(p))
+
+install: release
+	install -d -m 755 $(BINDIR) $(UNITDIR) $(DOCDIR)
+	for p in $(PROGRAMS); do install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/$$p" $(BINDIR)/; done
+	for u in $(UNITS); do \
+	    sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$$u > $(UNITDIR)/$$u; done
+	install -m 644 README.md $(DOCDIR)/README.md
+	@if [ -e $(CONFDIR)/blocker.toml ]; then \
+	    echo "keeping your $(CONFDIR)/blocker.toml"; \
+	else install -D -m 644 config/blocker.toml $(CONFDIR)/blocker.toml; \
+	    echo "installed the default config: $(CONFDIR)/blocker.toml"; fi
+	@scripts/enable-units.sh $(UNITS)
+
+uninstall:
+	-@systemctl --user disable --now blockerd-watchdog.timer blockerd.service 2>/dev/null
+	for p in $(PROGRAMS); do rm -f $(BINDIR)/$$p; done
+	for u in $(UNITS); do rm -f $(UNITDIR)/$$u; done
+	rm -rf $(DOCDIR)
+	-@systemctl --user daemon-reload 2>/dev/null
+	@echo "kept your config ($(CONFDIR)) and ledger (~/.local/state/blocker); remove them by hand if you want"
 
 # Every test: unit tests, then the integration scripts that start real servers.
 check:
 	scripts/deps.sh check
 	scripts/check.sh
+
+bench: deps
+	scripts/bench.sh
 
 clean:
 	rm -rf .build

@@ -15,6 +15,8 @@ let package = Package(
         // C interop: each touched only by the one Swift file that wraps it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CTOML",
                 cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"),
                               .define("TOML_SHARED_LIB", to: "1"),
@@ -27,10 +29,18 @@ let package = Package(
         .target(name: "BlockerConfig", dependencies: ["BlockerCore", "CTOML"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "CSQLite"]),
+        // Which window is in front: one file per backend.
+        .target(name: "BlockerProbes", dependencies: ["BlockerCore"]),
+        // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
+        .target(name: "BlockerDaemon",
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "CSystemd"]),
+        .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon"]),
 
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
+        .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore"]),
+        .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -88,3 +88,31 @@ extension String {
         return String(s)
     }
 }
+
+extension Schedule {
+    /// The occurrence of this window that covers instant `t` (unix ms), if any.
+    /// An occurrence starts on one of `days` and may end the next day; its ends
+    /// are resolved in `zone` (a wall time skipped by DST starts at the end of
+    /// the gap, a repeated one at its first occurrence).
+    public func occurrence(containing t: Int64, in zone: TimeZoneRules) -> (start: Int64, end: Int64)? {
+        let date = zone.localDate(atMs: t)
+        // Today's occurrence, or yesterday's one running past midnight.
+        for startDay in [date, date.adding(days: -1)] where days.contains(isoWeekday: startDay.isoWeekday) {
+            let (start, end) = bounds(startingOn: startDay, in: zone)
+            if start <= t && t < end { return (start, end) }
+        }
+        return nil
+    }
+
+    func bounds(startingOn day: CivilDate, in zone: TimeZoneRules) -> (start: Int64, end: Int64) {
+        switch span {
+        case .allDay:
+            return (zone.startOfDay(day), zone.startOfDay(day.adding(days: 1)))
+        case let .between(from, to):
+            let start = zone.instant(of: day, minuteOfDay: from)
+            let end = to > from ? zone.instant(of: day, minuteOfDay: to)
+                                : zone.instant(of: day.adding(days: 1), minuteOfDay: to)
+            return (start, end)
+        }
+    }
+}

@@ -1,21 +1,5 @@
 import BlockerCore
 
-/// Time an app was in front, counted for a local day and a group.
-public struct UsageEntry: Equatable, Sendable {
-    /// Local day, `YYYY-MM-DD`.
-    public var day: String
-    public var group: String
-    public var app: String
-    public var ms: Milliseconds
-
-    public init(day: String, group: String, app: String, ms: Milliseconds) {
-        self.day = day
-        self.group = group
-        self.app = app
-        self.ms = ms
-    }
-}
-
 /// What one tick of the daemon's loop has to save.
 public struct TickRecord: Sendable {
     /// Balance spent this tick (≥ 0; the ledger clamps it to what is left).
@@ -28,18 +12,6 @@ public struct TickRecord: Sendable {
         self.debit = debit
         self.spentDay = spentDay
         self.usage = usage
-    }
-}
-
-/// A block on a target (an app or group name, lowercase) until an absolute instant.
-public struct TimedBlock: Equatable, Sendable {
-    public var target: String
-    /// Unix time in milliseconds.
-    public var untilMs: Int64
-
-    public init(target: String, untilMs: Int64) {
-        self.target = target
-        self.untilMs = untilMs
     }
 }
 

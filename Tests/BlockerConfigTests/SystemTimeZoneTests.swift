@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func localtimeLinkGivesItsZoneName() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try ZoneScratchDirectory()
         let link = directory.path + "/localtime"
         try #require(symlink("/usr/share/zoneinfo/Europe/Paris", link) == 0)
         let rules = try TimeZoneRules.system(environment: [:], localtimePath: link)
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func brokenLocaltimeIsAnError() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try ZoneScratchDirectory()
         let path = directory.path + "/localtime"
         try #require(symlink("/usr/share/zoneinfo/zone.tab", path) == 0)
         #expect(throws: TimeZoneError.self) { try TimeZoneRules.system(environment: [:], localtimePath: path) }
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func tzdirOverridesTheZoneDirectory() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try ZoneScratchDirectory()
         try #require(mkdir(directory.path + "/Test", 0o700) == 0)
         try #require(symlink("/usr/share/zoneinfo/Asia/Kolkata", directory.path + "/Test/Zone") == 0)
         let rules = try TimeZoneRules.system(environment: ["TZ": "Test/Zone", "TZDIR": directory.path])
@@ -123,7 +123,7 @@ private struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// A directory under /tmp, removed with everything in it when released.
-private final class TemporaryDirectory {
+private final class ZoneScratchDirectory {
     let path: String
     init() throws {
         var template = Array("/tmp/blocker-tz-test-XXXXXX".utf8CString)
@@ -154,7 +154,7 @@ private func decodeCString(_ buffer: [CChar]) -> String {
 
 /// glibc's `date +%::z` for each instant, run with exactly `environment`.
 private func glibcOffsets(environment: [String], instants: [Int64]) throws -> [Int32] {
-    let directory = try TemporaryDirectory()
+    let directory = try ZoneScratchDirectory()
     let input = directory.path + "/instants", output = directory.path + "/stdout"
     let text = Array(instants.map { "@\($0)\n" }.joined().utf8)
     let fd = open(input, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)

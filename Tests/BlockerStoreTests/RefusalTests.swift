@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BlockerStore
+import BlockerCore
 
 /// A file that is not our ledger is refused with an error naming it, and left
 /// exactly as it was: same bytes, no side files.

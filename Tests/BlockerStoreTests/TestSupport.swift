@@ -1,5 +1,6 @@
 import Foundation
 @testable import BlockerStore
+import BlockerCore
 
 /// A fresh path under the temp directory, not created; removed by `remove()`.
 struct TempDir {

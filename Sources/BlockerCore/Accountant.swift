@@ -1,0 +1,65 @@
+/// What the time until the next sample is charged to: the window in front was
+/// in these groups, unshielded, with someone looking.
+public struct Charge: Equatable, Sendable {
+    public var app: String
+    public var groups: [String]
+    public var metered: Bool
+
+    public init(app: String, groups: [String], metered: Bool) {
+        self.app = app
+        self.groups = groups
+        self.metered = metered
+    }
+}
+
+/// Turns samples stamped with a monotonic clock into charged time.
+///
+/// The interval between two samples is charged to what the earlier one saw
+/// (event-driven probes sample on every focus change, so that is what was in
+/// front), only when both samples succeeded, and never more than `cap`:
+/// CLOCK_MONOTONIC stops during suspend, and a stalled loop or SIGSTOP must not
+/// debit more than the probe could have seen. Count time, never ticks.
+public struct Accountant: Sendable {
+    public let cap: Milliseconds
+    private var last: (monotonic: Int64, charge: Charge?)?
+
+    public init(cap: Milliseconds) {
+        self.cap = cap
+    }
+
+    /// Records a sample taken at `monotonic` ms and returns the elapsed time
+    /// (capped) charged to what the previous sample saw. A failed sample charges
+    /// nothing on either side. Call `charge(_:)` next to say what the new
+    /// interval belongs to.
+    public mutating func sample(at monotonic: Int64, failed: Bool = false)
+        -> (elapsed: Milliseconds, charge: Charge)? {
+        defer { last = failed ? nil : (monotonic, nil) }
+        guard !failed, let last, let previous = last.charge else { return nil }
+        let elapsed = min(max(monotonic - last.monotonic, 0), cap)
+        return elapsed > 0 ? (elapsed, previous) : nil
+    }
+
+    /// What the time from the latest sample to the next belongs to: nil when
+    /// nothing is charged (no window, locked, idle, shielded, in no group).
+    public mutating func charge(_ charge: Charge?) {
+        if let monotonic = last?.monotonic { last = (monotonic, charge) }
+    }
+
+    /// The monotonic instant the balance reaches zero if what is in front now
+    /// stays there: nil when nothing metered is being charged.
+    public func zeroInstant(balance: Milliseconds) -> Int64? {
+        guard let last, let charge = last.charge, charge.metered, balance > 0 else { return nil }
+        return last.monotonic + balance
+    }
+
+    /// Forget the last sample (after a reload or a resume, the next sample starts afresh).
+    public mutating func reset() { last = nil }
+}
+
+/// Thresholds (`[warn] before`) that a value crossed going down from `old` to `new`:
+/// each T with old > T ≥ new, largest first.
+public func thresholdsCrossed(from old: Milliseconds, to new: Milliseconds,
+                              thresholds: [Milliseconds]) -> [Milliseconds] {
+    guard new < old else { return [] }
+    return thresholds.filter { old > $0 && $0 >= new }.sorted(by: >)
+}

@@ -1,0 +1,137 @@
+/// Usage of one group by one app on one local day.
+public struct UsageEntry: Equatable, Sendable {
+    public var day: String
+    public var group: String
+    public var app: String
+    public var ms: Milliseconds
+
+    public init(day: String, group: String, app: String, ms: Milliseconds) {
+        self.day = day
+        self.group = group
+        self.app = app
+        self.ms = ms
+    }
+}
+
+/// One tick's input: a probe sample stamped with both clocks.
+public struct TickInput: Sendable {
+    /// CLOCK_MONOTONIC ms: measures elapsed time (stops during suspend).
+    public var monotonic: Int64
+    /// Unix ms: places the tick on the calendar.
+    public var wall: Int64
+    /// The probe's answer, or why it failed.
+    public var reading: Result<Reading, ProbeFailure>
+
+    public init(monotonic: Int64, wall: Int64, reading: Result<Reading, ProbeFailure>) {
+        self.monotonic = monotonic
+        self.wall = wall
+        self.reading = reading
+    }
+}
+
+public struct ProbeFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// What one tick decided; the daemon writes `debit` and `usage` to the ledger
+/// in one transaction and shows `decision`.
+public struct TickOutcome: Equatable, Sendable {
+    public var debit: Milliseconds
+    public var usage: [UsageEntry]
+    /// The foreground after this sample, or nil when the sample failed.
+    public var window: Window?
+    public var decision: Decision
+    /// `[warn] before` thresholds the balance crossed during this tick.
+    public var warnings: [Milliseconds]
+    /// Monotonic ms at which the balance runs out if nothing changes.
+    public var zeroAt: Int64?
+    /// The ledger as the policy saw it after this tick.
+    public var ledger: LedgerSnapshot
+}
+
+/// The per-tick engine: accountant → policy, pure. The daemon owns the clocks,
+/// the probe and the ledger; this owns the arithmetic.
+public struct Meter: Sendable {
+    public private(set) var config: Config
+    public var zone: TimeZoneRules
+    private var matcher: Matcher
+    private var accountant: Accountant
+    /// The last decision shown; a failed sample keeps it (the shield does not drop on a probe hiccup).
+    public private(set) var lastDecision: Decision = .nothingInFront
+    public private(set) var lastWindow: Window?
+
+    public init(config: Config, zone: TimeZoneRules) {
+        self.config = config
+        self.zone = zone
+        matcher = Matcher(groups: config.groups)
+        accountant = Accountant(cap: config.daemon.sampleGapCap)
+    }
+
+    /// A reload: new rules from the next sample on; the time since the last
+    /// sample is not charged (reloading never costs or blocks by itself).
+    public mutating func reconfigure(_ config: Config) {
+        self.config = config
+        matcher = Matcher(groups: config.groups)
+        accountant = Accountant(cap: config.daemon.sampleGapCap)
+    }
+
+    public func decide(window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {
+        Policy.decide(config: config, zone: zone, matcher: matcher, window: window, ledger: ledger, now: now)
+    }
+
+    public mutating func tick(_ input: TickInput, ledger before: LedgerSnapshot) -> TickOutcome {
+        var ledger = before
+        let reading = try? input.reading.get()
+
+        // Charge the interval since the previous sample to what it saw.
+        var debit: Milliseconds = 0
+        var usage: [UsageEntry] = []
+        if let (elapsed, charge) = accountant.sample(at: input.monotonic, failed: reading == nil) {
+            if charge.metered { debit = min(elapsed, ledger.balance) }
+            usage = usageEntries(charge, elapsed: elapsed, endingAt: input.wall)
+        }
+        ledger.balance -= debit
+        let today = zone.localDate(atMs: input.wall).description
+        for entry in usage where entry.day == today {
+            ledger.usedToday[entry.group.lowercased(), default: 0] += entry.ms
+        }
+
+        guard let reading else {
+            // Don't trust a burst: keep showing what we had, charge nothing.
+            return TickOutcome(debit: debit, usage: usage, window: nil, decision: lastDecision,
+                               warnings: [], zeroAt: nil, ledger: ledger)
+        }
+        let decision = decide(window: reading.window, ledger: ledger, now: input.wall)
+        // A shielded app is covered: the time until the next sample is not its use.
+        accountant.charge(chargeIfLooking(reading, decision: decision))
+        lastDecision = decision
+        lastWindow = reading.window
+        return TickOutcome(
+            debit: debit, usage: usage, window: reading.window, decision: decision,
+            warnings: thresholdsCrossed(from: before.balance, to: ledger.balance, thresholds: config.warnBefore),
+            zeroAt: accountant.zeroInstant(balance: ledger.balance), ledger: ledger)
+    }
+
+    /// What the coming interval belongs to, or nil when nobody is using a grouped app.
+    private func chargeIfLooking(_ reading: Reading, decision: Decision) -> Charge? {
+        guard let window = reading.window, !reading.locked, decision.shield == nil else { return nil }
+        if let idleAfter = config.daemon.idleAfter, let idle = reading.idle, idle >= idleAfter { return nil }
+        let groups = matcher.groups(for: window)
+        guard !groups.isEmpty else { return nil }
+        return Charge(app: window.app, groups: groups.map(\.name), metered: groups.contains { $0.metered })
+    }
+
+    /// Splits [end − elapsed, end) at local midnight so one day's usage never leaks into the next.
+    private func usageEntries(_ charge: Charge, elapsed: Milliseconds, endingAt end: Int64) -> [UsageEntry] {
+        let start = end - elapsed
+        let endDay = zone.localDate(atMs: end)
+        let midnight = zone.startOfDay(endDay)
+        var pieces: [(CivilDate, Milliseconds)] = [(endDay, end - max(start, midnight))]
+        if start < midnight { pieces.insert((zone.localDate(atMs: start), midnight - start), at: 0) }
+        return pieces.filter { $0.1 > 0 }.flatMap { day, ms in
+            charge.groups.map { UsageEntry(day: day.description, group: $0, app: charge.app, ms: ms) }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// The window in front, as a probe saw it.
+public struct Window: Equatable, Sendable {
+    /// Wayland app id (sway, Hyprland), when there is one.
+    public var appID: String?
+    /// X11 WM_CLASS instance and class (also XWayland windows).
+    public var wmInstance: String?
+    public var wmClass: String?
+    /// Basename of /proc/PID/exe, when readable.
+    public var exe: String?
+    public var title: String
+    public var pid: Int32?
+
+    public init(appID: String? = nil, wmInstance: String? = nil, wmClass: String? = nil,
+                exe: String? = nil, title: String = "", pid: Int32? = nil) {
+        self.appID = appID.nonEmpty
+        self.wmInstance = wmInstance.nonEmpty
+        self.wmClass = wmClass.nonEmpty
+        self.exe = exe.nonEmpty
+        self.title = title
+        self.pid = pid
+    }
+
+    /// The name people see (`foreground.app`): the Wayland app id, else the
+    /// WM_CLASS class, else its instance, else the executable.
+    public var app: String { appID ?? wmClass ?? wmInstance ?? exe ?? "unknown" }
+
+    /// Every name a group's `apps` entry may match, lowercased.
+    public var identifiers: Set<String> {
+        Set([appID, wmInstance, wmClass, exe].compactMap { $0?.lowercased() })
+    }
+}
+
+/// One answer of a probe: what is in front, and whether anyone is looking.
+public struct Reading: Equatable, Sendable {
+    /// nil: nothing in front (empty desktop).
+    public var window: Window?
+    /// Locked screen or active screensaver.
+    public var locked: Bool
+    /// Time since the last keyboard or mouse input, where the probe knows it.
+    public var idle: Milliseconds?
+
+    public init(window: Window?, locked: Bool = false, idle: Milliseconds? = nil) {
+        self.window = window
+        self.locked = locked
+        self.idle = idle
+    }
+}
+
+extension Optional where Wrapped == String {
+    var nonEmpty: String? {
+        guard let s = self, !s.isEmpty else { return nil }
+        return s
+    }
+}

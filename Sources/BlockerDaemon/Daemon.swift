@@ -1,0 +1,226 @@
+import BlockerConfig
+import BlockerCore
+import BlockerProbes
+import BlockerStore
+
+/// Why the daemon could not start; each maps to an exit status systemd understands.
+public enum StartFailure: Error, CustomStringConvertible {
+    case config(ConfigError)
+    case timeZone(TimeZoneError)
+    case alreadyRunning(StateLockError)
+    case storage(StoreError)
+
+    public var description: String {
+        switch self {
+        case let .config(e): e.description
+        case let .timeZone(e): e.description
+        case let .alreadyRunning(e): e.description
+        case let .storage(e): e.description
+        }
+    }
+
+    /// sysexits: 78 EX_CONFIG (RestartPreventExitStatus), 75 EX_TEMPFAIL, 73 EX_CANTCREAT.
+    public var exitStatus: Int32 {
+        switch self {
+        case .config, .timeZone: 78
+        case .alreadyRunning: 75
+        case .storage: 73
+        }
+    }
+}
+
+/// What the rest of the world hears about: the bus turns these into signals.
+public protocol DaemonObserver: AnyObject {
+    func shieldChanged(_ shield: Shield?, balance: Milliseconds)
+    func balanceChanged(_ balance: Milliseconds)
+    func warning(remaining: Milliseconds)
+}
+
+/// The daemon without its loop: config, ledger, probe and meter, one tick at a
+/// time. `DaemonLoop` drives it from sd_event; tests drive it directly.
+public final class Daemon {
+    public let options: DaemonOptions
+    public private(set) var config: Config
+    public private(set) var meter: Meter
+    public private(set) var probe: ForegroundProbe
+    public let ledger: Ledger
+    public weak var observer: DaemonObserver?
+    private let lock: StateLock
+    private let log: LogSink
+    private let environment: [String: String]
+
+    /// The last tick's result (nil before the first).
+    public private(set) var lastTick: TickOutcome?
+    /// The shield as last shown (changes are logged and signalled).
+    public private(set) var shield: Shield?
+    /// The current probe failure streak's message, nil while the probe answers.
+    public private(set) var probeError: String?
+    /// The current storage failure, nil while the ledger writes.
+    public private(set) var storageError: String?
+
+    public init(options: DaemonOptions, log: LogSink, environment: [String: String]) throws(StartFailure) {
+        self.options = options
+        self.log = log
+        self.environment = environment
+        do { config = try Config.load(path: options.configPath) } catch { throw .config(error) }
+        let zone: TimeZoneRules
+        do { zone = try TimeZoneRules.system(environment: environment) } catch { throw .timeZone(error) }
+        // The lock comes first: a second daemon must not touch the ledger at all.
+        do { lock = try StateLock(directory: options.stateDirectory) } catch { throw .alreadyRunning(error) }
+        do { ledger = try Ledger.open(stateDirectory: options.stateDirectory) } catch { throw .storage(error) }
+        meter = Meter(config: config, zone: zone)
+        probe = Self.selectProbe(config: config, override: options.probe, environment: environment, log: log)
+    }
+
+    private static func selectProbe(config: Config, override: ProbeChoice?, environment: [String: String],
+                                    log: LogSink) -> ForegroundProbe {
+        let selection = ProbeSelection.select(override ?? config.daemon.probe, settings: config.daemon,
+                                              environment: environment)
+        for reason in selection.passedOver { log.write(LogEvent(priority: .info, "probe \(reason)")) }
+        return selection.probe
+    }
+
+    // MARK: ticking
+
+    /// Samples the probe, charges the interval, decides the shield, and writes
+    /// the ledger in one transaction.
+    public func tick(monotonic: Int64 = Clocks.monotonic, wall: Int64 = Clocks.wall) {
+        let reading = probe.sample()
+        noteProbe(reading)
+        let before = snapshot(at: wall)
+        let outcome = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading), ledger: before)
+        lastTick = outcome
+        let record = TickRecord(debit: outcome.debit, spentDay: meter.zone.localDate(atMs: wall).description,
+                                usage: outcome.usage)
+        if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
+            do {
+                try ledger.record(record)
+                noteStorage(nil)
+            } catch {
+                noteStorage(error)   // kept in memory by the ledger for the next tick
+            }
+        }
+        if outcome.debit > 0 { observer?.balanceChanged(outcome.ledger.balance) }
+        for threshold in outcome.warnings {
+            log.write(LogEvent(.warning, "\(DurationText.format(threshold)) of earned time left",
+                               fields: [("BALANCE_MS", "\(outcome.ledger.balance)"),
+                                        ("APP", outcome.window?.app ?? "")]))
+            observer?.warning(remaining: outcome.ledger.balance)
+        }
+        show(outcome.decision.shield, balance: outcome.ledger.balance)
+    }
+
+    /// The ledger as the policy needs it at `wall`.
+    public func snapshot(at wall: Int64) -> LedgerSnapshot {
+        let today = meter.zone.localDate(atMs: wall).description
+        return LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
+                              timedBlocks: ledger.timedBlocks(activeAtMs: wall).map {
+                                  TimedBlock(target: $0.target, untilMs: $0.untilMs)
+                              })
+    }
+
+    /// Re-decides the shield now without sampling (after an earning or a block).
+    public func redecide(wall: Int64 = Clocks.wall) {
+        guard lastTick != nil else { return }
+        let snapshot = snapshot(at: wall)
+        show(meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall).shield, balance: snapshot.balance)
+    }
+
+    private func show(_ new: Shield?, balance: Milliseconds) {
+        let old = shield
+        shield = new
+        guard old?.app != new?.app || old?.reason != new?.reason || (old == nil) != (new == nil) else { return }
+        if let new {
+            var fields = [("APP", new.app), ("REASON", new.reason.rawValue), ("BALANCE_MS", "\(balance)")]
+            if let group = new.group { fields.append(("GROUP", group)) }
+            log.write(LogEvent(.shieldUp, "Shield up: \(new.app) (\(new.reason.rawValue))", fields: fields))
+        } else if let old {
+            log.write(LogEvent(.shieldDown, "Shield down: \(old.app)",
+                               fields: [("APP", old.app), ("BALANCE_MS", "\(balance)")]))
+        }
+        observer?.shieldChanged(new, balance: balance)
+    }
+
+    /// Logs a failing probe once per streak, and its recovery.
+    private func noteProbe(_ reading: Result<Reading, ProbeFailure>) {
+        switch reading {
+        case let .failure(failure) where probeError == nil:
+            probeError = failure.message
+            log.write(LogEvent(.probeError, "Probe \(probe.name) failing: \(failure.message)",
+                               fields: [("PROBE", probe.name)]))
+        case let .failure(failure):
+            probeError = failure.message
+        case .success where probeError != nil:
+            probeError = nil
+            log.write(LogEvent(.probeRecovered, "Probe \(probe.name) answers again", fields: [("PROBE", probe.name)]))
+        case .success:
+            break
+        }
+    }
+
+    private func noteStorage(_ error: StoreError?) {
+        if let error, storageError == nil {
+            log.write(LogEvent(.storageError, "Cannot write the ledger: \(error)"))
+        } else if error == nil, storageError != nil {
+            log.write(LogEvent(priority: .info, "The ledger is writable again"))
+        }
+        storageError = error.map { "\($0)" }
+    }
+
+    // MARK: commands
+
+    /// Re-reads the config. A bad config is logged and the old one stays in force.
+    @discardableResult
+    public func reload() -> Result<Void, ConfigError> {
+        do {
+            let fresh = try Config.load(path: options.configPath)
+            let probeChanged = fresh.daemon != config.daemon
+            config = fresh
+            meter.reconfigure(fresh)
+            if probeChanged { probe = Self.selectProbe(config: fresh, override: options.probe, environment: environment, log: log) }
+            log.write(LogEvent(.reload, "Configuration reloaded from \(options.configPath)"))
+            return .success(())
+        } catch {
+            log.write(LogEvent(.configError, "Keeping the previous configuration: \(error)"))
+            return .failure(error)
+        }
+    }
+
+    /// Credits `reps` of `exercise`; committed to disk before it returns.
+    public func earn(exercise: Exercise, reps: Int, wall: Int64 = Clocks.wall) throws(StoreError)
+        -> (earned: Milliseconds, balance: Milliseconds) {
+        let result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
+                                     day: meter.zone.localDate(atMs: wall).description)
+        log.write(LogEvent(.earn, "Earned \(DurationText.format(result.earned)) for \(reps) \(exercise.name)",
+                           fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)"),
+                                    ("EARNED_MS", "\(result.earned)"), ("BALANCE_MS", "\(result.balance)")]))
+        observer?.balanceChanged(result.balance)
+        redecide(wall: wall)
+        return result
+    }
+
+    /// Flushes the ledger; never raises a shield (stopping must not block).
+    public func shutdown() {
+        ServiceManager.notify("STOPPING=1")
+        do { try ledger.flushPending() } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
+        log.write(LogEvent(.stop, "blockerd stopping", fields: [("BALANCE_MS", "\(ledger.balance)")]))
+        ledger.close()
+    }
+
+    // MARK: status
+
+    /// One human line for `systemctl status` (sd_notify STATUS=).
+    public var statusLine: String {
+        if let probeError { return "Probe \(probe.name) failing: \(probeError)" }
+        if let shield { return "Shield up: \(shield.app) (\(shield.reason.rawValue))" }
+        var line = "Balance \(DurationText.format(ledger.balance))"
+        if let window = meter.lastWindow, let decision = lastTick?.decision {
+            let groups = decision.groups.isEmpty ? "no group" : decision.groups.joined(separator: ", ")
+            line += " · front: \(window.app) (\(groups)\(decision.metered ? ", metered" : ""))"
+        } else {
+            line += " · nothing in front"
+        }
+        if let storageError { line += " · ledger not writable: \(storageError)" }
+        return line
+    }
+}

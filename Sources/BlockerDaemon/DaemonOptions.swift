@@ -1,0 +1,65 @@
+import BlockerCore
+
+/// `blockerd [--config FILE] [--state-dir DIR] [--probe NAME]`, with XDG defaults.
+public struct DaemonOptions: Equatable, Sendable {
+    public var configPath: String
+    public var stateDirectory: String
+    public var probe: ProbeChoice?
+
+    public init(configPath: String, stateDirectory: String, probe: ProbeChoice? = nil) {
+        self.configPath = configPath
+        self.stateDirectory = stateDirectory
+        self.probe = probe
+    }
+
+    public struct UsageError: Error, CustomStringConvertible, Equatable, Sendable {
+        public let message: String
+        public var description: String { message }
+    }
+
+    public static let usage = """
+        usage: blockerd [--config FILE] [--state-dir DIR] [--probe auto|x11|sway|hyprland|command]
+
+        Earned screen time: spends your balance while a metered app is in front.
+        Usually started by systemd: systemctl --user start blockerd
+
+          --config FILE     default $XDG_CONFIG_HOME/blocker/blocker.toml
+          --state-dir DIR   default $XDG_STATE_HOME/blocker (the ledger is blocker.db inside)
+          --probe NAME      overrides [daemon] probe
+        """
+
+    /// Returns nil for `--help`.
+    public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> DaemonOptions? {
+        let home = environment["HOME"] ?? "/"
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/state"
+        var options = DaemonOptions(configPath: configHome + "/blocker/blocker.toml",
+                                    stateDirectory: stateHome + "/blocker")
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            if flag == "--help" || flag == "-h" { return nil }
+            let (name, inline) = flag.split(separator: "=", maxSplits: 1).map(String.init).pairOrSingle
+            guard ["--config", "--state-dir", "--probe"].contains(name) else {
+                throw UsageError(message: "unknown option \(flag) (see blockerd --help)")
+            }
+            guard let value = inline ?? rest.popFirst(), !value.isEmpty else {
+                throw UsageError(message: "\(name) needs a value (see blockerd --help)")
+            }
+            switch name {
+            case "--config": options.configPath = value
+            case "--state-dir": options.stateDirectory = value
+            default:
+                guard let choice = ProbeChoice(rawValue: value) else {
+                    let names = ProbeChoice.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError(message: "unknown probe \"\(value)\" (one of: \(names))")
+                }
+                options.probe = choice
+            }
+        }
+        return options
+    }
+}
+
+extension Array where Element == String {
+    fileprivate var pairOrSingle: (String, String?) { (self[0], count > 1 ? self[1] : nil) }
+}

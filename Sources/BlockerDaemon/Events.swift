@@ -1,0 +1,95 @@
+/// Syslog priorities, as journald stores them in PRIORITY=.
+public enum Priority: Int, Sendable, Comparable {
+    case emergency = 0, alert, critical, error, warning, notice, info, debug
+    public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// The kinds of things that happen, as `BLOCKER_EVENT=` values. Each has a
+/// fixed MESSAGE_ID so `journalctl MESSAGE_ID=…` finds them across versions.
+public enum EventKind: String, Sendable, CaseIterable {
+    case start, stop, reload
+    case shieldUp = "shield-up", shieldDown = "shield-down"
+    case earn, warning
+    case probeError = "probe-error", probeRecovered = "probe-recovered"
+    case configError = "config-error", storageError = "storage-error"
+
+    public var messageID: String {
+        switch self {
+        case .start: "4b50a9aedbba4b648b3effe3e0ff3147"
+        case .stop: "b92ce9e03d2243928719a28a0dbece95"
+        case .reload: "9b100c185502466b9c0738dcb6444b51"
+        case .shieldUp: "4f0e237c07f64b8c99d0b8b9df4c40b6"
+        case .shieldDown: "c757a366adba40fa8b2f78dea7ee5172"
+        case .earn: "d560e43db2724a61aac7e7983d5f8334"
+        case .warning: "8ff31984987f4946a197158d1a73b1c1"
+        case .probeError: "81d8e200373d46fe8eac2b61c7e88b87"
+        case .probeRecovered: "089bec00ae8d47a0888ad96f890beae2"
+        case .configError: "6f776a71b0434aba86bb27658ee76852"
+        case .storageError: "936bd49d04c443d998e379fb68fcd5df"
+        }
+    }
+
+    public var priority: Priority {
+        switch self {
+        case .start, .stop, .reload, .earn, .shieldDown, .probeRecovered: .info
+        case .shieldUp, .warning: .notice
+        case .probeError: .warning
+        case .configError, .storageError: .error
+        }
+    }
+}
+
+/// One journal entry: a message for people plus fields for machines.
+public struct LogEvent: Equatable, Sendable {
+    public var kind: EventKind?
+    public var priority: Priority
+    public var message: String
+    /// Extra fields without the BLOCKER_ prefix: APP, GROUP, REASON, BALANCE_MS…
+    public var fields: [(String, String)]
+
+    public init(_ kind: EventKind, _ message: String, fields: [(String, String)] = []) {
+        self.kind = kind
+        priority = kind.priority
+        self.message = message
+        self.fields = fields
+    }
+
+    public init(priority: Priority, _ message: String) {
+        kind = nil
+        self.priority = priority
+        self.message = message
+        fields = []
+    }
+
+    /// Every `KEY=value` pair journald gets.
+    public var journalFields: [(String, String)] {
+        var all: [(String, String)] = [("PRIORITY", "\(priority.rawValue)"), ("MESSAGE", message),
+                                       ("SYSLOG_IDENTIFIER", "blockerd")]
+        if let kind {
+            all.append(("BLOCKER_EVENT", kind.rawValue))
+            all.append(("MESSAGE_ID", kind.messageID))
+        }
+        all += fields.map { ("BLOCKER_" + $0.0, $0.1) }
+        return all
+    }
+
+    public func field(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
+
+    public static func == (a: LogEvent, b: LogEvent) -> Bool {
+        a.kind == b.kind && a.priority == b.priority && a.message == b.message
+            && a.fields.elementsEqual(b.fields) { $0 == $1 }
+    }
+}
+
+/// Where log events go: journald in production, stderr elsewhere, memory in tests.
+public protocol LogSink: AnyObject {
+    func write(_ event: LogEvent)
+}
+
+/// Keeps events for tests to read.
+public final class MemoryLog: LogSink {
+    public private(set) var events: [LogEvent] = []
+    public init() {}
+    public func write(_ event: LogEvent) { events.append(event) }
+    public func events(_ kind: EventKind) -> [LogEvent] { events.filter { $0.kind == kind } }
+}

@@ -1,0 +1,52 @@
+import BlockerCore
+import FoundationEssentials
+
+/// `probe = "command"`: runs `probe-command` once per sample (argv, never a
+/// shell). Its stdout is one JSON object
+/// `{"app":"firefox","title":"…","pid":123}` with optional `"locked": true`
+/// and `"idle_ms": N`; empty output or `null` means nothing in front.
+public final class CommandProbe: ForegroundProbe {
+    public let name = "command"
+    public let argv: [String]
+    /// A probe that hangs is killed after this long and its sample fails.
+    public let timeoutMs: Int64
+
+    public init(argv: [String], timeoutMs: Int64) {
+        self.argv = argv
+        self.timeoutMs = timeoutMs
+    }
+
+    public func sample() -> Result<Reading, ProbeFailure> {
+        switch Subprocess.run(argv, timeoutMs: timeoutMs) {
+        case let .failure(failure):
+            return .failure(ProbeFailure("probe command \(failure)"))
+        case let .success(output) where output.status != 0:
+            return .failure(ProbeFailure("probe command exited with status \(output.status)"))
+        case let .success(output):
+            return Self.parse(output.stdout)
+        }
+    }
+
+    struct Answer: Decodable {
+        var app: String?
+        var title: String?
+        var pid: Int32?
+        var locked: Bool?
+        var idle_ms: Int64?
+    }
+
+    /// The JSON contract, strictly: garbage is a failed sample, not "nothing in front".
+    static func parse(_ bytes: [UInt8]) -> Result<Reading, ProbeFailure> {
+        let text = String(String(decoding: bytes, as: UTF8.self).drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        if text.isEmpty || text == "null" { return .success(Reading(window: nil)) }
+        guard text.first == "{", let answer = try? JSONDecoder().decode(Answer.self, from: Data(text.utf8)) else {
+            let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
+            return .failure(ProbeFailure("probe command printed something that is not a JSON object: \(shown)"))
+        }
+        let window = answer.app.map { app in
+            Window(appID: app, exe: answer.pid.flatMap(ProcFS.executableName(pid:)),
+                   title: answer.title ?? "", pid: answer.pid)
+        }
+        return .success(Reading(window: window, locked: answer.locked ?? false, idle: answer.idle_ms))
+    }
+}

@@ -1,0 +1,23 @@
+import BlockerCore
+
+/// Asks the display server which window is in front.
+///
+/// One file per backend; `ProbeSelection` picks one. A probe never throws past
+/// `sample()`: failures are values, so the daemon can debit nothing and log
+/// them once per streak.
+public protocol ForegroundProbe: AnyObject {
+    /// `x11`, `sway`, `hyprland`, `command`: shown in status and logs.
+    var name: String { get }
+    /// What is in front now, or why that could not be told.
+    func sample() -> Result<Reading, ProbeFailure>
+    /// A descriptor that becomes readable when the foreground may have changed,
+    /// for event-driven backends; nil when polling is all there is.
+    var eventDescriptor: Int32? { get }
+    /// Reads whatever made `eventDescriptor` readable (so it stops being readable).
+    func drainEvents()
+}
+
+extension ForegroundProbe {
+    public var eventDescriptor: Int32? { nil }
+    public func drainEvents() {}
+}

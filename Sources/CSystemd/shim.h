@@ -1,0 +1,6 @@
+#include <systemd/sd-event.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>
+#include <systemd/sd-bus.h>
+#include <signal.h>
+#include <sys/signalfd.h>

@@ -1,0 +1,49 @@
+import BlockerDaemon
+import Glibc
+
+// blockerd: the long-running service. Everything but argument handling and
+// exit statuses lives in BlockerDaemon, so tests can run it in-process.
+
+var environment: [String: String] = [:]
+var envp = environ
+while let entry = envp.pointee {
+    let pair = String(cString: entry).split(separator: "=", maxSplits: 1).map(String.init)
+    if pair.count == 2 { environment[pair[0]] = pair[1] }
+    envp += 1
+}
+let log = LogDestination.automatic(environment: environment)
+
+func fail(_ message: String, status: Int32) -> Never {
+    var line = Array("blockerd: \(message)\n".utf8)
+    _ = write(2, &line, line.count)
+    exit(status)
+}
+
+let options: DaemonOptions
+do {
+    guard let parsed = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: environment) else {
+        print(DaemonOptions.usage)
+        exit(0)
+    }
+    options = parsed
+} catch {
+    fail("\(error)", status: 64)
+}
+
+do {
+    let daemon = try Daemon(options: options, log: log, environment: environment)
+    let loop = try DaemonLoop(daemon: daemon)
+    log.write(LogEvent(.start, "blockerd started (probe \(daemon.probe.name), config \(options.configPath))",
+                       fields: [("PROBE", daemon.probe.name), ("BALANCE_MS", "\(daemon.ledger.balance)")]))
+    exit(loop.run())
+} catch let failure as StartFailure {
+    if log is JournalSink {
+        // Structured in the journal; the plain line below would only repeat it there.
+        let kind: EventKind = failure.exitStatus == 78 ? .configError : .storageError
+        log.write(LogEvent(kind, failure.description))
+        exit(failure.exitStatus)
+    }
+    fail(failure.description, status: failure.exitStatus)
+} catch {
+    fail("\(error)", status: 1)
+}

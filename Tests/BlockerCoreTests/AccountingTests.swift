@@ -1,0 +1,141 @@
+import Testing
+@testable import BlockerCore
+
+/// Drives a Meter the way the daemon does: one sample per call, the ledger
+/// snapshot carried from tick to tick.
+struct MeterHarness {
+    var meter: Meter
+    var ledger: LedgerSnapshot
+    var monotonic: Int64 = 1_000_000
+    var wall: Int64
+    var debited: Milliseconds = 0
+
+    init(config: Config, balance: Milliseconds, wall: Int64 = utc("2026-11-30T12:00:00Z"), zone: TimeZoneRules = .utc) {
+        meter = Meter(config: config, zone: zone)
+        ledger = LedgerSnapshot(balance: balance)
+        self.wall = wall
+    }
+
+    @discardableResult
+    mutating func tick(after ms: Int64, _ reading: Result<Reading, ProbeFailure>) -> TickOutcome {
+        monotonic += ms
+        wall += ms
+        let out = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading), ledger: ledger)
+        ledger = out.ledger
+        debited += out.debit
+        return out
+    }
+
+    @discardableResult
+    mutating func tick(after ms: Int64, _ window: Window?, locked: Bool = false, idle: Milliseconds? = nil) -> TickOutcome {
+        tick(after: ms, .success(Reading(window: window, locked: locked, idle: idle)))
+    }
+}
+
+@Suite struct AccountingTests {
+    let discord = Window(appID: "discord", title: "chat", pid: 42)
+    let notes = Window(appID: "notes")
+    let config = Config(daemon: DaemonSettings(pollInterval: 1000, idleAfter: 10 * 60_000),
+                        warnBefore: [5 * 60_000, 60_000],
+                        groups: [group("social", apps: ["discord"]),
+                                 group("tools", apps: ["notes"], metered: false)])
+
+    @Test func debitsOnlyWhileMeteredInFront() {
+        var h = MeterHarness(config: config, balance: 60_000)
+        h.tick(after: 0, discord)
+        #expect(h.tick(after: 1000, discord).debit == 1000)
+        #expect(h.tick(after: 1000, notes).debit == 1000)   // the second before was discord's
+        #expect(h.tick(after: 1000, notes).debit == 0)
+        #expect(h.ledger.balance == 58_000)
+        #expect(h.ledger.used("tools") == 1000)              // unmetered use still counts toward limits
+        #expect(h.ledger.used("social") == 2000)
+    }
+
+    @Test func aTenMinuteGapDebitsAtMostTheCap() {
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.tick(after: 0, discord)
+        let out = h.tick(after: 10 * 60_000, discord)
+        #expect(out.debit == 2000)                           // max(2 × 1 s, 2 s)
+        var slow = config
+        slow.daemon.pollInterval = 5000
+        var h2 = MeterHarness(config: slow, balance: 3_600_000)
+        h2.tick(after: 0, discord)
+        #expect(h2.tick(after: 10 * 60_000, discord).debit == 10_000)
+    }
+
+    @Test func lockedIdleNoWindowAndFailedSamplesDebitNothing() {
+        var h = MeterHarness(config: config, balance: 60_000)
+        h.tick(after: 0, discord, locked: true)
+        #expect(h.tick(after: 1000, discord).debit == 0)      // the second before was locked
+        h.tick(after: 0, discord, idle: 10 * 60_000)
+        #expect(h.tick(after: 1000, discord).debit == 0)      // idle past idle-after
+        h.tick(after: 0, nil)
+        #expect(h.tick(after: 1000, discord).debit == 0)      // nothing was in front
+        #expect(h.tick(after: 1000, .failure(ProbeFailure("garbage"))).debit == 0)
+        #expect(h.tick(after: 1000, discord).debit == 0)      // the second after a failure
+        #expect(h.tick(after: 1000, discord).debit == 1000)
+        #expect(h.ledger.balance == 59_000)
+    }
+
+    @Test func idleIsIgnoredUnlessConfigured() {
+        var noIdle = config
+        noIdle.daemon.idleAfter = nil
+        var h = MeterHarness(config: noIdle, balance: 60_000)
+        h.tick(after: 0, discord, idle: 3_600_000)
+        #expect(h.tick(after: 1000, discord, idle: 3_601_000).debit == 1000)
+    }
+
+    @Test func aFailedSampleKeepsTheShieldShown() {
+        var h = MeterHarness(config: config, balance: 0)
+        #expect(h.tick(after: 0, discord).decision.shield?.reason == .balance)
+        let out = h.tick(after: 1000, .failure(ProbeFailure("timeout")))
+        #expect(out.decision.shield?.reason == .balance)
+        #expect(out.window == nil)
+    }
+
+    @Test func zeroCrossingIsExactAndRaisesTheShield() {
+        var h = MeterHarness(config: config, balance: 1500)
+        let first = h.tick(after: 0, discord)
+        #expect(first.zeroAt == h.monotonic + 1500)
+        #expect(first.decision.shield == nil)
+        #expect(h.tick(after: 1000, discord).debit == 1000)
+        let last = h.tick(after: 1000, discord)
+        #expect(last.debit == 500)                           // never below zero
+        #expect(last.ledger.balance == 0)
+        #expect(last.decision.shield?.reason == .balance)
+        #expect(last.zeroAt == nil)
+        // Shielded: the covered app spends nothing, not even usage.
+        let covered = h.tick(after: 1000, discord)
+        #expect(covered.debit == 0 && covered.usage.isEmpty)
+        #expect(h.debited == 1500)
+    }
+
+    @Test func warningThresholdsFireOnceWhenCrossed() {
+        var h = MeterHarness(config: config, balance: 61_500)
+        h.tick(after: 0, discord)
+        #expect(h.tick(after: 1000, discord).warnings.isEmpty)       // 60.5 s left
+        #expect(h.tick(after: 1000, discord).warnings == [60_000])   // 59.5 s left
+        #expect(h.tick(after: 1000, discord).warnings.isEmpty)
+        #expect(thresholdsCrossed(from: 400_000, to: 30_000, thresholds: [60_000, 300_000]) == [300_000, 60_000])
+        #expect(thresholdsCrossed(from: 30_000, to: 400_000, thresholds: [60_000]).isEmpty)
+    }
+
+    @Test func usageOfOneDayDoesNotLeakIntoTheNext() {
+        let paris = zone("Europe/Paris")
+        var h = MeterHarness(config: config, balance: 3_600_000,
+                             wall: at(paris, "2026-11-30", "23:59", seconds: 59) + 500, zone: paris)
+        h.tick(after: 0, discord)
+        let out = h.tick(after: 1000, discord)                     // 23:59:59.5 → 00:00:00.5
+        #expect(out.usage == [UsageEntry(day: "2026-11-30", group: "social", app: "discord", ms: 500),
+                              UsageEntry(day: "2026-12-01", group: "social", app: "discord", ms: 500)])
+        #expect(out.ledger.used("social") == 500)                  // only today's half counts today
+    }
+
+    @Test func aReloadChargesNothingForTheGap() {
+        var h = MeterHarness(config: config, balance: 60_000)
+        h.tick(after: 0, discord)
+        h.meter.reconfigure(config)
+        #expect(h.tick(after: 1000, discord).debit == 0)
+        #expect(h.tick(after: 1000, discord).debit == 1000)
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+@testable import BlockerDaemon
+import BlockerCore
+import BlockerStore
+
+@Suite struct DaemonTests {
+    let pushups = Exercise(name: "pushups", perRep: 30_000)
+
+    @Test func debitsOnlyWhileAMeteredAppIsInFront() throws {
+        let box = try Sandbox()
+        let daemon = try box.daemon()
+        var clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 4, wall: clock.wall)       // 2 minutes
+        box.front("discord")
+        daemon.tick(clock)
+        for _ in 0..<3 { clock.advance(1000); daemon.tick(clock) }
+        #expect(daemon.ledger.balance == 120_000 - 3000)
+        box.front("notes")                                                       // unmetered
+        clock.advance(1000); daemon.tick(clock)                                  // the second before was discord's
+        for _ in 0..<5 { clock.advance(1000); daemon.tick(clock) }
+        #expect(daemon.ledger.balance == 120_000 - 4000)
+        #expect(daemon.statusLine == "Balance 1m 56s · front: notes (tools)")
+    }
+
+    @Test func theZeroCrossingRaisesTheShield() throws {
+        let box = try Sandbox()
+        let log = MemoryLog()
+        let daemon = try box.daemon(log: log)
+        var clock = Clock()
+        _ = try daemon.earn(exercise: Exercise(name: "pushups", perRep: 1500), reps: 1, wall: clock.wall)
+        box.front("discord")
+        daemon.tick(clock)
+        #expect(daemon.lastTick?.zeroAt == clock.monotonic + 1500)
+        clock.advance(1000); daemon.tick(clock)
+        #expect(daemon.shield == nil)
+        clock.advance(1000); daemon.tick(clock)
+        #expect(daemon.ledger.balance == 0)
+        #expect(daemon.shield?.reason == .balance)
+        #expect(daemon.statusLine == "Shield up: discord (balance)")
+        let up = try #require(log.events(.shieldUp).first)
+        #expect(up.field("APP") == "discord" && up.field("REASON") == "balance" && up.field("BALANCE_MS") == "0")
+        // Earning lifts it at once, without waiting for a tick.
+        _ = try daemon.earn(exercise: pushups, reps: 1, wall: clock.wall)
+        #expect(daemon.shield == nil)
+        #expect(log.events(.shieldDown).count == 1)
+    }
+
+    @Test func restartingRecoversTheLedgerAndRaisesNothing() throws {
+        let box = try Sandbox()
+        var clock = Clock()
+        do {
+            let first = try box.daemon()
+            _ = try first.earn(exercise: pushups, reps: 2, wall: clock.wall)
+            box.front("discord")
+            first.tick(clock)
+            for _ in 0..<5 { clock.advance(1000); first.tick(clock) }
+            // Dropped without shutdown(), as after kill -9: every tick was already committed.
+        }
+        let second = try box.daemon()
+        #expect(second.ledger.balance == 60_000 - 5000)
+        clock.advance(60_000)
+        second.tick(clock)                                                       // first sample: charges nothing
+        #expect(second.ledger.balance == 55_000)
+        #expect(second.shield == nil)
+    }
+
+    @Test func aSecondDaemonOnTheSameStateDirIsRefused() throws {
+        let box = try Sandbox()
+        let first = try box.daemon()
+        #expect(first.ledger.balance == 0)
+        let failure = #expect(throws: StartFailure.self) { try box.daemon() }
+        #expect(failure?.exitStatus == 75)
+        #expect(failure?.description.contains("already running (pid \(getpid()))") == true)
+    }
+
+    @Test func aBadConfigAtStartIsExit78WithLineAndColumn() throws {
+        let box = try Sandbox()
+        try box.write("[daemon]\nprobe = \n", to: box.configPath)
+        let failure = #expect(throws: StartFailure.self) { try box.daemon() }
+        #expect(failure?.exitStatus == 78)
+        #expect(failure?.description.hasPrefix(box.configPath + ":2:") == true)
+        // Nothing was created for a daemon that never started.
+        #expect(!FileManager.default.fileExists(atPath: box.stateDirectory + "/blocker.db"))
+    }
+
+    @Test func reloadWithABadConfigKeepsTheOld() throws {
+        let box = try Sandbox()
+        let log = MemoryLog()
+        let daemon = try box.daemon(log: log)
+        let good = try String(contentsOfFile: box.configPath, encoding: .utf8)
+        try box.write(good.replacingOccurrences(of: "pushups = 0.5", with: "pushups = 0.5\nsquats = 1"), to: box.configPath)
+        #expect(throws: Never.self) { try daemon.reload().get() }
+        #expect(daemon.config.exercise(named: "squats") != nil)
+        try box.write(good + "\nbogus-key = 1\n", to: box.configPath)
+        #expect(throws: ConfigError.self) { try daemon.reload().get() }
+        #expect(daemon.config.exercise(named: "squats") != nil)                  // the previous one stays
+        let event = try #require(log.events(.configError).last)
+        #expect(event.message.contains("bogus-key"))
+        #expect(event.priority == .error)
+    }
+
+    @Test func aHungProbeIsKilledAndItsTickDebitsNothing() throws {
+        let box = try Sandbox(pollInterval: "200ms", probeCommand: ["/bin/sleep", "30"])
+        let log = MemoryLog()
+        let daemon = try box.daemon(log: log)
+        let started = Clocks.monotonic
+        daemon.tick()
+        let took = Clocks.monotonic - started
+        #expect(took >= 400 && took < 3000)                                      // killed at 2 × poll-interval
+        #expect(daemon.probeError?.contains("did not answer within 400 ms") == true)
+        daemon.tick()
+        #expect(log.events(.probeError).count == 1)                              // once per streak
+        #expect(daemon.statusLine.hasPrefix("Probe command failing:"))
+    }
+
+    @Test func garbageIsAFailedSampleLoggedOncePerStreak() throws {
+        let box = try Sandbox()
+        let log = MemoryLog()
+        let daemon = try box.daemon(log: log)
+        var clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 2, wall: clock.wall)
+        box.front("discord")
+        daemon.tick(clock)
+        box.frontRaw("this is not json")
+        for _ in 0..<4 { clock.advance(1000); daemon.tick(clock) }
+        #expect(daemon.ledger.balance == 60_000)                                 // nothing debited
+        #expect(log.events(.probeError).count == 1)
+        box.front("discord")
+        clock.advance(1000); daemon.tick(clock)
+        #expect(log.events(.probeRecovered).count == 1)
+        clock.advance(1000); daemon.tick(clock)
+        #expect(daemon.ledger.balance == 59_000)
+        box.frontRaw("{\"oops\"")
+        clock.advance(1000); daemon.tick(clock)
+        #expect(log.events(.probeError).count == 2)                              // a new streak
+    }
+
+    @Test func aLockedScreenDebitsNothing() throws {
+        let box = try Sandbox()
+        let daemon = try box.daemon()
+        var clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 2, wall: clock.wall)
+        box.front("discord", locked: true)
+        daemon.tick(clock)
+        for _ in 0..<3 { clock.advance(1000); daemon.tick(clock) }
+        #expect(daemon.ledger.balance == 60_000)
+    }
+}
