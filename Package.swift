@@ -17,6 +17,10 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CXCB", pkgConfig: "xcb",
+                       providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev"])]),
+        // SD_BUS_VTABLE_* are macros: this builds vtables from plain structs.
+        .target(name: "CBusShim", dependencies: ["CSystemd"]),
         .target(name: "CTOML",
                 cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"),
                               .define("TOML_SHARED_LIB", to: "1"),
@@ -30,17 +34,25 @@ let package = Package(
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "CSQLite"]),
         // Which window is in front: one file per backend.
-        .target(name: "BlockerProbes", dependencies: ["BlockerCore"]),
+        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "CXCB", "CSystemd"]),
+        // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
+        .target(name: "BlockerBus", dependencies: ["BlockerCore", "CSystemd", "CBusShim"]),
         // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
-                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "CSystemd"]),
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus", "CSystemd"]),
         .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon"]),
+        // blockerctl's commands, a library so tests can call them.
+        .target(name: "BlockerCLI",
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerProbes", "BlockerBus"]),
+        .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
 
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore"]),
+        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore"]),
+        .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

@@ -21,3 +21,15 @@ extension ForegroundProbe {
     public var eventDescriptor: Int32? { nil }
     public func drainEvents() {}
 }
+
+/// Why a backend cannot run here ("sway: SWAYSOCK is not set"): logged once
+/// and shown by `blockerctl probe` and `doctor`.
+public struct ProbeUnavailable: Error, Equatable, Sendable, CustomStringConvertible {
+    public var probe: String
+    public var reason: String
+    public init(probe: String, reason: String) {
+        self.probe = probe
+        self.reason = reason
+    }
+    public var description: String { "\(probe): \(reason)" }
+}

@@ -1,0 +1,3 @@
+#include <xcb/xcb.h>
+#include <xcb/res.h>
+#include <xcb/screensaver.h>
