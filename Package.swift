@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "BlockerCLI",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerProbes", "BlockerBus"]),
         .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
+        // Measurements for `make bench`.
+        .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore"]),
 
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),

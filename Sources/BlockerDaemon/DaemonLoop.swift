@@ -10,7 +10,7 @@ public final class DaemonLoop {
     private var pollTimer: Timer!
     private var zeroTimer: Timer!
     private var probeSource: EventSource?
-    private var watchedFD: Int32?
+    private var watched: (fd: Int32?, generation: Int) = (nil, 0)
     private let watchdog: Bool
 
     public init(daemon: Daemon) throws(SystemdError) {
@@ -60,11 +60,11 @@ public final class DaemonLoop {
 
     /// Event-driven probes: a focus change is handled at once, not on the next tick.
     private func watchProbe() {
-        let fd = daemon.probe.eventDescriptor
-        guard fd != watchedFD else { return }
+        let fd = daemon.probe.eventDescriptor, generation = daemon.probe.eventGeneration
+        guard fd != watched.fd || generation != watched.generation else { return }
         if let probeSource { loop.remove(probeSource) }
         probeSource = nil
-        watchedFD = fd
+        watched = (fd, generation)
         if let fd {
             probeSource = try? loop.onReadable(fd) { [unowned self] in
                 self.daemon.probe.drainEvents()

@@ -13,12 +13,18 @@ public protocol ForegroundProbe: AnyObject {
     /// A descriptor that becomes readable when the foreground may have changed,
     /// for event-driven backends; nil when polling is all there is.
     var eventDescriptor: Int32? { get }
-    /// Reads whatever made `eventDescriptor` readable (so it stops being readable).
+    /// Bumped on every (re)connection, so the daemon re-registers even when a
+    /// new connection got the old fd number (epoll forgets closed fds).
+    var eventGeneration: Int { get }
+    /// Reads whatever made `eventDescriptor` readable (so it stops being
+    /// readable). A dead connection must make `eventDescriptor` nil here, or
+    /// the loop would spin on a hung-up fd.
     func drainEvents()
 }
 
 extension ForegroundProbe {
     public var eventDescriptor: Int32? { nil }
+    public var eventGeneration: Int { 0 }
     public func drainEvents() {}
 }
 

@@ -1,0 +1,1 @@
+func benchSway(_ arguments: [String]) { print("sway bench: not written yet") }

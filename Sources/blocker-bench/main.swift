@@ -1,0 +1,9 @@
+// blocker-bench: the measurements behind `make bench` (scripts/bench.sh
+// starts the servers and prints the table).
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "x11": benchX11(Array(arguments.dropFirst()))
+case "sway": benchSway(Array(arguments.dropFirst()))
+default:
+    print("usage: blocker-bench x11|sway [options]")
+}
