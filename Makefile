@@ -27,8 +27,7 @@ release: deps
 install: release
 	install -d -m 755 $(BINDIR) $(UNITDIR) $(DOCDIR)
 	for p in $(PROGRAMS); do install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/$$p" $(BINDIR)/; done
-	for u in $(UNITS); do \
-	    sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' systemd/$$u > $(UNITDIR)/$$u; done
+	scripts/render-units.sh $(BINDIR) $(DOCDIR) $(UNITDIR) $(UNITS)
 	install -m 644 README.md $(DOCDIR)/README.md
 	@if [ -e $(CONFDIR)/blocker.toml ]; then \
 	    echo "keeping your $(CONFDIR)/blocker.toml"; \

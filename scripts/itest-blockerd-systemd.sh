@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# blockerd under a real systemd --user manager and journald (scripts/lib/user-manager.sh):
+# the installed units verify cleanly, start through READY=1, log structured
+# events, come back after kill -9, a SIGSTOP (watchdog) and a plain stop
+# (watchdog timer), reload on SIGHUP, and a bad config is exit 78 with no restart loop.
+# Exit 0 = pass. Every process and mount is cleaned up by the harness, pass or fail.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=lib/user-manager.sh
+source "$here/scripts/lib/user-manager.sh"
+um_enter "$@"
+
+started=$SECONDS
+fail() { echo "itest-blockerd-systemd: FAIL: $*" >&2; um_systemctl status --no-pager -n 30 blockerd.service >&2; exit 1; }
+ok() { echo "itest-blockerd-systemd: ok ($((SECONDS - started))s): $*"; }
+
+bin=$(cd "$here" && swift build --show-bin-path)/blockerd
+[ -x "$bin" ] || { echo "itest-blockerd-systemd: FAIL: $bin not built (run swift build)" >&2; exit 1; }
+units=(blockerd.service blockerd-watchdog.service blockerd-watchdog.timer)
+
+um_start
+um_install .local/bin "$bin" || fail "install blockerd"
+stage=$UM_HOME/.cache/stage
+mkdir -p "$stage"
+"$here/scripts/render-units.sh" "$UM_HOME/.local/bin" "$UM_HOME/.local/share/doc/blocker" "$stage" "${units[@]}"
+um_install .config/systemd/user "${units[@]/#/$stage/}" || fail "install units"
+# The command probe reads what "is in front" from a file the test writes.
+printf '%s\n' '[daemon]' 'probe = "command"' 'poll-interval = "1s"' \
+    "probe-command = [\"/bin/cat\", \"$UM_HOME/front.json\"]" \
+    '[earn]' 'pushups = 0.5' '[[group]]' 'name = "social"' 'apps = ["discord"]' |
+    um_write .config/blocker/blocker.toml
+echo '{"app":"discord","title":"chat","pid":1}' | um_write front.json
+
+um_verify "${units[@]/#/$UM_UNIT_DIR/}" || fail "systemd-analyze --user verify complained about the installed units"
+ok "units verify with no output on stderr"
+
+# Test-only drop-ins: a short watchdog and a fast watchdog timer. In a timer an
+# empty On…Sec= clears every trigger, so reset once, then set them all.
+printf '%s\n' '[Service]' 'WatchdogSec=3s' 'RestartSec=500ms' |
+    um_write .config/systemd/user/blockerd.service.d/test.conf
+printf '%s\n' '[Timer]' 'OnActiveSec=' 'OnActiveSec=2s' 'OnUnitActiveSec=2s' 'AccuracySec=100ms' |
+    um_write .config/systemd/user/blockerd-watchdog.timer.d/test.conf
+um_systemctl daemon-reload || fail "daemon-reload"
+
+# --- start through READY=1 ------------------------------------------------
+um_systemctl start blockerd.service || fail "start blockerd.service"
+um_wait_active blockerd.service 10 || fail "blockerd.service never became active"
+pid=$(um_show blockerd.service MainPID)
+status=$(um_show blockerd.service StatusText)
+[[ "$status" == "Shield up: discord (balance)" ]] || fail "unexpected STATUS= line: '$status'"
+ok "active through READY=1 as pid $pid; STATUS='$status'"
+
+entry=$(um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=start) ||
+    fail "no BLOCKER_EVENT=start entry for _SYSTEMD_USER_UNIT=blockerd.service"
+grep -q '"SYSLOG_IDENTIFIER":"blockerd"' <<<"$entry" || fail "start entry lacks SYSLOG_IDENTIFIER=blockerd: $entry"
+grep -q '"MESSAGE_ID":"4b50a9aedbba4b648b3effe3e0ff3147"' <<<"$entry" || fail "start entry lacks its MESSAGE_ID"
+grep -q '"PRIORITY":"6"' <<<"$entry" || fail "start entry is not at info priority"
+um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=shield-up BLOCKER_REASON=balance \
+    BLOCKER_APP=discord PRIORITY=5 >/dev/null || fail "no notice-level shield-up entry for discord with an empty balance"
+ok "journal: start (SYSLOG_IDENTIFIER, MESSAGE_ID, PRIORITY) and shield-up with its fields"
+
+# --- kill -9 → Restart=always ----------------------------------------------
+restarts=$(um_show blockerd.service NRestarts)
+kill -9 "$pid"
+restarted() { # OLD_PID
+    local now
+    now=$(um_show blockerd.service MainPID)
+    [ "$now" != 0 ] && [ "$now" != "$1" ] && [ "$(um_systemctl is-active blockerd.service)" = active ]
+}
+um_wait_for 10 restarted "$pid" || fail "not restarted after kill -9"
+[ "$(um_show blockerd.service NRestarts)" -gt "$restarts" ] || fail "NRestarts did not grow after kill -9"
+pid=$(um_show blockerd.service MainPID)
+ok "kill -9 → restarted as $pid"
+
+# --- SIGSTOP → the watchdog kills it → restarted -------------------------------
+kill -STOP "$pid"
+um_wait_journal 15 USER_UNIT=blockerd.service UNIT_RESULT=watchdog >/dev/null ||
+    fail "a stopped blockerd was not killed by the watchdog"
+um_wait_for 10 restarted "$pid" || fail "not restarted after the watchdog fired"
+pid=$(um_show blockerd.service MainPID)
+ok "kill -STOP → watchdog timeout → restarted as $pid"
+
+# --- SIGHUP reloads ---------------------------------------------------------
+um_systemctl reload blockerd.service || fail "systemctl --user reload"
+um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=reload _PID="$pid" >/dev/null ||
+    fail "no reload event after systemctl reload"
+[ "$(um_systemctl is-active blockerd.service)" = active ] || fail "not active after reload"
+ok "systemctl reload → SIGHUP → reload event, still active"
+
+# --- stopped by hand → the watchdog timer starts it again ------------------------
+um_systemctl enable --now blockerd-watchdog.timer >/dev/null 2>&1 || fail "enable the watchdog timer"
+um_systemctl stop blockerd.service || fail "stop"
+um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=stop _PID="$pid" >/dev/null ||
+    fail "no stop event after SIGTERM"
+[ "$(um_show blockerd.service ExecMainStatus)" = 0 ] || fail "SIGTERM did not exit 0"
+um_wait_active blockerd.service 10 || fail "the watchdog timer did not start blockerd again"
+ok "SIGTERM → stop event, exit 0 → the watchdog timer started it again"
+
+# --- a bad config: exit 78, no restart loop, the message has file:line:column --------
+um_systemctl stop blockerd-watchdog.timer || fail "stop the watchdog timer"
+printf '[daemon]\nprobe = \n' | um_write .config/blocker/blocker.toml
+um_systemctl restart blockerd.service 2>/dev/null
+is_failed() { [ "$(um_systemctl is-failed blockerd.service)" = failed ]; }
+um_wait_for 10 is_failed || fail "a bad config did not fail the unit"
+[ "$(um_show blockerd.service ExecMainStatus)" = 78 ] || fail "bad config: exit status is not 78"
+entry=$(um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=config-error) ||
+    fail "no config-error event"
+grep -q 'blocker/blocker.toml:2:' <<<"$entry" || fail "config-error lacks FILE:LINE:COLUMN: $entry"
+n=$(um_show blockerd.service NRestarts)
+sleep 2
+[ "$(um_show blockerd.service NRestarts)" = "$n" ] || fail "RestartPreventExitStatus=78 did not stop the restart loop"
+ok "bad config → exit 78 with file:line:column, no restart loop"
