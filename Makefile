@@ -11,7 +11,7 @@ SWIFT    ?= swift
 PROGRAMS := blockerd
 UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer
 
-.PHONY: all build release check deps install uninstall bench clean
+.PHONY: all build release check deps install install-files uninstall bench clean
 
 all: build
 
@@ -25,8 +25,13 @@ release: deps
 	$(SWIFT) build -c release --static-swift-stdlib $(foreach p,$(PROGRAMS),--product $(p))
 
 install: release
+	$(MAKE) install-files BINSRC="$$($(SWIFT) build -c release --show-bin-path)"
+
+# Installs already-built programs from BINSRC (the tests install debug builds this way).
+install-files:
+	@test -n "$(BINSRC)" || { echo "install-files: set BINSRC to the directory with the built programs" >&2; exit 2; }
 	install -d -m 755 $(BINDIR) $(UNITDIR) $(DOCDIR)
-	for p in $(PROGRAMS); do install -m 755 "$$($(SWIFT) build -c release --show-bin-path)/$$p" $(BINDIR)/; done
+	for p in $(PROGRAMS); do install -m 755 "$(BINSRC)/$$p" $(BINDIR)/; done
 	scripts/render-units.sh $(BINDIR) $(DOCDIR) $(UNITDIR) $(UNITS)
 	install -m 644 README.md $(DOCDIR)/README.md
 	@if [ -e $(CONFDIR)/blocker.toml ]; then \

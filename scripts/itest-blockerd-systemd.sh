@@ -19,11 +19,21 @@ bin=$(cd "$here" && swift build --show-bin-path)/blockerd
 units=(blockerd.service blockerd-watchdog.service blockerd-watchdog.timer)
 
 um_start
-um_install .local/bin "$bin" || fail "install blockerd"
-stage=$UM_HOME/.cache/stage
-mkdir -p "$stage"
-"$here/scripts/render-units.sh" "$UM_HOME/.local/bin" "$UM_HOME/.local/share/doc/blocker" "$stage" "${units[@]}"
-um_install .config/systemd/user "${units[@]/#/$stage/}" || fail "install units"
+# `make install`'s file copying and enabling, as the test user, with the debug build.
+install_as_user() { um_run make --no-print-directory -C "$here" install-files BINSRC="$(dirname "$bin")"; }
+install_as_user >"$UM_HOME/.cache-install.log" 2>&1 || { cat "$UM_HOME/.cache-install.log" >&2; fail "make install-files"; }
+for unit in blockerd.service blockerd-watchdog.timer; do
+    [ "$(um_systemctl is-enabled "$unit")" = enabled ] || fail "make install did not enable $unit"
+    [ "$(um_systemctl is-active "$unit")" = active ] || fail "make install did not start $unit"
+done
+cmp -s "$here/config/blocker.toml" "$UM_HOME/.config/blocker/blocker.toml" || fail "make install did not install the default config"
+grep -q "^ExecStart=$UM_HOME/.local/bin/blockerd$" "$UM_UNIT_DIR/blockerd.service" || fail "ExecStart= does not point at the installed binary"
+echo '# mine' | um_write .config/blocker/blocker.toml
+install_as_user >/dev/null 2>&1 || fail "make install-files, second run"
+[ "$(cat "$UM_HOME/.config/blocker/blocker.toml")" = "# mine" ] || fail "a second make install overwrote the user's config"
+um_systemctl stop blockerd-watchdog.timer blockerd.service || fail "stop after install"
+ok "make install: programs, units (ExecStart= rendered), default config only when none, enabled and started"
+
 # The command probe reads what "is in front" from a file the test writes.
 printf '%s\n' '[daemon]' 'probe = "command"' 'poll-interval = "1s"' \
     "probe-command = [\"/bin/cat\", \"$UM_HOME/front.json\"]" \
@@ -110,3 +120,20 @@ n=$(um_show blockerd.service NRestarts)
 sleep 2
 [ "$(um_show blockerd.service NRestarts)" = "$n" ] || fail "RestartPreventExitStatus=78 did not stop the restart loop"
 ok "bad config → exit 78 with file:line:column, no restart loop"
+
+# --- SIGTERM is quick; make uninstall removes what install put there --------------
+um_systemctl reset-failed blockerd.service
+printf '%s\n' '[daemon]' 'probe = "command"' "probe-command = [\"/bin/cat\", \"$UM_HOME/front.json\"]" |
+    um_write .config/blocker/blocker.toml
+um_systemctl start blockerd.service && um_wait_active blockerd.service 10 || fail "restart with a good config"
+t0=$(date +%s%N)
+um_systemctl stop blockerd.service || fail "stop"
+stop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$stop_ms" -lt 1000 ] || fail "systemctl stop took $stop_ms ms (SIGTERM must exit within 1 s)"
+ok "systemctl stop (SIGTERM → flush → exit 0) took $stop_ms ms"
+um_run make --no-print-directory -C "$here" uninstall >/dev/null 2>&1 || fail "make uninstall"
+for f in "$UM_HOME/.local/bin/blockerd" "${units[@]/#/$UM_UNIT_DIR/}"; do
+    [ ! -e "$f" ] || fail "make uninstall left $f"
+done
+[ -e "$UM_HOME/.config/blocker/blocker.toml" ] || fail "make uninstall removed the user's config"
+ok "make uninstall removed programs and units, kept the config"

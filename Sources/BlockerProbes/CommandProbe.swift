@@ -37,9 +37,15 @@ public final class CommandProbe: ForegroundProbe {
 
     /// The JSON contract, strictly: garbage is a failed sample, not "nothing in front".
     static func parse(_ bytes: [UInt8]) -> Result<Reading, ProbeFailure> {
-        let text = String(String(decoding: bytes, as: UTF8.self).drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-        if text.isEmpty || text == "null" { return .success(Reading(window: nil)) }
-        guard text.first == "{", let answer = try? JSONDecoder().decode(Answer.self, from: Data(text.utf8)) else {
+        // Trim ASCII whitespace on bytes: this runs every tick.
+        let isSpace = { (b: UInt8) in b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+        let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
+        let end = bytes.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
+        let trimmed = bytes[start..<max(start, end)]
+        if trimmed.isEmpty || trimmed.elementsEqual("null".utf8) { return .success(Reading(window: nil)) }
+        guard trimmed.first == UInt8(ascii: "{"),
+              let answer = try? JSONDecoder().decode(Answer.self, from: Data(trimmed)) else {
+            let text = String(decoding: trimmed, as: UTF8.self)
             let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
             return .failure(ProbeFailure("probe command printed something that is not a JSON object: \(shown)"))
         }
