@@ -19,6 +19,8 @@ let package = Package(
                        providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CXCB", pkgConfig: "xcb",
                        providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev"])]),
+        .systemLibrary(name: "CGtk", pkgConfig: "gtk-layer-shell-0",
+                       providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
         // SD_BUS_VTABLE_* are macros: this builds vtables from plain structs.
         .target(name: "CBusShim", dependencies: ["CSystemd"]),
         .target(name: "CTOML",
@@ -45,6 +47,9 @@ let package = Package(
         .target(name: "BlockerCLI",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerProbes", "BlockerBus"]),
         .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
+        // The full-screen cover over a blocked app (GTK 3, gtk-layer-shell on wlroots).
+        .executableTarget(name: "blocker-overlay",
+                          dependencies: ["BlockerCore", "BlockerConfig", "BlockerBus", "CGtk"]),
         // Measurements for `make bench`.
         .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore"]),
 

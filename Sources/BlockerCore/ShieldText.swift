@@ -1,0 +1,27 @@
+/// What the overlay and notifications say about a shield, in words.
+public enum ShieldText {
+    /// "Out of earned time", "Bedtime until 07:00", "Daily limit for social
+    /// reached", "Blocked until 14:35". `until` is shown in local time; one
+    /// more than a day away says the day too ("Blocked until Fri 09:00").
+    public static func reason(_ reason: ShieldReason, group: String?, until: Int64?, now: Int64,
+                              zone: TimeZoneRules) -> String {
+        let when = until.map { " until " + clock($0, now: now, zone: zone) } ?? ""
+        switch reason {
+        case .balance: return "Out of earned time"
+        case .schedule: return "Bedtime" + when
+        case .dailyLimit: return "Daily limit" + (group.map { " for \($0)" } ?? "") + " reached"
+        case .timedBlock: return "Blocked" + when
+        }
+    }
+
+    /// `14:35` within the next 24 hours, `Fri 09:00` later.
+    public static func clock(_ instant: Int64, now: Int64, zone: TimeZoneRules) -> String {
+        let (date, second) = zone.local(atMs: instant)
+        let hhmm = two(second / 3600) + ":" + two(second / 60 % 60)
+        if instant - now < 86_400_000 { return hhmm }
+        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        return names[date.isoWeekday - 1] + " " + hhmm
+    }
+
+    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
