@@ -1,1 +1,118 @@
-func benchSway(_ arguments: [String]) { print("sway bench: not written yet") }
+import BlockerCore
+import BlockerProbes
+import Glibc
+
+/// `blocker-bench sway [--samples N] [--switches N] [--apps A,B]`
+///
+/// Expects SWAYSOCK to name a running sway with windows whose app ids are A
+/// and B (scripts/bench-sway.sh starts a headless one). Measures:
+/// - per-sample CPU: CLOCK_PROCESS_CPUTIME_ID over N samples (and wall time);
+/// - event latency: focus command sent over IPC → the probe's event fd
+///   readable → events drained and the sample done, median of the switches.
+func benchSway(_ arguments: [String]) {
+    var samples = 2000, switches = 40
+    var apps = ["bench-a", "bench-b"]
+    var rest = arguments[...]
+    while let option = rest.popFirst() {
+        switch (option, rest.popFirst()) {
+        case let ("--samples", value?) where Int(value).map({ $0 > 0 }) == true: samples = Int(value)!
+        case let ("--switches", value?) where Int(value).map({ $0 > 1 }) == true: switches = Int(value)!
+        case let ("--apps", value?) where value.split(separator: ",").count == 2: apps = value.split(separator: ",").map(String.init)
+        default:
+            benchFail("usage: blocker-bench sway [--samples N] [--switches N≥2] [--apps A,B]")
+        }
+    }
+    var environment: [String: String] = [:]
+    if let path = getenv("SWAYSOCK") { environment["SWAYSOCK"] = String(cString: path) }
+    let probe: SwayProbe
+    switch SwayProbe.open(environment: environment) {
+    case let .success(opened): probe = opened
+    case let .failure(why): benchFail("sway bench: \(why)")
+    }
+    let commands: SwayIPCConnection
+    do { commands = try SwayIPCConnection.connect(path: probe.socketPath, timeoutMs: 1000) } catch {
+        benchFail("sway bench: \(error)")
+    }
+
+    // Per-sample cost, with the window in front unchanged.
+    for _ in 0..<50 { _ = probe.sample() }
+    let cpuStart = clockNs(CLOCK_PROCESS_CPUTIME_ID), wallStart = clockNs(CLOCK_MONOTONIC)
+    for _ in 0..<samples {
+        guard case .success = probe.sample() else { benchFail("sway bench: a sample failed") }
+    }
+    let cpuPerSampleUs = Double(clockNs(CLOCK_PROCESS_CPUTIME_ID) - cpuStart) / Double(samples) / 1000
+    let wallPerSampleUs = Double(clockNs(CLOCK_MONOTONIC) - wallStart) / Double(samples) / 1000
+
+    // Event latency: each switch focuses the other app, starting from the second one in front.
+    do { _ = try commands.request(.runCommand, payload: "[app_id=\"\(apps[1])\"] focus") } catch {
+        benchFail("sway bench: focus \(apps[1]): \(error)")
+    }
+    usleep(100_000)
+    var readableMs: [Double] = [], sampledMs: [Double] = []
+    for i in 0..<switches {
+        let app = apps[i % 2]
+        probe.drainEvents()
+        let start = clockNs(CLOCK_MONOTONIC)
+        do { _ = try commands.request(.runCommand, payload: "[app_id=\"\(app)\"] focus") } catch {
+            benchFail("sway bench: focus \(app): \(error)")
+        }
+        guard let fd = probe.eventDescriptor, waitReadable(fd, timeoutMs: 1000) else {
+            benchFail("sway bench: no window event within 1 s of focusing \(app)")
+        }
+        let readable = clockNs(CLOCK_MONOTONIC)
+        probe.drainEvents()
+        guard case let .success(reading) = probe.sample(), reading.window?.appID == app else {
+            benchFail("sway bench: after focusing \(app) the probe did not report it (is there a window with app id \(app)?)")
+        }
+        let done = clockNs(CLOCK_MONOTONIC)
+        readableMs.append(Double(readable - start) / 1e6)
+        sampledMs.append(Double(done - start) / 1e6)
+    }
+    commands.close()
+
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    let rows: [(String, String)] = [
+        ("per-sample CPU (\(samples) samples)", format(cpuPerSampleUs, "µs")),
+        ("per-sample wall time", format(wallPerSampleUs, "µs")),
+        ("focus → event fd readable, median of \(readableMs.count)", format(median(readableMs), "ms")),
+        ("focus → event fd readable, max", format(readableMs.max() ?? 0, "ms")),
+        ("focus → sample done, median of \(sampledMs.count)", format(median(sampledMs), "ms")),
+        ("focus → sample done, max", format(sampledMs.max() ?? 0, "ms")),
+        ("bench process max RSS", "\(usage.ru_maxrss / 1024) MiB"),
+    ]
+    let width = rows.map(\.0.count).max() ?? 0
+    print("sway probe (\(probe.socketPath))")
+    for (label, value) in rows {
+        print("  " + label + String(repeating: " ", count: width - label.count) + "  " + value)
+    }
+}
+
+private func benchFail(_ message: String) -> Never {
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(1)
+}
+
+private func clockNs(_ clock: clockid_t) -> Int64 {
+    var t = timespec()
+    clock_gettime(clock, &t)
+    return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
+}
+
+private func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Bool {
+    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&pfd, 1, timeoutMs) > 0
+}
+
+private func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+private func format(_ value: Double, _ unit: String) -> String {
+    let rounded = (value * 100).rounded() / 100
+    return "\(rounded) \(unit)"
+}

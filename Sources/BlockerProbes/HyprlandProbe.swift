@@ -1,0 +1,225 @@
+import BlockerCore
+import FoundationEssentials
+import Glibc
+
+/// `probe = "hyprland"`: the active window, over Hyprland's two sockets in
+/// `$XDG_RUNTIME_DIR/hypr/$HYPRLAND_INSTANCE_SIGNATURE/` (`/tmp/hypr/…` before
+/// Hyprland 0.40).
+///
+/// `.socket.sock` answers one request per connection (`j/activewindow`, the
+/// JSON of `hyprctl activewindow -j`; `{}` when nothing is in front) and is
+/// closed at once: Hyprland serves it synchronously and freezes while a
+/// client holds it open. `.socket2.sock` streams `EVENT>>DATA` lines
+/// (`activewindow>>class,title`, `activewindowv2>>address`, …); the probe stays
+/// connected, and its descriptor wakes the daemon. When our overlay
+/// (class `blocker-overlay`) is active, the last real window stays the foreground.
+public final class HyprlandProbe: ForegroundProbe {
+    public let name = "hyprland"
+    public static let overlayClass = "blocker-overlay"
+
+    /// The instance directory holding `.socket.sock` and `.socket2.sock`.
+    public let socketDirectory: String
+    public private(set) var eventGeneration = 0
+    public var eventDescriptor: Int32? { events?.rawValue }
+
+    /// How long one request may take before the sample fails.
+    let timeoutMs: Int32
+    private var events: UnixSocket?
+    private var eventLines = HyprlandEventLines()
+    private var backoff = SocketReconnectBackoff()
+    private var lastConnectError = ""
+    /// The last window in front that was not the overlay.
+    private var lastRealWindow: Window?
+    /// Event lines read by `drainEvents`, newest last (a few are kept for tests and `--watch`).
+    private(set) var recentEvents: [String] = []
+    /// Event-socket connections tried so far: tests check that a missing Hyprland costs no spin.
+    private(set) var connectionAttempts = 0
+
+    var requestSocketPath: String { socketDirectory + "/.socket.sock" }
+    var eventSocketPath: String { socketDirectory + "/.socket2.sock" }
+
+    init(socketDirectory: String, timeoutMs: Int32) {
+        self.socketDirectory = socketDirectory
+        self.timeoutMs = timeoutMs
+    }
+
+    /// The probe for the Hyprland instance of this session, connected to its
+    /// event socket, or why there is none.
+    public static func open(environment: [String: String], timeoutMs: Int32 = 1000) -> Result<HyprlandProbe, ProbeUnavailable> {
+        guard let signature = environment["HYPRLAND_INSTANCE_SIGNATURE"], !signature.isEmpty else {
+            return .failure(ProbeUnavailable(probe: "hyprland", reason: "HYPRLAND_INSTANCE_SIGNATURE is not set"))
+        }
+        let directories = instanceDirectories(signature: signature, runtimeDirectory: environment["XDG_RUNTIME_DIR"])
+        guard let directory = directories.first(where: { isSocket($0 + "/.socket.sock") }) else {
+            return .failure(ProbeUnavailable(probe: "hyprland", reason:
+                "no Hyprland socket at \(directories.map { $0 + "/.socket.sock" }.joined(separator: " or "))"))
+        }
+        let probe = HyprlandProbe(socketDirectory: directory, timeoutMs: timeoutMs)
+        if let failure = probe.connectIfDue() {
+            return .failure(ProbeUnavailable(probe: "hyprland", reason: failure.message))
+        }
+        return .success(probe)
+    }
+
+    /// Where an instance's sockets may be, in the order Hyprland versions used them.
+    static func instanceDirectories(signature: String, runtimeDirectory: String?) -> [String] {
+        var directories: [String] = []
+        if let runtimeDirectory, !runtimeDirectory.isEmpty { directories.append("\(runtimeDirectory)/hypr/\(signature)") }
+        directories.append("/tmp/hypr/\(signature)")
+        return directories
+    }
+
+    public func sample() -> Result<Reading, ProbeFailure> {
+        // The event socket is a wake-up only: without it, samples still work
+        // (polling), and it is retried with backoff.
+        _ = connectIfDue()
+        let answer: [UInt8]
+        do { answer = try request("j/activewindow") } catch {
+            return .failure(ProbeFailure("Hyprland at \(requestSocketPath): \(error)"))
+        }
+        switch Self.parseActiveWindow(answer) {
+        case let .failure(failure):
+            return .failure(failure)
+        case .success(nil):
+            lastRealWindow = nil
+            return .success(Reading(window: nil))
+        case let .success(active?) where Self.isOverlay(active):
+            return .success(Reading(window: lastRealWindow))
+        case let .success(active?):
+            let window = Self.window(of: active)
+            lastRealWindow = window
+            return .success(Reading(window: window))
+        }
+    }
+
+    public func drainEvents() {
+        guard let socket = events else { return }
+        while true {
+            let available: UnixSocket.Available
+            do { available = try socket.readAvailable() } catch {
+                disconnect(because: "reading events: \(error)")
+                return
+            }
+            switch available {
+            case let .bytes(bytes):
+                eventLines.append(bytes)
+            case .nothing:
+                // The lines only say "look again"; the next sample asks for the window.
+                recentEvents = Array((recentEvents + eventLines.takeLines()).suffix(16))
+                return
+            case .closed:
+                // Hyprland exited: forget the fd now, or the loop would spin on its hang-up.
+                disconnect(because: "Hyprland closed the event socket")
+                return
+            }
+        }
+    }
+
+    // MARK: connection
+
+    /// One request on a fresh connection, read to its end, closed at once.
+    func request(_ command: String) throws(UnixSocket.Failure) -> [UInt8] {
+        let deadline = UnixSocket.Deadline.after(ms: timeoutMs)
+        let socket = try UnixSocket.connect(to: requestSocketPath)
+        defer { socket.close() }
+        try socket.writeAll(Array(command.utf8), deadline: deadline)
+        return try socket.readToEnd(limit: 1 << 20, deadline: deadline)
+    }
+
+    private func connectIfDue() -> ProbeFailure? {
+        if events != nil { return nil }
+        let wait = backoff.waitMs(now: UnixSocket.Deadline.nowMs())
+        if wait > 0 {
+            return ProbeFailure("cannot connect to Hyprland at \(eventSocketPath): \(lastConnectError) (next try in \(wait) ms)")
+        }
+        connectionAttempts += 1
+        do {
+            events = try UnixSocket.connect(to: eventSocketPath)
+            eventLines = HyprlandEventLines()
+            backoff.succeeded()
+            eventGeneration += 1
+            return nil
+        } catch {
+            lastConnectError = "\(error)"
+            backoff.failed(now: UnixSocket.Deadline.nowMs())
+            return ProbeFailure("cannot connect to Hyprland at \(eventSocketPath): \(error)")
+        }
+    }
+
+    private func disconnect(because reason: String) {
+        events?.close()
+        events = nil
+        lastConnectError = reason
+    }
+
+    private static func isSocket(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+
+    // MARK: pure
+
+    /// `hyprctl activewindow -j`: the fields the probe reads.
+    struct ActiveWindow: Decodable, Equatable {
+        var address: String?
+        var wmClass: String?
+        var initialClass: String?
+        var title: String?
+        var initialTitle: String?
+        var pid: Int32?
+        var xwayland: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case address, wmClass = "class", initialClass, title, initialTitle, pid, xwayland
+        }
+
+        /// The class now, else the one the window was created with.
+        var effectiveClass: String? { [wmClass, initialClass].compactMap { $0 }.first { !$0.isEmpty } }
+    }
+
+    /// nil: nothing in front (`{}`). Anything that is not a JSON object
+    /// (Hyprland answers "unknown request" as text) is a failure.
+    static func parseActiveWindow(_ bytes: [UInt8]) -> Result<ActiveWindow?, ProbeFailure> {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let trimmed = text.drop { $0.isWhitespace }
+        guard trimmed.first == "{", let active = try? JSONDecoder().decode(ActiveWindow.self, from: Data(bytes)) else {
+            let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
+            return .failure(ProbeFailure("Hyprland answered j/activewindow with something that is not a JSON object: \(shown)"))
+        }
+        if active.address == nil && active.effectiveClass == nil && active.title == nil { return .success(nil) }
+        return .success(active)
+    }
+
+    static func isOverlay(_ active: ActiveWindow) -> Bool {
+        [active.wmClass, active.initialClass].contains { $0?.lowercased() == overlayClass }
+    }
+
+    /// Wayland windows' class is their app id; XWayland windows' is WM_CLASS's class.
+    static func window(of active: ActiveWindow) -> Window {
+        let pid = active.pid.flatMap { $0 > 0 ? $0 : nil }
+        let isX11 = active.xwayland ?? false
+        return Window(appID: isX11 ? nil : active.effectiveClass,
+                      wmClass: isX11 ? active.effectiveClass : nil,
+                      exe: pid.flatMap(ProcFS.executableName(pid:)),
+                      title: active.title ?? active.initialTitle ?? "", pid: pid)
+    }
+}
+
+/// Splits Hyprland's event stream into `EVENT>>DATA` lines, keeping a
+/// partial line for the next read.
+struct HyprlandEventLines {
+    private var pending: [UInt8] = []
+
+    mutating func append(_ bytes: [UInt8]) {
+        pending += bytes
+        // A line longer than any event (a title is short) means garbage: keep memory bounded.
+        if pending.count > 1 << 20 { pending.removeAll() }
+    }
+
+    mutating func takeLines() -> [String] {
+        guard let lastNewline = pending.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
+        let complete = pending[...lastNewline]
+        pending.removeFirst(lastNewline + 1)
+        return complete.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+    }
+}

@@ -1,0 +1,264 @@
+import Glibc
+
+/// A connected AF_UNIX stream socket: the sway and Hyprland IPC transports.
+///
+/// Always nonblocking (O_NONBLOCK, close-on-exec): every blocking operation
+/// waits in `poll` against a deadline, so a frozen compositor fails a sample
+/// instead of hanging the daemon. Like swift-system's `FileDescriptor`, this
+/// is a plain value: `close()` it exactly once.
+package struct UnixSocket: RawRepresentable, Hashable, Sendable {
+    /// The file descriptor.
+    package let rawValue: Int32
+    package init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Why a socket operation failed.
+    package enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The path does not fit `sockaddr_un.sun_path` (108 bytes on Linux).
+        case pathTooLong(String)
+        /// A system call failed; `errno` is the C value.
+        case system(call: String, errno: Int32)
+        /// The peer closed the connection before the expected bytes arrived.
+        case closedByPeer
+        /// Nothing (or not enough) arrived before the deadline.
+        case timedOut(ms: Int32)
+        /// The peer sent more than the caller's limit.
+        case tooLarge(limit: Int)
+
+        package var description: String {
+            switch self {
+            case let .pathTooLong(path): "socket path is too long (\(path.utf8.count) bytes): \(path)"
+            case let .system(call, code): "\(call): \(String(cString: strerror(code)))"
+            case .closedByPeer: "connection closed by the other side"
+            case let .timedOut(ms): "no answer within \(ms) ms"
+            case let .tooLarge(limit): "answer larger than \(limit) bytes"
+            }
+        }
+    }
+
+    /// A point on CLOCK_MONOTONIC, in milliseconds, that a whole exchange must finish by.
+    package struct Deadline: Sendable {
+        package let atMs: Int64
+        package let budgetMs: Int32
+        package static func after(ms: Int32) -> Deadline { Deadline(atMs: nowMs() + Int64(ms), budgetMs: ms) }
+        /// Milliseconds left, at least 0: what `poll` waits at most.
+        var remainingMs: Int32 { Int32(clamping: max(0, atMs - Self.nowMs())) }
+
+        package static func nowMs() -> Int64 {
+            var t = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &t)
+            return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+        }
+    }
+
+    /// What a nonblocking read found.
+    package enum Available: Equatable, Sendable {
+        case bytes([UInt8])
+        /// Nothing pending (EAGAIN): the socket is still open.
+        case nothing
+        /// End of stream: the peer closed (or reset) the connection.
+        case closed
+    }
+
+    /// Connects to the socket at `path`. A listener whose backlog is full
+    /// (a frozen server) fails at once with EAGAIN rather than blocking.
+    package static func connect(to path: String) throws(Failure) -> UnixSocket {
+        var address = try socketAddress(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw .system(call: "connect", errno: code)
+        }
+        return UnixSocket(rawValue: fd)
+    }
+
+    /// Writes every byte (MSG_NOSIGNAL: a closed peer is an error, not a SIGPIPE).
+    package func writeAll(_ bytes: [UInt8], deadline: Deadline) throws(Failure) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                send(rawValue, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 { offset += n; continue }
+            let code = errno
+            if n < 0 && code == EINTR { continue }
+            if n < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
+                try wait(for: Int16(POLLOUT), deadline: deadline)
+                continue
+            }
+            throw code == EPIPE || code == ECONNRESET ? .closedByPeer : .system(call: "send", errno: code)
+        }
+    }
+
+    /// Reads exactly `count` bytes.
+    package func read(exactly count: Int, deadline: Deadline) throws(Failure) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        while result.count < count {
+            switch try readAvailable(limit: count - result.count) {
+            case let .bytes(chunk): result += chunk
+            case .nothing: try wait(for: Int16(POLLIN), deadline: deadline)
+            case .closed: throw .closedByPeer
+            }
+        }
+        return result
+    }
+
+    /// Reads until the peer closes the connection (Hyprland's request socket
+    /// answers once, then closes).
+    package func readToEnd(limit: Int, deadline: Deadline) throws(Failure) -> [UInt8] {
+        var result: [UInt8] = []
+        while true {
+            switch try readAvailable(limit: 65_536) {
+            case let .bytes(chunk):
+                result += chunk
+                if result.count > limit { throw .tooLarge(limit: limit) }
+            case .nothing: try wait(for: Int16(POLLIN), deadline: deadline)
+            case .closed: return result
+            }
+        }
+    }
+
+    /// Reads what is pending now, without waiting.
+    package func readAvailable(limit: Int = 65_536) throws(Failure) -> Available {
+        var buffer = [UInt8](repeating: 0, count: max(1, limit))
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(rawValue, $0.baseAddress!, $0.count) }
+            if n > 0 { return .bytes(Array(buffer[0..<n])) }
+            if n == 0 { return .closed }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .nothing
+            case ECONNRESET: return .closed
+            default: throw .system(call: "read", errno: code)
+            }
+        }
+    }
+
+    /// Whether the socket becomes readable (data, end of stream or error)
+    /// within `timeoutMs`.
+    package func waitUntilReadable(timeoutMs: Int32) -> Bool {
+        var pfd = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+        let deadline = Deadline.after(ms: timeoutMs)
+        while true {
+            let ready = poll(&pfd, 1, deadline.remainingMs)
+            if ready < 0 && errno == EINTR { continue }
+            return ready > 0
+        }
+    }
+
+    package func close() {
+        _ = Glibc.close(rawValue)
+    }
+
+    private func wait(for events: Int16, deadline: Deadline) throws(Failure) {
+        var pfd = pollfd(fd: rawValue, events: events, revents: 0)
+        while true {
+            let left = deadline.remainingMs
+            if left == 0 { throw .timedOut(ms: deadline.budgetMs) }
+            let ready = poll(&pfd, 1, left)
+            if ready > 0 { return }           // readable, writable, or HUP/ERR: the next call says which
+            if ready == 0 { throw .timedOut(ms: deadline.budgetMs) }
+            if errno != EINTR { throw .system(call: "poll", errno: errno) }
+        }
+    }
+
+    fileprivate static func socketAddress(_ path: String) throws(Failure) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity else { throw .pathTooLong(path) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+}
+
+/// A listening AF_UNIX stream socket. The probes only connect; this serves
+/// the test servers that stand in for what cannot run here (Hyprland).
+package struct UnixListener: RawRepresentable, Hashable, Sendable {
+    package let rawValue: Int32
+    package init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Binds and listens at `path` (which must not exist yet).
+    package static func listen(at path: String, backlog: Int32 = 16) throws(UnixSocket.Failure) -> UnixListener {
+        var address = try UnixSocket.socketAddress(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw .system(call: "bind", errno: code)
+        }
+        guard Glibc.listen(fd, backlog) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw .system(call: "listen", errno: code)
+        }
+        return UnixListener(rawValue: fd)
+    }
+
+    /// The next pending connection, waiting at most `timeoutMs`; nil when none came.
+    package func accept(timeoutMs: Int32) throws(UnixSocket.Failure) -> UnixSocket? {
+        var pfd = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&pfd, 1, timeoutMs)
+        if ready < 0 && errno != EINTR { throw .system(call: "poll", errno: errno) }
+        guard ready > 0 else { return nil }
+        // accept4 is a GNU extension the Glibc module does not import.
+        let fd = Glibc.accept(rawValue, nil, nil)
+        if fd >= 0 {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            return UnixSocket(rawValue: fd)
+        }
+        if errno == EAGAIN || errno == EINTR { return nil }
+        throw .system(call: "accept", errno: errno)
+    }
+
+    package func close() {
+        _ = Glibc.close(rawValue)
+    }
+}
+
+/// When to try connecting again after a failure: soon at first, then
+/// doubling up to a ceiling, so a compositor that is gone costs a connect()
+/// every few seconds at most, never a spin.
+package struct SocketReconnectBackoff: Sendable {
+    package let firstDelayMs: Int64
+    package let maximumDelayMs: Int64
+    private var delayMs: Int64 = 0
+    private var notBeforeMs: Int64 = 0
+
+    package init(firstDelayMs: Int64 = 100, maximumDelayMs: Int64 = 2_000) {
+        self.firstDelayMs = firstDelayMs
+        self.maximumDelayMs = maximumDelayMs
+    }
+
+    /// Milliseconds until the next attempt is allowed (0: now).
+    package func waitMs(now: Int64) -> Int64 { max(0, notBeforeMs - now) }
+
+    package mutating func failed(now: Int64) {
+        delayMs = delayMs == 0 ? firstDelayMs : min(maximumDelayMs, delayMs * 2)
+        notBeforeMs = now + delayMs
+    }
+
+    package mutating func succeeded() {
+        delayMs = 0
+        notBeforeMs = 0
+    }
+}
