@@ -7,32 +7,49 @@ public struct ProbeSelection {
     /// One line per backend that was considered and refused: "sway: SWAYSOCK is not set".
     public var passedOver: [String]
 
+    /// The order `auto` tries: the compositor's own IPC first, X11 last
+    /// (under Wayland an X11 probe only sees XWayland windows).
+    static let autoOrder: [ProbeChoice] = [.hyprland, .sway, .x11]
+
     public static func select(_ choice: ProbeChoice, settings: DaemonSettings,
                               environment: [String: String]) -> ProbeSelection {
         switch choice {
         case .command:
-            return ProbeSelection(probe: commandProbe(settings), passedOver: [])
+            // A probe that hangs is killed after 2 × poll-interval and its tick debits nothing.
+            return ProbeSelection(probe: CommandProbe(argv: settings.probeCommand, timeoutMs: 2 * settings.pollInterval),
+                                  passedOver: [])
         case .x11, .sway, .hyprland:
-            let why = "the \(choice.rawValue) probe is not in this build yet"
-            return ProbeSelection(probe: UnavailableProbe(name: choice.rawValue, reason: why), passedOver: [why])
+            switch open(choice, environment: environment) {
+            case let .success(probe): return ProbeSelection(probe: probe, passedOver: [])
+            case let .failure(why):
+                // Keep running: every sample fails with the reason, so status and the journal say it.
+                return ProbeSelection(probe: UnavailableProbe(name: choice.rawValue, reason: why.description),
+                                      passedOver: [why.description])
+            }
         case .auto:
             var reasons: [String] = []
-            if environment["HYPRLAND_INSTANCE_SIGNATURE"] == nil { reasons.append("hyprland: HYPRLAND_INSTANCE_SIGNATURE is not set") }
-            else { reasons.append("hyprland: the hyprland probe is not in this build yet") }
-            if environment["SWAYSOCK"] == nil { reasons.append("sway: SWAYSOCK is not set") }
-            else { reasons.append("sway: the sway probe is not in this build yet") }
-            if environment["DISPLAY"] == nil { reasons.append("x11: DISPLAY is not set") }
-            else { reasons.append("x11: the x11 probe is not in this build yet") }
-            let why = "no probe can run here (\(reasons.joined(separator: "; "))); "
-                + "set probe = \"command\" with probe-command in blocker.toml, or import the session "
-                + "environment: systemctl --user import-environment DISPLAY WAYLAND_DISPLAY SWAYSOCK"
+            for backend in autoOrder {
+                switch open(backend, environment: environment) {
+                case let .success(probe): return ProbeSelection(probe: probe, passedOver: reasons)
+                case let .failure(why): reasons.append(why.description)
+                }
+            }
+            let why = "no probe can run here (\(reasons.joined(separator: "; "))); import the session "
+                + "environment: systemctl --user import-environment DISPLAY WAYLAND_DISPLAY SWAYSOCK, "
+                + "or set probe = \"command\" with probe-command in blocker.toml"
             return ProbeSelection(probe: UnavailableProbe(name: "none", reason: why), passedOver: reasons)
         }
     }
 
-    static func commandProbe(_ settings: DaemonSettings) -> ForegroundProbe {
-        // A probe that hangs is killed after 2 × poll-interval and its tick debits nothing.
-        CommandProbe(argv: settings.probeCommand, timeoutMs: 2 * settings.pollInterval)
+    static func open(_ backend: ProbeChoice, environment: [String: String]) -> Result<ForegroundProbe, ProbeUnavailable> {
+        switch backend {
+        case .hyprland: HyprlandProbe.open(environment: environment).map { $0 as ForegroundProbe }
+        case .sway: SwayProbe.open(environment: environment).map { $0 as ForegroundProbe }
+        case .x11:
+            .failure(ProbeUnavailable(probe: "x11", reason: "the x11 probe is not in this build yet"))
+        case .auto, .command:
+            .failure(ProbeUnavailable(probe: backend.rawValue, reason: "not a display backend"))
+        }
     }
 }
 

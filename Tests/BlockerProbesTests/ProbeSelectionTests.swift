@@ -1,0 +1,32 @@
+import Testing
+@testable import BlockerProbes
+import BlockerCore
+
+@Suite struct ProbeSelectionTests {
+    @Test func autoSaysWhyEachBackendCannotRun() {
+        let selection = ProbeSelection.select(.auto, settings: DaemonSettings(), environment: [:])
+        #expect(selection.probe.name == "none")
+        #expect(selection.passedOver.count == 3)
+        #expect(selection.passedOver[0].hasPrefix("hyprland: HYPRLAND_INSTANCE_SIGNATURE is not set"))
+        #expect(selection.passedOver[1].hasPrefix("sway: SWAYSOCK is not set"))
+        #expect(selection.passedOver[2].hasPrefix("x11:"))
+        #expect(throws: ProbeFailure.self) { try selection.probe.sample().get() }
+    }
+
+    @Test func anExplicitBackendThatCannotRunFailsEverySampleWithTheReason() {
+        let selection = ProbeSelection.select(.sway, settings: DaemonSettings(),
+                                              environment: ["SWAYSOCK": "/nonexistent/sway.sock"])
+        #expect(selection.probe.name == "sway")
+        guard case let .failure(failure) = selection.probe.sample() else {
+            Issue.record("a sway probe with no sway answered")
+            return
+        }
+        #expect(failure.message.contains("/nonexistent/sway.sock"))
+    }
+
+    @Test func commandUsesTwicePollIntervalAsItsTimeout() throws {
+        let settings = DaemonSettings(probe: .command, pollInterval: 300, probeCommand: ["/bin/true"])
+        let probe = try #require(ProbeSelection.select(.command, settings: settings, environment: [:]).probe as? CommandProbe)
+        #expect(probe.timeoutMs == 600 && probe.argv == ["/bin/true"])
+    }
+}
