@@ -1,0 +1,107 @@
+/// What a command accepts, declared once: the parser reads it to parse, and
+/// the help text and usage line are generated from it.
+public struct CommandSpec: Sendable {
+    /// The words that name the command: `["status"]`, `["config", "check"]`.
+    public let path: [String]
+    /// One line, shown in `blockerctl --help`.
+    public let abstract: String
+    public let arguments: [ArgumentSpec]
+    public let options: [OptionSpec]
+    /// Extra paragraphs for the command's own `--help` (examples, caveats).
+    public let discussion: String?
+
+    public init(_ path: [String], abstract: String, arguments: [ArgumentSpec] = [],
+                options: [OptionSpec] = [], discussion: String? = nil) {
+        self.path = path
+        self.abstract = abstract
+        self.arguments = arguments
+        self.options = options
+        self.discussion = discussion
+    }
+
+    public var name: String { path.joined(separator: " ") }
+
+    /// `blockerctl block TARGET --for DURATION`, `blockerctl history [--days N] [--json]`.
+    public var usage: String {
+        (["blockerctl", name] + arguments.map(\.usageText) + options.map(\.usageText)).joined(separator: " ")
+    }
+
+    /// The text `blockerctl NAME --help` prints.
+    public var help: String {
+        var lines = ["usage: \(usage)", "", abstract]
+        let rows: [(String, String)] =
+            arguments.map { ($0.name, $0.help) }
+            + options.map { ($0.helpLabel, $0.help) }
+            + [(OptionSpec.help.helpLabel, OptionSpec.help.help)]
+        if !arguments.isEmpty {
+            lines += ["", "arguments:"] + HelpText.table(Array(rows.prefix(arguments.count)), width: HelpText.labelWidth(rows))
+        }
+        lines += ["", "options:"] + HelpText.table(Array(rows.dropFirst(arguments.count)), width: HelpText.labelWidth(rows))
+        if let discussion { lines += ["", discussion] }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func option(named name: String) -> OptionSpec? {
+        options.first { $0.long == name || $0.short == name }
+    }
+}
+
+/// A positional argument: `REPS`, `[EXERCISE]`.
+public struct ArgumentSpec: Sendable {
+    public let name: String
+    public let help: String
+    public let isOptional: Bool
+
+    public static func required(_ name: String, help: String) -> ArgumentSpec {
+        ArgumentSpec(name: name, help: help, isOptional: false)
+    }
+
+    public static func optional(_ name: String, help: String) -> ArgumentSpec {
+        ArgumentSpec(name: name, help: help, isOptional: true)
+    }
+
+    var usageText: String { isOptional ? "[\(name)]" : name }
+}
+
+/// `--json` (a flag) or `--days N` (takes a value); `short` is `-f`.
+public struct OptionSpec: Sendable {
+    public let long: String
+    public let short: String?
+    /// The value's placeholder (`N`, `DURATION`); nil for a flag.
+    public let valueName: String?
+    public let isRequired: Bool
+    public let help: String
+
+    public static func flag(_ long: String, short: String? = nil, help: String) -> OptionSpec {
+        OptionSpec(long: long, short: short, valueName: nil, isRequired: false, help: help)
+    }
+
+    public static func value(_ long: String, _ valueName: String, required: Bool = false, help: String) -> OptionSpec {
+        OptionSpec(long: long, short: nil, valueName: valueName, isRequired: required, help: help)
+    }
+
+    /// Every command understands it; the parser answers it before anything else.
+    static let help = OptionSpec.flag("--help", short: "-h", help: "show this help")
+
+    var isFlag: Bool { valueName == nil }
+
+    var usageText: String {
+        let text = [short ?? long, valueName].compactMap { $0 }.joined(separator: " ")
+        return isRequired ? text : "[\(text)]"
+    }
+
+    var helpLabel: String {
+        let names = [short, long].compactMap { $0 }.joined(separator: ", ")
+        return [names, valueName].compactMap { $0 }.joined(separator: " ")
+    }
+}
+
+enum HelpText {
+    static func labelWidth(_ rows: [(String, String)]) -> Int {
+        (rows.map(\.0.count).max() ?? 0) + 3
+    }
+
+    static func table(_ rows: [(String, String)], width: Int) -> [String] {
+        rows.map { "  " + $0.0.padding(to: width) + $0.1 }
+    }
+}

@@ -1,0 +1,296 @@
+import BlockerBus
+import BlockerCore
+
+/// One line of `blockerctl doctor`.
+struct DoctorCheck: Equatable {
+    enum Level: String, Equatable {
+        case ok = "OK", warn = "WARN", fail = "FAIL"
+    }
+    var level: Level
+    var subject: String
+    var detail: String
+    var fix: String?
+
+    init(_ level: Level, _ subject: String, _ detail: String, fix: String? = nil) {
+        self.level = level
+        self.subject = subject
+        self.detail = detail
+        self.fix = fix
+    }
+}
+
+/// What doctor found out, gathered by `DoctorFacts.gather` (I/O) and judged
+/// by `Doctor.verdicts` (pure), so the judging is tested on any facts.
+struct DoctorFacts {
+    /// How a program run ended: its status and stdout, or why it did not start.
+    enum ProgramRun: Equatable {
+        case exited(Int32, String)
+        case couldNotRun(String)
+    }
+
+    enum LedgerState: Equatable {
+        case missing
+        case present(SystemCalls.FileStatus, readFailure: String?)
+        case unusable(String)
+    }
+
+    struct UnitState: Equatable {
+        var name: String
+        /// `systemctl --user is-enabled NAME` and `is-active NAME`.
+        var enabled: ProgramRun
+        var active: ProgramRun
+    }
+
+    /// Our own environment (the terminal's session).
+    var environment: [String: String]
+    var probeChoice: ProbeChoice
+    var probeName: String
+    var probePassedOver: [String]
+    var probeSample: ProbeObservation
+    /// `systemctl --user show-environment`.
+    var managerEnvironment: ProgramRun
+    var units: [UnitState]
+    var configPath: String
+    /// (groups, exercises) or the loader's message.
+    var config: Result<(groups: Int, exercises: Int), ConfigError>
+    var ledgerPath: String
+    var ledger: LedgerState
+    var userID: UInt32
+    /// `journalctl --user -n 0`.
+    var journal: ProgramRun
+    var daemon: Result<StatusReport, BusFailure>
+}
+
+enum Doctor {
+    /// The units blockerd is made of; `required` ones FAIL when not running.
+    static let units: [(name: String, required: Bool)] = [
+        ("blockerd.service", true), ("blockerd-watchdog.timer", false), ("blocker-overlay.service", true),
+    ]
+    static let sessionVariables = ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK", "HYPRLAND_INSTANCE_SIGNATURE"]
+    static let managerFix = "log in through a session that starts systemd --user "
+        + "(loginctl enable-linger $USER keeps it running)"
+    static let installFix = "install the units: make install (into ~/.config/systemd/user), then systemctl --user daemon-reload"
+
+    static func verdicts(_ facts: DoctorFacts) -> [DoctorCheck] {
+        var checks = [session(facts), probe(facts), manager(facts)]
+        checks += unitChecks(facts)
+        checks.append(importedEnvironment(facts))
+        checks += [config(facts), ledger(facts), journal(facts), daemon(facts)]
+        return checks
+    }
+
+    static func session(_ facts: DoctorFacts) -> DoctorCheck {
+        let env = facts.environment
+        let type = env["XDG_SESSION_TYPE"].flatMap { $0.isEmpty ? nil : $0 }
+        let wayland = env["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+        let display = env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+        if let wayland {
+            return DoctorCheck(.ok, "session", "wayland (WAYLAND_DISPLAY=\(wayland)" + (display.map { ", XWayland DISPLAY=\($0)" } ?? "") + ")")
+        }
+        if let display {
+            if type == "wayland" {
+                return DoctorCheck(.warn, "session", "XDG_SESSION_TYPE=wayland but only DISPLAY=\(display) is set: "
+                                   + "an X11 probe sees XWayland windows only",
+                                   fix: "run blockerctl doctor from a terminal of the Wayland session")
+            }
+            return DoctorCheck(.ok, "session", "x11 (DISPLAY=\(display))")
+        }
+        let what = type.map { "XDG_SESSION_TYPE=\($0), and " } ?? "XDG_SESSION_TYPE, "
+        return DoctorCheck(.warn, "session", "no graphical session here (\(what)WAYLAND_DISPLAY and DISPLAY are unset)",
+                           fix: "run blockerctl doctor from a terminal inside your desktop session")
+    }
+
+    static func probe(_ facts: DoctorFacts) -> DoctorCheck {
+        let name = facts.probeChoice == .auto ? "auto → \(facts.probeName)" : facts.probeName
+        switch facts.probeSample {
+        case let .window(front, _):
+            return DoctorCheck(.ok, "probe", "\(name) answers: \(front.app) is in front")
+        case .nothing:
+            return DoctorCheck(.ok, "probe", "\(name) answers: nothing is in front")
+        case let .failed(message):
+            let skipped = facts.probePassedOver.filter { !message.contains($0) }
+            let detail = "\(name) cannot sample: \(message)" + (skipped.isEmpty ? "" : " (passed over: \(skipped.joined(separator: "; ")))")
+            return DoctorCheck(.fail, "probe", detail, fix: "see blockerctl probe; set [daemon] probe in blocker.toml")
+        }
+    }
+
+    static func manager(_ facts: DoctorFacts) -> DoctorCheck {
+        switch facts.managerEnvironment {
+        case .exited(0, _):
+            return DoctorCheck(.ok, "user manager", "systemctl --user answers")
+        case let .exited(status, _):
+            return DoctorCheck(.fail, "user manager", "systemctl --user cannot reach it (exit \(status))", fix: managerFix)
+        case let .couldNotRun(reason):
+            return DoctorCheck(.fail, "user manager", "cannot run systemctl: \(reason)",
+                               fix: "blocker runs under systemd's user manager; install systemd")
+        }
+    }
+
+    static func managerReachable(_ facts: DoctorFacts) -> Bool {
+        if case .exited(0, _) = facts.managerEnvironment { return true }
+        return false
+    }
+
+    static func unitChecks(_ facts: DoctorFacts) -> [DoctorCheck] {
+        guard managerReachable(facts) else {
+            return [DoctorCheck(.fail, "units", "not checked: the user manager is unreachable (see above)")]
+        }
+        return facts.units.map { unit in
+            let required = units.first { $0.name == unit.name }?.required ?? true
+            return unitCheck(unit, required: required)
+        }
+    }
+
+    static func unitCheck(_ unit: DoctorFacts.UnitState, required: Bool) -> DoctorCheck {
+        let name = unit.name
+        let enabled = firstWord(unit.enabled) ?? "not-found"
+        let active = firstWord(unit.active) ?? "unknown"
+        let running = ["active", "activating", "reloading"].contains(active)
+        let notRunning: DoctorCheck.Level = required ? .fail : .warn
+        switch enabled {
+        case "not-found", "":
+            return DoctorCheck(.fail, name, "not installed", fix: installFix)
+        case "masked", "masked-runtime":
+            return DoctorCheck(.fail, name, "masked: it cannot start", fix: "systemctl --user unmask \(name)")
+        case "disabled":
+            if running {
+                return DoctorCheck(.warn, name, "active, but disabled: it will not start at the next login",
+                                   fix: "systemctl --user enable \(name)")
+            }
+            return DoctorCheck(notRunning, name, "installed, but disabled and \(active)",
+                               fix: "systemctl --user enable --now \(name)")
+        default:
+            if running { return DoctorCheck(.ok, name, "\(enabled), \(active)") }
+            let why = name == "blockerd.service" ? "; see why with: blockerctl logs" : "; see why with: journalctl --user -u \(name)"
+            return DoctorCheck(notRunning, name, "\(enabled), but \(active)", fix: "systemctl --user start \(name)" + why)
+        }
+    }
+
+    static func importedEnvironment(_ facts: DoctorFacts) -> DoctorCheck {
+        let subject = "session environment"
+        guard managerReachable(facts), case let .exited(_, text) = facts.managerEnvironment else {
+            return DoctorCheck(.warn, subject, "not checked: the user manager is unreachable")
+        }
+        let manager = parseEnvironment(text)
+        let mine = sessionVariables.compactMap { key in facts.environment[key].flatMap { $0.isEmpty ? nil : (key, $0) } }
+        let importFix = "systemctl --user import-environment \(sessionVariables.prefix(3).joined(separator: " ")) "
+            + "(in your session startup), then systemctl --user restart blockerd"
+        if facts.probeChoice == .command {
+            return DoctorCheck(.ok, subject, "not needed: the command probe does not read the display")
+        }
+        if mine.isEmpty {
+            let has = ["WAYLAND_DISPLAY", "DISPLAY"].compactMap { key in manager[key].map { "\(key)=\($0)" } }
+            if has.isEmpty {
+                return DoctorCheck(.warn, subject, "the user manager has neither WAYLAND_DISPLAY nor DISPLAY: blockerd cannot see windows",
+                                   fix: importFix)
+            }
+            return DoctorCheck(.ok, subject, "the user manager has \(has.joined(separator: ", "))")
+        }
+        let missing = mine.filter { manager[$0.0] == nil }.map(\.0)
+        if !missing.isEmpty {
+            return DoctorCheck(.fail, subject, "the user manager lacks \(missing.joined(separator: ", ")): blockerd cannot see this session's windows",
+                               fix: importFix)
+        }
+        let different = mine.filter { manager[$0.0] != $0.1 }
+        if !different.isEmpty {
+            let text = different.map { "\($0.0)=\(manager[$0.0]!) (this terminal: \($0.1))" }.joined(separator: ", ")
+            return DoctorCheck(.warn, subject, "the user manager has \(text)", fix: importFix)
+        }
+        return DoctorCheck(.ok, subject, "imported: " + mine.map { "\($0.0)=\($0.1)" }.joined(separator: ", "))
+    }
+
+    static func config(_ facts: DoctorFacts) -> DoctorCheck {
+        switch facts.config {
+        case let .success(counts):
+            return DoctorCheck(.ok, "config", "\(facts.configPath): \(counted(counts.groups, "group")), \(counted(counts.exercises, "exercise"))")
+        case let .failure(error):
+            return DoctorCheck(.fail, "config", error.description, fix: "fix it, then: blockerctl config check && blockerctl reload")
+        }
+    }
+
+    static func ledger(_ facts: DoctorFacts) -> DoctorCheck {
+        let path = facts.ledgerPath
+        switch facts.ledger {
+        case .missing:
+            return DoctorCheck(.warn, "ledger", "\(path) does not exist yet (blockerd creates it when it first starts)",
+                               fix: BusFailureText.startFix)
+        case let .unusable(reason):
+            return DoctorCheck(.fail, "ledger", "cannot look at \(path): \(reason)", fix: "check the state directory's permissions")
+        case let .present(status, readFailure):
+            guard status.isRegularFile else {
+                return DoctorCheck(.fail, "ledger", "\(path) is not a regular file", fix: "move it away; blockerd creates a new ledger")
+            }
+            if let readFailure {
+                return DoctorCheck(.fail, "ledger", "cannot read \(path): \(readFailure)",
+                                   fix: "chown $USER \(path) && chmod 600 \(path)")
+            }
+            if status.ownerUID != facts.userID {
+                return DoctorCheck(.fail, "ledger", "\(path) belongs to uid \(status.ownerUID), not to you (uid \(facts.userID))",
+                                   fix: "chown $USER \(path)")
+            }
+            if status.permissions != 0o600 {
+                return DoctorCheck(.warn, "ledger", "\(path) has mode \(octal(status.permissions)); the ledger should be private (0600)",
+                                   fix: "chmod 600 \(path)")
+            }
+            return DoctorCheck(.ok, "ledger", "\(path) (0600)")
+        }
+    }
+
+    static func journal(_ facts: DoctorFacts) -> DoctorCheck {
+        let fix = "add yourself to the systemd-journal group, or make the journal persistent (Storage=persistent in journald.conf)"
+        switch facts.journal {
+        case .exited(0, _):
+            return DoctorCheck(.ok, "journal", "journalctl --user answers")
+        case let .exited(status, _):
+            return DoctorCheck(.warn, "journal", "journalctl --user -n 0 failed (exit \(status)): blockerctl logs will show nothing", fix: fix)
+        case let .couldNotRun(reason):
+            return DoctorCheck(.warn, "journal", "cannot run journalctl: \(reason)", fix: "journalctl comes with systemd")
+        }
+    }
+
+    static func daemon(_ facts: DoctorFacts) -> DoctorCheck {
+        switch facts.daemon {
+        case let .success(report) where report.probeOK:
+            return DoctorCheck(.ok, "daemon", "answering: balance \(DurationText.format(report.balanceMs)), probe \(report.probeName) ok")
+        case let .success(report):
+            return DoctorCheck(.warn, "daemon", "answering, but its \(report.probeName) probe fails: \(report.probeError ?? "no reason given")",
+                               fix: "see blockerctl logs; blockerd needs the session environment (see above)")
+        case let .failure(failure):
+            let text = BusFailureText.failure(failure)
+            return DoctorCheck(.fail, "daemon", text.message, fix: text.fix)
+        }
+    }
+
+    /// `OK    subject   detail`, with the fix on the next line, aligned under the detail.
+    static func render(_ checks: [DoctorCheck], printer: Printer) -> [String] {
+        let width = (checks.map(\.subject.count).max() ?? 0) + 2
+        var lines: [String] = []
+        for check in checks {
+            let style: Style = switch check.level { case .ok: .green; case .warn: .yellow; case .fail: .red }
+            lines.append(printer.paint(check.level.rawValue.padding(to: 4), style) + "  " + check.subject.padding(to: width) + check.detail)
+            if let fix = check.fix {
+                lines.append(String(repeating: " ", count: 6 + width) + "fix: " + fix)
+            }
+        }
+        return lines
+    }
+
+    static func parseEnvironment(_ text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            result[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return result
+    }
+
+    private static func firstWord(_ run: DoctorFacts.ProgramRun) -> String? {
+        guard case let .exited(_, text) = run else { return nil }
+        return text.split(whereSeparator: { $0.isWhitespace }).first.map(String.init)
+    }
+
+    private static func octal(_ mode: UInt32) -> String {
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}

@@ -1,0 +1,85 @@
+import BlockerBus
+import BlockerConfig
+import BlockerCore
+import BlockerProbes
+
+/// `blockerctl doctor [--config FILE]`
+struct DoctorCommand: BlockerCommand {
+    static let spec = CommandSpec(
+        ["doctor"],
+        abstract: "Check everything blocker needs, one line each (OK/WARN/FAIL) with the fix",
+        options: [.value("--config", "FILE", help: "the config to check and take [daemon] from (default: the XDG config)")],
+        discussion: """
+            Checks: the session type, the probe `auto` would pick and whether it answers, the systemd user
+            manager, the units (installed, enabled, active), the session environment imported into the user
+            manager, the config, the ledger, the journal, and blockerd answering. Exit status 1 if any FAIL.
+            """)
+
+    let configPath: String?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        configPath = arguments.value("--config")
+    }
+
+    func run(_ context: CommandContext) throws(CommandFailure) {
+        let facts = DoctorFacts.gather(context, configPath: configPath ?? BlockerPaths.configFile(environment: context.environment))
+        let checks = Doctor.verdicts(facts)
+        for line in Doctor.render(checks, printer: context.out) { context.out.line(line) }
+        let failed = checks.filter { $0.level == .fail }.count
+        if failed > 0 {
+            throw CommandFailure("\(failed) of \(checks.count) checks failed (the FAIL lines above say how to fix them)")
+        }
+    }
+}
+
+extension DoctorFacts {
+    /// Looks at this machine: programs run with argv (no shell), files stat'ed,
+    /// the probe sampled once, blockerd asked for its status.
+    static func gather(_ context: CommandContext, configPath: String) -> DoctorFacts {
+        let environment = context.environment
+        let loaded: Result<Config, ConfigError>
+        do { loaded = .success(try Config.load(path: configPath)) } catch { loaded = .failure(error) }
+        let config = (try? loaded.get()) ?? Config()
+        let selection = ProbeSelection.select(config.daemon.probe, settings: config.daemon, environment: environment)
+        let sample = ProbeObservation(selection.probe.sample(), matcher: Matcher(groups: config.groups))
+
+        let ledgerPath = BlockerPaths.ledger(environment: environment)
+        let ledger: LedgerState = switch SystemCalls.status(of: ledgerPath) {
+        case let .success(status): .present(status, readFailure: SystemCalls.readFailure(of: ledgerPath))
+        case .failure(.missing): .missing
+        case let .failure(.other(reason)): .unusable(reason)
+        }
+
+        // Their complaints would interleave with our lines; the verdicts say what failed.
+        let (manager, units, journal) = SystemCalls.withChildStderrSilenced {
+            (run(["systemctl", "--user", "show-environment"]),
+             Doctor.units.map { unit in
+                 UnitState(name: unit.name,
+                           enabled: run(["systemctl", "--user", "is-enabled", unit.name]),
+                           active: run(["systemctl", "--user", "is-active", unit.name]))
+             },
+             run(["journalctl", "--user", "-n", "0", "--no-pager"]))
+        }
+
+        let daemon: Result<StatusReport, BusFailure>
+        do {
+            let service = try context.invocation.connect(environment)
+            daemon = .success(try service.status())
+        } catch {
+            daemon = .failure(error)
+        }
+
+        return DoctorFacts(
+            environment: environment, probeChoice: config.daemon.probe, probeName: selection.probe.name,
+            probePassedOver: selection.passedOver, probeSample: sample, managerEnvironment: manager, units: units,
+            configPath: configPath, config: loaded.map { ($0.groups.count, $0.exercises.count) },
+            ledgerPath: ledgerPath, ledger: ledger, userID: SystemCalls.userID, journal: journal, daemon: daemon)
+    }
+
+    static func run(_ argv: [String]) -> ProgramRun {
+        switch Subprocess.run(argv, timeoutMs: 5000) {
+        case let .success(output): .exited(output.status, String(decoding: output.stdout, as: UTF8.self))
+        case let .failure(failure): .couldNotRun(failure.description)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import BlockerBus
+import BlockerCore
+
+/// `blockerctl history [--days N] [--json]`
+struct HistoryCommand: BlockerCommand {
+    static let daysRange: ClosedRange<UInt32> = 1...366
+
+    static let spec = CommandSpec(
+        ["history"],
+        abstract: "Show earned and used time per day and per group, as a bar chart",
+        options: [
+            .value("--days", "N", help: "how many days back, today included: 1 to 366 (default 7)"),
+            .flag("--json", help: "print [{day, earned_ms, used_ms, groups: {NAME: used_ms}}] instead"),
+        ])
+
+    let days: UInt32
+    let json: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        json = arguments.flag("--json")
+        guard let text = arguments.value("--days") else {
+            days = 7
+            return
+        }
+        guard text.count <= 4, text.allSatisfy({ $0.isASCII && $0.isNumber }), let days = UInt32(text),
+              Self.daysRange.contains(days) else {
+            throw UsageError("--days must be a whole number from 1 to 366, not \(quoted(text))")
+        }
+        self.days = days
+    }
+
+    func run(_ context: CommandContext) throws(CommandFailure) {
+        let days = self.days
+        let rows = try context.call { service throws(BusFailure) in try service.history(days: days) }
+        let history = HistoryDay.days(from: rows)
+        if json {
+            context.out.line(HistoryDay.json(history).rendered)
+            return
+        }
+        for line in HistoryChart.render(history, columns: context.terminalColumns, printer: context.out) {
+            context.out.line(line)
+        }
+    }
+}
+
+/// One day of history: the day's totals and each group's use.
+struct HistoryDay: Equatable {
+    struct GroupUse: Equatable {
+        var name: String
+        var usedMs: Milliseconds
+    }
+
+    var day: String
+    var earnedMs: Milliseconds
+    /// Metered time spent (a window in two groups counts once here).
+    var usedMs: Milliseconds
+    /// Most used first.
+    var groups: [GroupUse]
+
+    /// Rows → days in date order; the group "" row carries the totals, and
+    /// days missing between the first and the last are filled with zeros so
+    /// the chart does not hide an empty day.
+    static func days(from rows: [HistoryRow]) -> [HistoryDay] {
+        var byDay: [String: HistoryDay] = [:]
+        for row in rows {
+            var day = byDay[row.day] ?? HistoryDay(day: row.day, earnedMs: 0, usedMs: 0, groups: [])
+            if row.group.isEmpty {
+                day.earnedMs += row.earnedMs
+                day.usedMs += row.usedMs
+            } else if let index = day.groups.firstIndex(where: { $0.name == row.group }) {
+                day.groups[index].usedMs += row.usedMs
+            } else {
+                day.groups.append(GroupUse(name: row.group, usedMs: row.usedMs))
+            }
+            byDay[row.day] = day
+        }
+        var ordered = byDay.values.sorted { $0.day < $1.day }
+        for index in ordered.indices {
+            ordered[index].groups.sort { ($0.usedMs, $1.name) > ($1.usedMs, $0.name) }
+        }
+        return fillingGaps(ordered)
+    }
+
+    private static func fillingGaps(_ days: [HistoryDay]) -> [HistoryDay] {
+        guard let first = days.first.flatMap({ CivilDate(iso: $0.day) }),
+              let last = days.last.flatMap({ CivilDate(iso: $0.day) }),
+              days.allSatisfy({ CivilDate(iso: $0.day) != nil }),
+              last.daysSinceEpoch - first.daysSinceEpoch < 4000 else { return days }
+        let known = Dictionary(uniqueKeysWithValues: days.map { ($0.day, $0) })
+        var result: [HistoryDay] = []
+        var date = first
+        while date <= last {
+            let key = date.description
+            result.append(known[key] ?? HistoryDay(day: key, earnedMs: 0, usedMs: 0, groups: []))
+            date = date.adding(days: 1)
+        }
+        return result
+    }
+
+    static func json(_ days: [HistoryDay]) -> JSONValue {
+        .array(days.map { day in
+            .object([
+                ("day", .string(day.day)),
+                ("earned_ms", .integer(day.earnedMs)),
+                ("used_ms", .integer(day.usedMs)),
+                ("groups", .object(day.groups.sorted { $0.name < $1.name }.map { ($0.name, .integer($0.usedMs)) })),
+            ])
+        })
+    }
+}
+
+/// The history as horizontal bars drawn with Unicode blocks (eighths of a
+/// cell), one earned and one used bar per day, on a scale shared by all days.
+enum HistoryChart {
+    /// Left to right: 2025-06-02 Mon, a space, "earned", a space, the bar, a space, the duration.
+    static let dayWidth = 15
+    static let seriesWidth = 7
+    static let valueWidth = 8
+    static let minimumBar = 4
+
+    static func barWidth(columns: Int) -> Int {
+        max(minimumBar, columns - dayWidth - seriesWidth - valueWidth - 1)
+    }
+
+    static func render(_ days: [HistoryDay], columns: Int, printer: Printer) -> [String] {
+        guard !days.isEmpty else { return ["no history yet: nothing earned or used in these days"] }
+        let width = barWidth(columns: columns)
+        let scale = days.map { max($0.earnedMs, $0.usedMs) }.max() ?? 0
+        var lines: [String] = []
+        for day in days {
+            let label = dayLabel(day.day).padding(to: dayWidth)
+            let blank = String(repeating: " ", count: dayWidth)
+            lines.append(label + row("earned", day.earnedMs, scale: scale, width: width, style: .green, printer: printer))
+            lines.append(blank + row("used", day.usedMs, scale: scale, width: width, style: .yellow, printer: printer))
+            if !day.groups.isEmpty {
+                let groups = day.groups.map { "\($0.name) \(DurationText.format($0.usedMs))" }.joined(separator: ", ")
+                let room = max(8, columns - 1 - dayWidth - seriesWidth)
+                let shown = groups.count <= room ? groups : String(groups.prefix(room - 1)) + "…"
+                lines.append(blank + String(repeating: " ", count: seriesWidth) + printer.paint(shown, .dim))
+            }
+        }
+        let earned = days.reduce(0) { $0 + $1.earnedMs }, used = days.reduce(0) { $0 + $1.usedMs }
+        lines.append("")
+        lines.append("\(days.count) \(days.count == 1 ? "day" : "days"): earned \(DurationText.format(earned)), used \(DurationText.format(used))")
+        return lines
+    }
+
+    private static func row(_ series: String, _ ms: Milliseconds, scale: Milliseconds, width: Int,
+                            style: Style, printer: Printer) -> String {
+        let bar = self.bar(ms, scale: scale, width: width)
+        return series.padding(to: seriesWidth) + printer.paint(bar, style) + String(repeating: " ", count: width - bar.count)
+            + " " + DurationText.format(ms).leftPadding(to: valueWidth - 1)
+    }
+
+    /// The cells for `ms` out of `scale` filling `width` cells, in eighths;
+    /// anything above zero shows at least one eighth.
+    static func bar(_ ms: Milliseconds, scale: Milliseconds, width: Int) -> String {
+        guard ms > 0, scale > 0, width > 0 else { return "" }
+        let total = Int64(width) * 8
+        let (product, overflow) = min(ms, scale).multipliedReportingOverflow(by: total)
+        var eighths = overflow ? Int64(Double(min(ms, scale)) / Double(scale) * Double(total)) : (product + scale / 2) / scale
+        eighths = max(1, min(total, eighths))
+        let full = Int(eighths / 8), part = Int(eighths % 8)
+        return String(repeating: "█", count: full) + (part > 0 ? partialBlocks[part] : "")
+    }
+
+    /// Index n: a block n/8 of a cell wide.
+    static let partialBlocks = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
+
+    /// "2025-06-02 Mon" when the day parses, else as given.
+    static func dayLabel(_ day: String) -> String {
+        guard let date = CivilDate(iso: day) else { return day }
+        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        return "\(day) \(names[(date.isoWeekday - 1) % 7])"
+    }
+}

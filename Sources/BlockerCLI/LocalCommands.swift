@@ -1,0 +1,62 @@
+import BlockerConfig
+import BlockerCore
+
+/// `blockerctl config check [FILE]`
+struct ConfigCheckCommand: BlockerCommand {
+    static let spec = CommandSpec(
+        ["config", "check"],
+        abstract: "Check blocker.toml with the daemon's own loader (no daemon needed)",
+        arguments: [.optional("FILE", help: "the file to check (default: $XDG_CONFIG_HOME/blocker/blocker.toml)")],
+        discussion: "Mistakes are reported as FILE:LINE:COLUMN: message, or FILE: KEY: message.")
+
+    let file: String?
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        file = arguments.argument("FILE")
+        if file == "" { throw UsageError("FILE is empty; give a path, or leave it out for the default") }
+    }
+
+    func run(_ context: CommandContext) throws(CommandFailure) {
+        let path = file ?? BlockerPaths.configFile(environment: context.environment)
+        do {
+            let config = try Config.load(path: path)
+            context.out.line("\(path): " + context.out.paint("ok", .green) + " (\(Self.summary(config)))")
+        } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// "2 groups, 1 exercise"
+    static func summary(_ config: Config) -> String {
+        "\(counted(config.groups.count, "group")), \(counted(config.exercises.count, "exercise"))"
+    }
+}
+
+func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
+/// `blockerctl logs [-f]`
+struct LogsCommand: BlockerCommand {
+    static let spec = CommandSpec(
+        ["logs"],
+        abstract: "Show blockerd's journal (runs journalctl --user -u blockerd.service)",
+        options: [.flag("--follow", short: "-f", help: "keep printing new lines as they come")])
+
+    let follow: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        follow = arguments.flag("--follow")
+    }
+
+    /// journalctl's argv: ISO timestamps; no pager when the output is not a terminal.
+    static func journalctlArguments(follow: Bool, stdoutIsTerminal: Bool) -> [String] {
+        ["journalctl", "--user", "-u", "blockerd.service", "-o", "short-iso"]
+            + (follow ? ["-f"] : []) + (stdoutIsTerminal ? [] : ["--no-pager"])
+    }
+
+    func run(_ context: CommandContext) throws(CommandFailure) {
+        let argv = Self.journalctlArguments(follow: follow, stdoutIsTerminal: context.invocation.stdoutIsTerminal)
+        let reason = context.invocation.replaceProcess(argv)
+        throw CommandFailure("cannot run journalctl: \(reason)",
+                             fix: "journalctl comes with systemd; make sure it is installed and on PATH")
+    }
+}

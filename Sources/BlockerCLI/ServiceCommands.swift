@@ -1,0 +1,126 @@
+import BlockerBus
+import BlockerCore
+
+/// `blockerctl earn REPS [EXERCISE]`
+struct EarnCommand: BlockerCommand {
+    static let repsRange: ClosedRange<UInt32> = 1...1000
+
+    static let spec = CommandSpec(
+        ["earn"],
+        abstract: "Log repetitions of an exercise and earn screen time",
+        arguments: [
+            .required("REPS", help: "how many repetitions: a whole number from 1 to 1000"),
+            .optional("EXERCISE", help: "one of [earn] in blocker.toml; may be left out when only one is configured"),
+        ],
+        discussion: "Example: blockerctl earn 20 pushups")
+
+    let reps: UInt32
+    /// "" lets blockerd choose (it refuses, listing them, when several are configured).
+    let exercise: String
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        let text = arguments.argument("REPS")!
+        guard let reps = Self.parseReps(text) else {
+            throw UsageError("REPS must be a whole number from 1 to 1000, not \(quoted(text))")
+        }
+        self.reps = reps
+        let exercise = arguments.argument("EXERCISE")
+        if exercise == "" { throw UsageError("EXERCISE is empty; name one of [earn], or leave it out") }
+        self.exercise = exercise ?? ""
+    }
+
+    /// ASCII digits only (no sign, no point), within 1…1000.
+    static func parseReps(_ text: String) -> UInt32? {
+        guard !text.isEmpty, text.count <= 10, text.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let value = UInt32(text), repsRange.contains(value) else { return nil }
+        return value
+    }
+
+    func run(_ context: CommandContext) throws(CommandFailure) {
+        let (reps, exercise) = (self.reps, self.exercise)
+        let result = try context.call { service throws(BusFailure) in try service.earn(exercise: exercise, reps: reps) }
+        let what = exercise.isEmpty ? "\(reps) reps" : "\(reps) \(exercise)"
+        context.out.line("earned \(context.out.paint(DurationText.format(result.earnedMs), .green)) for \(what); "
+                         + "balance \(context.out.paint(DurationText.format(result.balanceMs), .bold))")
+    }
+}
+
+/// `blockerctl block TARGET --for DURATION`
+struct BlockCommand: BlockerCommand {
+    static let shortest: Milliseconds = 60_000
+    static let longest: Milliseconds = 7 * 86_400_000
+
+    static let spec = CommandSpec(
+        ["block"],
+        abstract: "Block a group (or an app of some group) for a while, whatever the balance",
+        arguments: [.required("TARGET", help: "a group name from blocker.toml, or an app listed in some group")],
+        options: [.value("--for", "DURATION", required: true, help: "how long, 1m to 7d: 30m, 1h30m, 2d")],
+        discussion: "Example: blockerctl block social --for 2h\nOnly blockerctl unblock ends it early; schedules and daily limits are separate.")
+
+    let target: String
+    let durationMs: Milliseconds
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        target = arguments.argument("TARGET")!
+        guard !target.isEmpty else { throw UsageError("TARGET is empty; name a group or an app") }
+        durationMs = try Self.parseDuration(arguments.value("--for")!)
+    }
+
+    /// 1 minute to 7 days; every refusal says what to write instead.
+    static func parseDuration(_ text: String) throws(UsageError) -> Milliseconds {
+        if text.hasPrefix("-") {
+            throw UsageError("--for \(text): a block cannot last a negative time; give 1m to 7d, like --for 30m")
+        }
+        let ms: Milliseconds
+        do { ms = try DurationText.parse(text) } catch {
+            throw UsageError("--for \(quoted(text)) is not a duration: every number needs a unit (d, h, m, s), "
+                             + "like 90s, 30m, 1h30m, 2d")
+        }
+        if ms < shortest { throw UsageError("--for \(text) is too short: a block lasts at least 1m, like --for 30m") }
+        if ms > longest { throw UsageError("--for \(text) is too long: a block lasts at most 7d, like --for 7d") }
+        return ms
+    }
+
+    func run(_ context: CommandContext) throws(CommandFailure) {
+        let (target, seconds) = (self.target, UInt64(durationMs / 1000))
+        let until = try context.call { service throws(BusFailure) in try service.blockFor(target: target, seconds: seconds) }
+        let when = context.localClock.describe(until, now: context.invocation.clock())
+        context.out.line("blocked \(target) until \(context.out.paint(when, .bold)) (\(DurationText.format(durationMs)))")
+    }
+}
+
+/// `blockerctl unblock TARGET`
+struct UnblockCommand: BlockerCommand {
+    static let spec = CommandSpec(
+        ["unblock"],
+        abstract: "End a timed block early (schedules and daily limits stay)",
+        arguments: [.required("TARGET", help: "the group or app given to blockerctl block")])
+
+    let target: String
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        target = arguments.argument("TARGET")!
+        guard !target.isEmpty else { throw UsageError("TARGET is empty; name a group or an app") }
+    }
+
+    func run(_ context: CommandContext) throws(CommandFailure) {
+        let target = self.target
+        try context.call { service throws(BusFailure) in try service.unblock(target: target) }
+        context.out.line("unblocked \(target) (timed blocks only; schedules and daily limits still apply)")
+    }
+}
+
+/// `blockerctl reload`
+struct ReloadCommand: BlockerCommand {
+    static let spec = CommandSpec(
+        ["reload"],
+        abstract: "Make blockerd read blocker.toml again",
+        discussion: "A config with a mistake is refused and blockerd keeps the one it had; check first with blockerctl config check.")
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {}
+
+    func run(_ context: CommandContext) throws(CommandFailure) {
+        try context.call { service throws(BusFailure) in try service.reload() }
+        context.out.line("blockerd reloaded blocker.toml")
+    }
+}

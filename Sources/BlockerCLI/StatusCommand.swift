@@ -1,0 +1,119 @@
+import BlockerBus
+import BlockerCore
+
+/// `blockerctl status [--json]`
+struct StatusCommand: BlockerCommand {
+    static let spec = CommandSpec(
+        ["status"],
+        abstract: "Show the balance, the window in front and whether it is shielded",
+        options: [.flag("--json", help: "print the status as one JSON object (the documented contract)")],
+        discussion: """
+            --json prints {"balance_ms", "metered", "locked", "foreground" {app, title, pid, groups} or null,
+            "shield" {active, reason, app, until_ms}, "today" {used_ms, earned_ms}, "probe" {name, ok, error}}.
+            reason is one of balance, timed-block, schedule, daily-limit.
+            """)
+
+    let json: Bool
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        json = arguments.flag("--json")
+    }
+
+    func run(_ context: CommandContext) throws(CommandFailure) {
+        let report = try context.call { service throws(BusFailure) in try service.status() }
+        if json {
+            context.out.line(StatusText.json(report).rendered)
+        } else {
+            for line in StatusText.human(report, clock: context.localClock, now: context.invocation.clock(), printer: context.out) {
+                context.out.line(line)
+            }
+        }
+    }
+}
+
+/// `status` output, pure.
+enum StatusText {
+    static func json(_ report: StatusReport) -> JSONValue {
+        .object([
+            ("balance_ms", .integer(report.balanceMs)),
+            ("metered", .bool(report.metered)),
+            ("locked", .bool(report.locked)),
+            ("foreground", report.foreground.map(foregroundJSON) ?? .null),
+            ("shield", .object([
+                ("active", .bool(report.shield.active)),
+                ("reason", .optional(report.shield.reason)),
+                ("app", .optional(report.shield.app)),
+                ("until_ms", .integer(report.shield.untilMs)),
+            ])),
+            ("today", .object([
+                ("used_ms", .integer(report.todayUsedMs)),
+                ("earned_ms", .integer(report.todayEarnedMs)),
+            ])),
+            ("probe", .object([
+                ("name", .string(report.probeName)),
+                ("ok", .bool(report.probeOK)),
+                ("error", .optional(report.probeError)),
+            ])),
+        ])
+    }
+
+    /// `{"app", "title", "pid", "groups"}`: shared by `status --json` and `probe --json`.
+    static func foregroundJSON(_ foreground: StatusReport.Foreground) -> JSONValue {
+        .object([
+            ("app", .string(foreground.app)),
+            ("title", .string(foreground.title)),
+            ("pid", foreground.pid.map { .integer(Int64($0)) } ?? .null),
+            ("groups", .array(foreground.groups.map(JSONValue.string))),
+        ])
+    }
+
+    static func human(_ report: StatusReport, clock: LocalClock, now: Int64, printer: Printer) -> [String] {
+        var rows: [(label: String, value: String)] = []
+        let balance = DurationText.format(report.balanceMs)
+        rows.append(("balance", printer.paint(balance, report.balanceMs > 0 ? .bold : .red)))
+
+        if report.locked {
+            rows.append(("front", "screen locked (nothing is spent)"))
+        } else if let front = report.foreground {
+            rows.append(("front", describe(front)))
+        } else {
+            rows.append(("front", "nothing in front"))
+        }
+        rows.append(("spending", report.metered && !report.locked
+                        ? printer.paint("yes", .yellow) + " (a metered app is in front)" : "no"))
+
+        if report.shield.active {
+            var text = printer.paint("up", .red)
+            if let app = report.shield.app { text += " over \(app)" }
+            if let reason = report.shield.reason { text += " — " + reasonText(reason) }
+            if report.shield.untilMs > 0 { text += " until " + clock.describe(report.shield.untilMs, now: now) }
+            rows.append(("shield", text))
+        } else {
+            rows.append(("shield", "down"))
+        }
+        rows.append(("today", "\(DurationText.format(report.todayUsedMs)) used, \(DurationText.format(report.todayEarnedMs)) earned"))
+        let probe = report.probeOK
+            ? "\(report.probeName), " + printer.paint("ok", .green)
+            : "\(report.probeName), " + printer.paint("failing", .red) + (report.probeError.map { ": \($0)" } ?? "")
+        rows.append(("probe", probe))
+        return AlignedRows.render(rows)
+    }
+
+    static func describe(_ front: StatusReport.Foreground) -> String {
+        var parts = [front.app]
+        if !front.title.isEmpty { parts.append(quoted(front.title)) }
+        if let pid = front.pid { parts.append("pid \(pid)") }
+        parts.append(front.groups.isEmpty ? "(no group)" : "[\(front.groups.joined(separator: ", "))]")
+        return parts.joined(separator: "  ")
+    }
+
+    static func reasonText(_ reason: String) -> String {
+        switch reason {
+        case "balance": "balance spent (earn more: blockerctl earn REPS)"
+        case "timed-block": "timed block"
+        case "schedule": "scheduled block"
+        case "daily-limit": "daily limit reached"
+        default: reason
+        }
+    }
+}

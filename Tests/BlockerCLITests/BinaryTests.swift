@@ -1,0 +1,172 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The built `blockerctl` executable, run as a subprocess.
+@Suite struct BinaryTests {
+    /// Next to the test bundle in the build directory.
+    static var binary: String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
+        // On Linux the tests run from blockerPackageTests.xctest in the products directory.
+        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("blockerctl").path
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// An environment with no session bus to find: a real bus client fails
+    /// the same way the stand-in factory does.
+    static let noBus = ["HOME": "/nonexistent-home", "PATH": "/usr/bin:/bin", "TZ": "UTC",
+                        "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "XDG_RUNTIME_DIR": "/nonexistent"]
+
+    func run(_ arguments: [String], environment: [String: String] = BinaryTests.noBus) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func helpListsEveryCommand() throws {
+        let result = try run(["--help"])
+        #expect(result.status == 0 && result.stderr.isEmpty)
+        for name in ["status", "earn", "block", "unblock", "history", "probe", "config check", "reload", "logs", "doctor"] {
+            #expect(result.stdout.contains("\n  \(name) "), "\(name) listed")
+        }
+        let earn = try run(["earn", "--help"])
+        #expect(earn.status == 0 && earn.stdout.hasPrefix("usage: blockerctl earn REPS [EXERCISE]\n"))
+    }
+
+    @Test func version() throws {
+        let result = try run(["--version"])
+        #expect(result.status == 0 && result.stdout == "blockerctl 0.1.0\n")
+    }
+
+    @Test func aUsageErrorExitsTwo() throws {
+        let result = try run(["earn", "1000000000"])
+        #expect(result.status == 2 && result.stdout.isEmpty)
+        #expect(result.stderr == "blockerctl: error: REPS must be a whole number from 1 to 1000, not \"1000000000\"\nusage: blockerctl earn REPS [EXERCISE]\nsee blockerctl earn --help\n")
+        let unknown = try run(["stauts"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("did you mean \"status\"?"))
+    }
+
+    @Test func configCheck() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let good = try directory.write("good.toml", "[earn]\npushups = 1\n")
+        let bad = try directory.write("bad.toml", "[earn]\npushups = \n")
+        let ok = try run(["config", "check", good])
+        #expect(ok.status == 0 && ok.stdout == "\(good): ok (0 groups, 1 exercise)\n")
+        let refused = try run(["config", "check", bad])
+        #expect(refused.status == 1 && refused.stdout.isEmpty)
+        #expect(refused.stderr.hasPrefix("blockerctl: error: \(bad):2:"))
+    }
+
+    @Test func statusWithoutABusExplainsAndExitsOne() throws {
+        let result = try run(["status"])
+        #expect(result.status == 1 && result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("blockerctl: error: blockerd is not running ("))
+        #expect(result.stderr.hasSuffix(" — start it with: systemctl --user start blockerd\n"))
+        let json = try run(["status", "--json"])
+        #expect(json.status == 1 && json.stdout.isEmpty)
+    }
+
+    @Test func logsReplacesItselfWithJournalctl_standInJournalctlOnPATH() throws {
+        // A stand-in journalctl (the real one has no journal here) that prints its argv.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("journalctl", "#!/bin/sh\necho \"pid $$\"\nprintf '%s\\n' \"$@\"\n", mode: 0o755)
+        var environment = Self.noBus
+        environment["PATH"] = directory.path + ":/usr/bin:/bin"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["logs", "-f"]
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        var lines = text.split(separator: "\n").map(String.init)
+        // execvp: the script runs in blockerctl's own process.
+        #expect(lines.removeFirst() == "pid \(process.processIdentifier)")
+        #expect(lines == ["--user", "-u", "blockerd.service", "-o", "short-iso", "-f", "--no-pager"])
+    }
+
+    @Test func probeWatchPrintsOneLinePerChangeUntilInterrupted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = try probeConfig(in: directory, pollInterval: "200ms")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["probe", "--watch", "--config", config]
+        process.environment = Self.noBus
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        // Never leave it behind, whatever fails below.
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        let reader = LineReader(descriptor: out.fileHandleForReading.fileDescriptor)
+
+        let first = try #require(reader.next(timeoutMs: 5000))
+        #expect(first.hasSuffix("  nothing in front"))
+        try directory.write("front.json", "{\"app\":\"firefox\",\"title\":\"News\",\"pid\":9}")
+        let second = try #require(reader.next(timeoutMs: 5000))
+        #expect(second.hasSuffix("  firefox  \"News\"  pid 9  [video, browsers]"))
+        // Time of day first: HH:MM:SS.
+        #expect(second.prefix(8).filter { $0 == ":" }.count == 2)
+        // The same answer again is not a change.
+        #expect(reader.next(timeoutMs: 700) == nil)
+        try directory.write("front.json", "{\"app\":\"firefox\",\"title\":\"News\",\"pid\":9,\"locked\":true}")
+        #expect(try #require(reader.next(timeoutMs: 5000)).hasSuffix("  [locked] firefox  \"News\"  pid 9  [video, browsers]"))
+
+        kill(process.processIdentifier, SIGINT)
+        for _ in 0..<100 where process.isRunning { usleep(50_000) }
+        #expect(!process.isRunning, "Ctrl-C ends the watch")
+        guard !process.isRunning else { return }
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+}
+
+/// Lines from a pipe, each within a deadline.
+final class LineReader {
+    let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    func next(timeoutMs: Int32) -> String? {
+        var waited: Int32 = 0
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            guard waited < timeoutMs else { return nil }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 50) >= 0 else { return nil }
+            waited += 50
+            if entry.revents != 0 {
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let count = read(descriptor, &chunk, chunk.count)
+                if count <= 0 { return nil }
+                buffer += chunk[..<count]
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import BlockerBus
+@testable import BlockerCLI
+import BlockerCore
+import Testing
+
+@Suite struct DoctorVerdictTests {
+    /// A machine where everything is right.
+    static func healthy() -> DoctorFacts {
+        DoctorFacts(
+            environment: ["XDG_SESSION_TYPE": "x11", "DISPLAY": ":0"],
+            probeChoice: .auto, probeName: "x11", probePassedOver: ["hyprland: HYPRLAND_INSTANCE_SIGNATURE is not set"],
+            probeSample: .window(.init(app: "firefox", title: "t", pid: 1, groups: []), locked: false),
+            managerEnvironment: .exited(0, "HOME=/home/u\nDISPLAY=:0\nPATH=/usr/bin\n"),
+            units: Doctor.units.map { .init(name: $0.name, enabled: .exited(0, "enabled\n"), active: .exited(0, "active\n")) },
+            configPath: "/home/u/.config/blocker/blocker.toml", config: .success((groups: 2, exercises: 1)),
+            ledgerPath: "/home/u/.local/state/blocker/blocker.db",
+            ledger: .present(.init(isRegularFile: true, isDirectory: false, permissions: 0o600, ownerUID: 1000), readFailure: nil),
+            userID: 1000, journal: .exited(0, ""), daemon: .success(RecordingService.sampleReport))
+    }
+
+    func check(_ subject: String, in facts: DoctorFacts) throws -> DoctorCheck {
+        try #require(Doctor.verdicts(facts).first { $0.subject == subject })
+    }
+
+    @Test func aHealthyMachineIsAllOK() {
+        let checks = Doctor.verdicts(Self.healthy())
+        #expect(checks.map(\.subject) == ["session", "probe", "user manager", "blockerd.service", "blockerd-watchdog.timer",
+                                          "blocker-overlay.service", "session environment", "config", "ledger", "journal", "daemon"])
+        #expect(checks.allSatisfy { $0.level == .ok && $0.fix == nil })
+        #expect(checks[1].detail == "auto → x11 answers: firefox is in front")
+        #expect(checks[6].detail == "imported: DISPLAY=:0")
+    }
+
+    @Test func sessionType() throws {
+        var facts = Self.healthy()
+        facts.environment = ["XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-1", "DISPLAY": ":1"]
+        #expect(try check("session", in: facts) == DoctorCheck(.ok, "session", "wayland (WAYLAND_DISPLAY=wayland-1, XWayland DISPLAY=:1)"))
+        facts.environment = ["XDG_SESSION_TYPE": "wayland", "DISPLAY": ":1"]
+        #expect(try check("session", in: facts).level == .warn)
+        facts.environment = ["XDG_SESSION_TYPE": "tty"]
+        let none = try check("session", in: facts)
+        #expect(none.level == .warn && none.detail.contains("XDG_SESSION_TYPE=tty") && none.fix != nil)
+    }
+
+    @Test func aProbeThatCannotSampleFails() throws {
+        var facts = Self.healthy()
+        facts.probeName = "none"
+        facts.probePassedOver = ["sway: SWAYSOCK is not set", "x11: DISPLAY is not set"]
+        facts.probeSample = .failed("no probe can run here (sway: SWAYSOCK is not set)")
+        let verdict = try check("probe", in: facts)
+        #expect(verdict.level == .fail)
+        // Reasons already in the message are not repeated.
+        #expect(verdict.detail == "auto → none cannot sample: no probe can run here (sway: SWAYSOCK is not set) (passed over: x11: DISPLAY is not set)")
+    }
+
+    @Test func anUnreachableUserManagerFailsAndSkipsWhatNeedsIt() {
+        var facts = Self.healthy()
+        facts.managerEnvironment = .exited(1, "")
+        let checks = Doctor.verdicts(facts)
+        #expect(checks.first { $0.subject == "user manager" }?.level == .fail)
+        #expect(checks.first { $0.subject == "user manager" }?.fix == Doctor.managerFix)
+        #expect(checks.filter { $0.subject.hasSuffix(".service") || $0.subject.hasSuffix(".timer") }.isEmpty)
+        #expect(checks.first { $0.subject == "units" }?.level == .fail)
+        #expect(checks.first { $0.subject == "session environment" }?.level == .warn)
+        facts.managerEnvironment = .couldNotRun("cannot run systemctl: No such file or directory")
+        #expect(Doctor.verdicts(facts).first { $0.subject == "user manager" }?.level == .fail)
+    }
+
+    @Test(arguments: [
+        ("blockerd.service", "enabled", "active", DoctorCheck.Level.ok, nil as String?),
+        ("blockerd.service", "static", "active", .ok, nil),
+        ("blockerd.service", "", "inactive", .fail, Doctor.installFix),
+        ("blockerd.service", "not-found", "inactive", .fail, Doctor.installFix),
+        ("blockerd.service", "masked", "inactive", .fail, "systemctl --user unmask blockerd.service"),
+        ("blockerd.service", "disabled", "inactive", .fail, "systemctl --user enable --now blockerd.service"),
+        ("blockerd.service", "disabled", "active", .warn, "systemctl --user enable blockerd.service"),
+        ("blockerd.service", "enabled", "failed", .fail, "systemctl --user start blockerd.service; see why with: blockerctl logs"),
+        ("blockerd-watchdog.timer", "disabled", "inactive", .warn, "systemctl --user enable --now blockerd-watchdog.timer"),
+        ("blockerd-watchdog.timer", "enabled", "inactive", .warn,
+         "systemctl --user start blockerd-watchdog.timer; see why with: journalctl --user -u blockerd-watchdog.timer"),
+        ("blocker-overlay.service", "enabled", "inactive", .fail,
+         "systemctl --user start blocker-overlay.service; see why with: journalctl --user -u blocker-overlay.service"),
+    ])
+    func unitStates(unit: String, enabled: String, active: String, level: DoctorCheck.Level, fix: String?) throws {
+        var facts = Self.healthy()
+        let index = try #require(facts.units.firstIndex { $0.name == unit })
+        facts.units[index] = .init(name: unit, enabled: .exited(enabled.isEmpty ? 1 : 0, enabled + "\n"), active: .exited(3, active + "\n"))
+        let verdict = try check(unit, in: facts)
+        #expect(verdict.level == level)
+        #expect(verdict.fix == fix)
+    }
+
+    @Test func sessionEnvironmentImport() throws {
+        var facts = Self.healthy()
+        facts.environment = ["WAYLAND_DISPLAY": "wayland-1", "SWAYSOCK": "/run/user/1000/sway.sock"]
+        facts.managerEnvironment = .exited(0, "HOME=/home/u\n")
+        let missing = try check("session environment", in: facts)
+        #expect(missing.level == .fail)
+        #expect(missing.detail == "the user manager lacks WAYLAND_DISPLAY, SWAYSOCK: blockerd cannot see this session's windows")
+        #expect(missing.fix?.hasPrefix("systemctl --user import-environment WAYLAND_DISPLAY DISPLAY SWAYSOCK") == true)
+
+        facts.managerEnvironment = .exited(0, "WAYLAND_DISPLAY=wayland-0\nSWAYSOCK=/run/user/1000/sway.sock\n")
+        let stale = try check("session environment", in: facts)
+        #expect(stale.level == .warn && stale.detail == "the user manager has WAYLAND_DISPLAY=wayland-0 (this terminal: wayland-1)")
+
+        facts.environment = [:]
+        #expect(try check("session environment", in: facts).level == .ok)
+        facts.managerEnvironment = .exited(0, "HOME=/home/u\n")
+        #expect(try check("session environment", in: facts).level == .warn)
+        facts.probeChoice = .command
+        #expect(try check("session environment", in: facts).level == .ok)
+    }
+
+    @Test func configLedgerJournalAndDaemon() throws {
+        var facts = Self.healthy()
+        facts.config = .failure(ConfigError(file: "/c.toml", line: 3, column: 18, message: "expected a string"))
+        let config = try check("config", in: facts)
+        #expect(config.level == .fail && config.detail == "/c.toml:3:18: expected a string")
+
+        facts.ledger = .missing
+        #expect(try check("ledger", in: facts).level == .warn)
+        facts.ledger = .present(.init(isRegularFile: true, isDirectory: false, permissions: 0o644, ownerUID: 1000), readFailure: nil)
+        let open = try check("ledger", in: facts)
+        #expect(open.level == .warn && open.detail.contains("mode 0644") && open.fix == "chmod 600 \(facts.ledgerPath)")
+        facts.ledger = .present(.init(isRegularFile: true, isDirectory: false, permissions: 0o600, ownerUID: 0), readFailure: nil)
+        #expect(try check("ledger", in: facts).level == .fail)
+        facts.ledger = .present(.init(isRegularFile: true, isDirectory: false, permissions: 0o000, ownerUID: 1000), readFailure: "Permission denied")
+        #expect(try check("ledger", in: facts).level == .fail)
+        facts.ledger = .present(.init(isRegularFile: false, isDirectory: true, permissions: 0o700, ownerUID: 1000), readFailure: nil)
+        #expect(try check("ledger", in: facts).detail.hasSuffix("is not a regular file"))
+
+        facts.journal = .exited(1, "")
+        #expect(try check("journal", in: facts).level == .warn)
+
+        facts.daemon = .failure(.notRunning("no bus"))
+        let daemon = try check("daemon", in: facts)
+        #expect(daemon.level == .fail && daemon.fix == BusFailureText.startFix)
+        var failing = RecordingService.sampleReport
+        failing.probeOK = false
+        failing.probeError = "DISPLAY is not set"
+        facts.daemon = .success(failing)
+        #expect(try check("daemon", in: facts).detail == "answering, but its x11 probe fails: DISPLAY is not set")
+    }
+
+    @Test func renderingAlignsDetailsAndFixes() {
+        let lines = Doctor.render([DoctorCheck(.ok, "config", "fine"), DoctorCheck(.fail, "daemon", "down", fix: "start it")],
+                                  printer: Printer(output: CapturedOutput(), color: false))
+        #expect(lines == ["OK    config  fine", "FAIL  daemon  down", "              fix: start it"])
+    }
+}
+
+@Suite struct DoctorRunTests {
+    /// The real gathering on this machine (no user manager, no daemon, no session).
+    @Test func doctorHereReportsEveryCheckAndFails() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = try probeConfig(in: directory)
+        try directory.write("state/blocker/blocker.db", "", mode: 0o644)
+        let run = blockerctl(["doctor", "--config", config],
+                             environment: ["HOME": directory.path, "XDG_STATE_HOME": directory.path + "/state", "PATH": "/usr/bin:/bin"])
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        for subject in ["session", "probe", "config", "ledger", "journal", "daemon"] {
+            #expect(lines.contains { $0.dropFirst(6).hasPrefix(subject + " ") }, "\(subject) checked")
+        }
+        #expect(lines.contains { $0.hasPrefix("OK    probe") && $0.hasSuffix("command answers: nothing is in front") })
+        #expect(lines.contains { $0.hasPrefix("OK    config") && $0.contains("2 groups, 1 exercise") })
+        #expect(lines.contains { $0.hasPrefix("WARN  ledger") && $0.contains("mode 0644") })
+        #expect(lines.contains { $0.hasPrefix("FAIL  daemon") })
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("blockerctl: error: ") && run.stderr.contains("checks failed"))
+    }
+}

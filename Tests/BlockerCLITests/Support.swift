@@ -1,0 +1,156 @@
+import BlockerBus
+@testable import BlockerCLI
+import BlockerCore
+import Foundation
+import Testing
+
+/// An in-memory blockerd for the CLI's own tests (the real bus client comes
+/// with the bus branch): answers from its fields and records every call, so a
+/// test can check that a usage error called nothing.
+final class RecordingService: BlockerService {
+    enum Call: Equatable {
+        case status
+        case earn(exercise: String, reps: UInt32)
+        case blockFor(target: String, seconds: UInt64)
+        case unblock(target: String)
+        case history(days: UInt32)
+        case reload
+    }
+
+    private(set) var calls: [Call] = []
+    /// When set, every call fails with it (after being recorded).
+    var failure: BusFailure?
+    var report = RecordingService.sampleReport
+    var earned: (earnedMs: Int64, balanceMs: Int64) = (300_000, 3_900_000)
+    var blockedUntil: Int64 = 0
+    var historyRows: [HistoryRow] = []
+
+    static let sampleReport = StatusReport(
+        balanceMs: 3_900_000, metered: true, locked: false,
+        foreground: .init(app: "firefox", title: "YouTube — \"Mozilla\" Firefox", pid: 42, groups: ["video"]),
+        shield: .init(active: false, reason: nil, app: nil, untilMs: 0),
+        todayUsedMs: 1_500_000, todayEarnedMs: 1_800_000, probeName: "x11", probeOK: true, probeError: nil)
+
+    private func record(_ call: Call) throws(BusFailure) {
+        calls.append(call)
+        if let failure { throw failure }
+    }
+
+    func status() throws(BusFailure) -> StatusReport {
+        try record(.status)
+        return report
+    }
+
+    func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
+        try record(.earn(exercise: exercise, reps: reps))
+        return earned
+    }
+
+    func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64 {
+        try record(.blockFor(target: target, seconds: seconds))
+        return blockedUntil
+    }
+
+    func unblock(target: String) throws(BusFailure) {
+        try record(.unblock(target: target))
+    }
+
+    func history(days: UInt32) throws(BusFailure) -> [HistoryRow] {
+        try record(.history(days: days))
+        return historyRows
+    }
+
+    func reload() throws(BusFailure) {
+        try record(.reload)
+    }
+}
+
+/// What one in-process `blockerctl` run left behind.
+struct CLIRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    /// How many times the command asked for a connection.
+    var connections: Int
+    var execed: [[String]]
+}
+
+/// 2025-06-02 12:00:00 UTC, a Monday.
+let testNow: Int64 = 1_748_865_600_000
+
+/// Runs `blockerctl ARGS` in this process against `service` (nil: no daemon).
+func blockerctl(_ arguments: [String], service: RecordingService? = nil,
+                environment: [String: String] = ["TZ": "UTC", "HOME": "/nonexistent-home"],
+                terminal: Bool = false, now: Int64 = testNow) -> CLIRun {
+    let out = CapturedOutput(), err = CapturedOutput()
+    final class Counter { var connections = 0; var execed: [[String]] = [] }
+    let counter = Counter()
+    let invocation = Invocation(
+        environment: environment, stdout: out, stderr: err, stdoutIsTerminal: terminal,
+        connect: { (_: [String: String]) throws(BusFailure) -> any BlockerService in
+            counter.connections += 1
+            guard let service else { throw BusFailure.notRunning("no session bus in this test") }
+            return service
+        },
+        clock: { now },
+        replaceProcess: { argv in
+            counter.execed.append(argv)
+            return "exec is recorded, not done, in this test"
+        })
+    let status = BlockerCtl.run(arguments, invocation)
+    return CLIRun(status: status, stdout: out.text, stderr: err.text, connections: counter.connections, execed: counter.execed)
+}
+
+/// Parses one JSON document with Foundation (the CLI itself writes it by hand).
+func parseJSON(_ text: String) throws -> Any {
+    try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+}
+
+func object(_ value: Any?) throws -> [String: Any] {
+    try #require(value as? [String: Any])
+}
+
+/// A fresh directory under /tmp; removed by `remove()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("blockerctl-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    @discardableResult
+    func write(_ name: String, _ text: String, mode: Int = 0o600) throws -> String {
+        let file = path + "/" + name
+        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try text.write(toFile: file, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file)
+        return file
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A config whose command probe prints whatever `front.json` in `directory` holds.
+func probeConfig(in directory: TemporaryDirectory, pollInterval: String = "200ms") throws -> String {
+    let front = try directory.write("front.json", "null")
+    _ = front
+    return try directory.write("blocker.toml", """
+        [daemon]
+        probe = "command"
+        poll-interval = "\(pollInterval)"
+        probe-command = ["/bin/cat", "\(directory.path)/front.json"]
+
+        [earn]
+        pushups = 0.5
+
+        [[group]]
+        name = "video"
+        apps = ["firefox"]
+
+        [[group]]
+        name = "browsers"
+        apps = ["firefox", "chromium"]
+        """)
+}
