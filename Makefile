@@ -8,7 +8,7 @@ DOCDIR   ?= $(PREFIX)/share/doc/blocker
 UNITDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
 CONFDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/blocker
 SWIFT    ?= swift
-PROGRAMS := blockerd
+PROGRAMS := blockerd blockerctl
 UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer
 
 .PHONY: all build release check deps install install-files uninstall bench clean
@@ -22,7 +22,7 @@ build: deps
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib $(foreach p,$(PROGRAMS),--product $(p))
+	for p in $(PROGRAMS); do $(SWIFT) build -c release --static-swift-stdlib --product $$p || exit 1; done
 
 install: release
 	$(MAKE) install-files BINSRC="$$($(SWIFT) build -c release --show-bin-path)"

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --static-swift-stdlib --product blockerd >&2
+swift build -c release --static-swift-stdlib --product blocker-bench >&2
 bin=$(swift build -c release --show-bin-path)
 printf '| %-46s | %15s | %-22s |\n' "measurement" "result" "target"
 printf '|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..48})" "$(printf -- '-%.0s' {1..17})" "$(printf -- '-%.0s' {1..24})"
