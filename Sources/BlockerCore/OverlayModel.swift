@@ -1,0 +1,184 @@
+/// What blocker-overlay shows and when: the pure half of the overlay, so it is
+/// tested without a display. The GTK half only draws what this decides.
+
+/// A shield as blockerd announces it (`ShieldChanged`, or `Status` after a restart).
+public struct OverlayShield: Equatable, Sendable {
+    public var active: Bool
+    public var app: String
+    /// As sent on the bus: `balance`, `timed-block`, `schedule`, `daily-limit` ("" when down).
+    public var reason: String
+    /// Unix ms when the shield lifts by itself; 0 when only earning lifts it.
+    public var untilMs: Int64
+
+    public init(active: Bool, app: String, reason: String, untilMs: Int64) {
+        self.active = active; self.app = app; self.reason = reason; self.untilMs = untilMs
+    }
+}
+
+/// The words on the cover's card.
+public struct OverlayCard: Equatable, Sendable {
+    /// The covered app, the headline.
+    public var app: String
+    /// "Out of earned time", "Bedtime until 07:00"…
+    public var reason: String
+    /// "Balance 0s".
+    public var balance: String
+    /// The honor-system form (exercise, reps, Log) — only when earning lifts the shield.
+    public var offersEarning: Bool
+    /// Under a hard block: why logging reps would not help.
+    public var footnote: String?
+}
+
+/// Shown or hidden, and with what: follows blockerd's signals.
+public struct OverlayModel: Sendable {
+    /// What the cover must do after an event.
+    public enum Change: Equatable, Sendable {
+        /// Nothing visible changes.
+        case none
+        /// The cover appears (it was hidden).
+        case show
+        /// The cover stays up with new words.
+        case update
+        /// The cover goes away.
+        case hide
+    }
+
+    /// The active shield on screen; nil while hidden.
+    public private(set) var shield: OverlayShield?
+    public private(set) var balanceMs: Int64 = 0
+
+    public init() {}
+
+    public var isShown: Bool { shield != nil }
+
+    /// A `ShieldChanged` signal or a `Status` reply. An inactive shield never shows.
+    public mutating func shieldChanged(_ new: OverlayShield, balanceMs: Int64) -> Change {
+        let balanceMoved = balanceMs != self.balanceMs
+        self.balanceMs = balanceMs
+        guard new.active, !new.app.isEmpty else {
+            defer { shield = nil }
+            return shield == nil ? .none : .hide
+        }
+        defer { shield = new }
+        if shield == nil { return .show }
+        return shield != new || balanceMoved ? .update : .none
+    }
+
+    /// `BalanceChanged`: only the balance line moves.
+    public mutating func balanceChanged(_ balanceMs: Int64) -> Change {
+        guard balanceMs != self.balanceMs else { return .none }
+        self.balanceMs = balanceMs
+        return shield == nil ? .none : .update
+    }
+
+    /// blockerd left the bus (stopped or crashed). Stopping must not block, so
+    /// the cover goes; a restarted daemon re-announces what is shielded.
+    public mutating func daemonStopped() -> Change {
+        defer { shield = nil }
+        return shield == nil ? .none : .hide
+    }
+
+    /// The card for the shield on screen, nil while hidden. `group` names the
+    /// group whose daily limit was reached (see `limitGroup`).
+    public func card(now: Int64, zone: TimeZoneRules, group: String?) -> OverlayCard? {
+        guard let shield else { return nil }
+        let reason = ShieldReason(rawValue: shield.reason)
+        let words = reason.map {
+            ShieldText.reason($0, group: group, until: shield.untilMs > 0 ? shield.untilMs : nil, now: now, zone: zone)
+        } ?? "Blocked"
+        let earning = reason == .balance
+        return OverlayCard(app: shield.app, reason: words, balance: "Balance " + DurationText.format(balanceMs),
+                           offersEarning: earning,
+                           footnote: earning ? nil : "Logging reps does not lift this block.")
+    }
+
+    /// The group whose daily limit covers `app`: the first of the window's own
+    /// groups (from `Status`, titles considered) that has a limit, else the
+    /// first group listing the app that has one. `ShieldChanged` does not name it.
+    public static func limitGroup(app: String, windowGroups: [String], config groups: [AppGroup]) -> String? {
+        let limited = groups.filter { $0.dailyLimit != nil }
+        if let name = windowGroups.first(where: { name in limited.contains { $0.name == name } }) { return name }
+        let key = app.lowercased()
+        return limited.first { $0.apps.contains(key) }?.name
+    }
+}
+
+/// One cover per monitor: which covers to add and drop when monitors come and go.
+public struct MonitorCovers<Monitor: Hashable> {
+    /// The monitors that have a cover, in the display's order.
+    public private(set) var monitors: [Monitor] = []
+
+    public init() {}
+
+    /// Brings the covers in line with `current`; returns what to create and what to destroy.
+    public mutating func reconcile(_ current: [Monitor]) -> (added: [Monitor], removed: [Monitor]) {
+        let have = Set(monitors), want = Set(current)
+        let removed = monitors.filter { !want.contains($0) }
+        var seen = Set<Monitor>()
+        let added = current.filter { !have.contains($0) && seen.insert($0).inserted }
+        var ordered: [Monitor] = []
+        var kept = Set<Monitor>()
+        for monitor in current where kept.insert(monitor).inserted { ordered.append(monitor) }
+        monitors = ordered
+        return (added, removed)
+    }
+
+    /// The one monitor whose cover holds the form and takes the keyboard:
+    /// the primary one when the display names one we cover, else the first.
+    public func formMonitor(primary: Monitor?) -> Monitor? {
+        if let primary, monitors.contains(primary) { return primary }
+        return monitors.first
+    }
+}
+
+extension MonitorCovers: Sendable where Monitor: Sendable {}
+
+/// Why the reps field cannot be logged; `description` is shown under it.
+public enum RepsInputError: Error, Equatable, Sendable, CustomStringConvertible {
+    case empty
+    case notANumber(String)
+    case outOfRange(ClosedRange<UInt32>)
+
+    public var description: String {
+        switch self {
+        case .empty: "Type how many reps you did, then press Enter"
+        case let .notANumber(text): "“\(text.count > 24 ? text.prefix(24) + "…" : text)” is not a number of reps — type digits, like 20"
+        case let .outOfRange(allowed): "Reps go from \(allowed.lowerBound) to \(allowed.upperBound)"
+        }
+    }
+}
+
+/// The reps field: digits only (spaces around are fine), within what blockerd accepts.
+public enum RepsInput {
+    public static func parse(_ text: String, allowed: ClosedRange<UInt32>) -> Result<UInt32, RepsInputError> {
+        let trimmed = trimmed(text)
+        guard !trimmed.isEmpty else { return .failure(.empty) }
+        guard trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .failure(.notANumber(trimmed)) }
+        // More digits than any allowed count: out of range, not an overflow.
+        let digits = trimmed.drop { $0 == "0" }
+        guard digits.count <= 10, let value = UInt64(digits.isEmpty ? "0" : digits),
+              value <= UInt64(UInt32.max), allowed.contains(UInt32(value)) else {
+            return .failure(.outOfRange(allowed))
+        }
+        return .success(UInt32(value))
+    }
+
+    /// "20 pushups earn 10m 00s", under the field while typing; nil when the text is not a valid count.
+    public static func preview(_ text: String, exercise: Exercise?, allowed: ClosedRange<UInt32>) -> String? {
+        guard let exercise, case let .success(reps) = parse(text, allowed: allowed) else { return nil }
+        let (earned, overflow) = exercise.perRep.multipliedReportingOverflow(by: Int64(reps))
+        guard !overflow else { return nil }
+        return "\(reps) \(exercise.name) earn \(DurationText.format(earned))"
+    }
+
+    /// Without the blanks and line ends around it (a paste may bring them).
+    private static func trimmed(_ text: String) -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        return String(text.drop(while: isBlank).reversed().drop(while: isBlank).reversed())
+    }
+
+    /// The exercise menu's label: "pushups · 30s a rep".
+    public static func label(_ exercise: Exercise) -> String {
+        "\(exercise.name) · \(DurationText.format(exercise.perRep)) a rep"
+    }
+}
