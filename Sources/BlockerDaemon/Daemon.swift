@@ -1,3 +1,4 @@
+import BlockerBus
 import BlockerConfig
 import BlockerCore
 import BlockerProbes
@@ -8,23 +9,30 @@ public enum StartFailure: Error, CustomStringConvertible {
     case config(ConfigError)
     case timeZone(TimeZoneError)
     case alreadyRunning(StateLockError)
+    /// Another process owns the bus name (its pid when the bus daemon knows it).
+    case nameTaken(BlockerServer.ClaimFailure)
     case storage(StoreError)
+    /// The event loop or the bus could not be set up.
+    case system(String)
 
     public var description: String {
         switch self {
         case let .config(e): e.description
         case let .timeZone(e): e.description
         case let .alreadyRunning(e): e.description
+        case let .nameTaken(e): e.description
         case let .storage(e): e.description
+        case let .system(why): why
         }
     }
 
-    /// sysexits: 78 EX_CONFIG (RestartPreventExitStatus), 75 EX_TEMPFAIL, 73 EX_CANTCREAT.
+    /// sysexits: 78 EX_CONFIG (RestartPreventExitStatus), 75 EX_TEMPFAIL, 73 EX_CANTCREAT, 71 EX_OSERR.
     public var exitStatus: Int32 {
         switch self {
         case .config, .timeZone: 78
-        case .alreadyRunning: 75
+        case .alreadyRunning, .nameTaken: 75
         case .storage: 73
+        case .system: 71
         }
     }
 }
@@ -57,6 +65,8 @@ public final class Daemon {
     public private(set) var probeError: String?
     /// The current storage failure, nil while the ledger writes.
     public private(set) var storageError: String?
+    /// Whether the last answering probe said the screen is locked.
+    public private(set) var locked = false
 
     public init(options: DaemonOptions, log: LogSink, environment: [String: String]) throws(StartFailure) {
         self.options = options
@@ -150,11 +160,12 @@ public final class Daemon {
                                fields: [("PROBE", probe.name)]))
         case let .failure(failure):
             probeError = failure.message
-        case .success where probeError != nil:
+        case let .success(sample) where probeError != nil:
+            locked = sample.locked
             probeError = nil
             log.write(LogEvent(.probeRecovered, "Probe \(probe.name) answers again", fields: [("PROBE", probe.name)]))
-        case .success:
-            break
+        case let .success(sample):
+            locked = sample.locked
         }
     }
 
@@ -197,6 +208,29 @@ public final class Daemon {
         observer?.balanceChanged(result.balance)
         redecide(wall: wall)
         return result
+    }
+
+    /// Blocks `target` (a group name or an app, already resolved) until
+    /// `untilMs`, durably; a running block is only ever extended. Returns
+    /// the block's end and re-decides the shield at once.
+    public func block(target: String, untilMs: Int64, wall: Int64 = Clocks.wall) throws(StoreError) -> Int64 {
+        let end = try ledger.setTimedBlock(target: target, untilMs: untilMs)
+        log.write(LogEvent(priority: .info, "Timed block on \(target) until \(untilMs) (Unix ms), "
+                           + "\(DurationText.format(max(end - wall, 0))) from now"))
+        redecide(wall: wall)
+        return end
+    }
+
+    /// Ends the timed block on `target`; false when none was running (nothing
+    /// is written then). Schedules and daily limits are untouched: the shield
+    /// is recomputed from whatever rules remain.
+    public func unblock(target: String, wall: Int64 = Clocks.wall) throws(StoreError) -> Bool {
+        let key = target.lowercased()
+        guard ledger.timedBlocks(activeAtMs: wall).contains(where: { $0.target == key }) else { return false }
+        _ = try ledger.removeTimedBlock(target: key)
+        log.write(LogEvent(priority: .info, "Timed block on \(key) lifted"))
+        redecide(wall: wall)
+        return true
     }
 
     /// Flushes the ledger; never raises a shield (stopping must not block).

@@ -1,19 +1,26 @@
+import BlockerBus
+import BlockerConfig
 import BlockerCore
 import Glibc
 
 /// Drives a `Daemon` from one sd_event loop: a timer at `poll-interval`, the
-/// probe's event fd, a wake-up at the instant the balance runs out, and
-/// SIGTERM/SIGINT/SIGHUP. WATCHDOG=1 follows only a completed tick.
+/// probe's event fd, a wake-up at the instant the balance runs out,
+/// SIGTERM/SIGINT/SIGHUP, and the session bus. WATCHDOG=1 follows only a
+/// completed tick.
 public final class DaemonLoop {
     public let daemon: Daemon
     public let loop: EventLoop
+    /// The D-Bus API; nil when there is no session bus (the daemon still enforces).
+    public private(set) var bus: BusService?
     private var pollTimer: Timer!
     private var zeroTimer: Timer!
     private var probeSource: EventSource?
     private var watched: (fd: Int32?, generation: Int) = (nil, 0)
     private let watchdog: Bool
 
-    public init(daemon: Daemon) throws(SystemdError) {
+    /// `server` has already taken the bus name; it joins this loop and
+    /// answers from `daemon`.
+    public init(daemon: Daemon, server: BlockerServer? = nil) throws(SystemdError) {
         self.daemon = daemon
         loop = try EventLoop()
         watchdog = ServiceManager.watchdogInterval != nil
@@ -22,6 +29,34 @@ public final class DaemonLoop {
         try loop.onSignal(SIGTERM) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGINT) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGHUP) { [unowned self] in self.reload() }
+        if let server {
+            let service = BusService(daemon: daemon, server: server) { [unowned self] in self.reload() }
+            try loop.attach(server)
+            do { try server.export(service) } catch { throw SystemdError(call: error.call, errno: error.errno) }
+            daemon.observer = service
+            bus = service
+        }
+    }
+
+    /// Starts blockerd in the order its promises need: the bus name first (a
+    /// second daemon leaves without touching the state lock or the ledger),
+    /// then the config, the lock and the ledger, then the loop.
+    public static func start(options: DaemonOptions, log: LogSink,
+                             environment: [String: String]) throws(StartFailure) -> DaemonLoop {
+        var server: BlockerServer?
+        do {
+            server = try BlockerServer.claim(environment: environment)
+        } catch let failure {
+            switch failure {
+            case .nameTaken: throw .nameTaken(failure)
+            case .noBus, .failed:
+                // Enforcing matters more than being reachable: run, and say why nobody can talk to us.
+                log.write(LogEvent(priority: .warning,
+                                   "\(failure.description); blockerctl and the overlay cannot reach blockerd"))
+            }
+        }
+        let daemon = try Daemon(options: options, log: log, environment: environment)
+        do { return try DaemonLoop(daemon: daemon, server: server) } catch { throw .system("\(error)") }
     }
 
     /// Ticks once, says READY=1, and runs until a stop signal; returns the exit status.
@@ -31,15 +66,19 @@ public final class DaemonLoop {
         let code: Int32
         do { code = try loop.run() } catch { code = 1 }
         daemon.shutdown()
+        bus?.server.flush()
         return code
     }
 
-    public func reload() {
+    /// SIGHUP and `Reload()`: a bad config is refused and the old one stays.
+    @discardableResult
+    public func reload() -> Result<Void, ConfigError> {
         ServiceManager.notify("RELOADING=1\nMONOTONIC_USEC=\(loop.now)")
-        daemon.reload()
+        let result = daemon.reload()
         watchProbe()
         tick()
         ServiceManager.notify("READY=1\nSTATUS=\(daemon.statusLine)")
+        return result
     }
 
     /// One tick, then the next one armed a poll interval from now.

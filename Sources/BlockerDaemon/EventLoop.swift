@@ -1,3 +1,4 @@
+import BlockerBus
 import CSystemd
 import Glibc
 
@@ -39,6 +40,11 @@ public final class EventLoop {
 
     public func exit(code: Int32) {
         sd_event_exit(event, code)
+    }
+
+    /// Serves `server`'s bus connection from this loop (sd_bus_attach_event).
+    public func attach(_ server: BlockerServer) throws(SystemdError) {
+        do { try server.attach(toEvent: event) } catch { throw SystemdError(call: error.call, errno: error.errno) }
     }
 
     /// CLOCK_MONOTONIC now, in µs, as the loop sees it (cached per iteration).

@@ -30,20 +30,21 @@ do {
     fail("\(error)", status: 64)
 }
 
-do {
-    let daemon = try Daemon(options: options, log: log, environment: environment)
-    let loop = try DaemonLoop(daemon: daemon)
+do throws(StartFailure) {
+    let loop = try DaemonLoop.start(options: options, log: log, environment: environment)
+    let daemon = loop.daemon
     log.write(LogEvent(.start, "blockerd started (probe \(daemon.probe.name), config \(options.configPath))",
                        fields: [("PROBE", daemon.probe.name), ("BALANCE_MS", "\(daemon.ledger.balance)")]))
     exit(loop.run())
-} catch let failure as StartFailure {
+} catch let failure {
     if log is JournalSink {
         // Structured in the journal; the plain line below would only repeat it there.
-        let kind: EventKind = failure.exitStatus == 78 ? .configError : .storageError
-        log.write(LogEvent(kind, failure.description))
+        switch failure.exitStatus {
+        case 78: log.write(LogEvent(.configError, failure.description))
+        case 73: log.write(LogEvent(.storageError, failure.description))
+        default: log.write(LogEvent(priority: .error, failure.description))
+        }
         exit(failure.exitStatus)
     }
     fail(failure.description, status: failure.exitStatus)
-} catch {
-    fail("\(error)", status: 1)
 }

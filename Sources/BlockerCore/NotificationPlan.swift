@@ -1,0 +1,79 @@
+/// A desktop notification blockerd wants shown (org.freedesktop.Notifications).
+public struct NotificationRequest: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable {
+        /// A `[warn] before` threshold was crossed.
+        case warning
+        /// Under the last threshold: one notification, updated in place.
+        case countdown
+        /// The shield went up.
+        case shieldUp
+    }
+    public enum Urgency: UInt8, Sendable { case low = 0, normal = 1, critical = 2 }
+
+    public var kind: Kind
+    public var summary: String
+    public var body: String
+    public var urgency: Urgency
+}
+
+/// Decides which notifications a tick deserves: one per threshold crossing,
+/// a countdown updated in place under the last threshold, "Time's up" when
+/// the shield goes up — and none while the screen is locked. Pure; the daemon
+/// sends what it returns and remembers the countdown's id.
+public struct NotificationPlan: Sendable {
+    public let thresholds: [Milliseconds]
+    /// The countdown's text last shown, so an unchanged text is not re-sent.
+    private var countdownText: String?
+
+    public init(thresholds: [Milliseconds]) {
+        self.thresholds = thresholds.sorted(by: >)
+    }
+
+    public struct Tick: Sendable {
+        public var app: String?
+        public var metered: Bool
+        public var locked: Bool
+        public var balance: Milliseconds
+        /// Thresholds the balance crossed this tick.
+        public var crossed: [Milliseconds]
+        /// The shield, when it just went up this tick.
+        public var shieldRaised: Shield?
+        public var shieldText: String?
+
+        public init(app: String?, metered: Bool, locked: Bool, balance: Milliseconds, crossed: [Milliseconds],
+                    shieldRaised: Shield? = nil, shieldText: String? = nil) {
+            self.app = app; self.metered = metered; self.locked = locked; self.balance = balance
+            self.crossed = crossed; self.shieldRaised = shieldRaised; self.shieldText = shieldText
+        }
+    }
+
+    public mutating func plan(_ tick: Tick) -> [NotificationRequest] {
+        if tick.locked { return [] }
+        var out: [NotificationRequest] = []
+        let app = tick.app ?? "this app"
+        if let shield = tick.shieldRaised {
+            countdownText = nil
+            let summary = shield.reason == .balance ? "Time's up for \(shield.app)" : "\(shield.app) is blocked"
+            let body = (tick.shieldText ?? "") + (shield.reason == .balance ? " — earn more with: blockerctl earn REPS" : "")
+            return [NotificationRequest(kind: .shieldUp, summary: summary, body: body, urgency: .normal)]
+        }
+        guard tick.metered, tick.balance > 0 else {
+            countdownText = nil
+            return []
+        }
+        // The smallest crossed threshold speaks for the tick (a jump over several says one thing).
+        if let threshold = tick.crossed.min(), threshold != thresholds.last {
+            out.append(NotificationRequest(kind: .warning, summary: "\(DurationText.format(threshold)) left for \(app)",
+                                           body: "Earned time left: \(DurationText.format(tick.balance))", urgency: .normal))
+        }
+        if let last = thresholds.last, tick.balance <= last {
+            let text = "\(DurationText.format(tick.balance)) left for \(app)"
+            if text != countdownText {
+                countdownText = text
+                out.append(NotificationRequest(kind: .countdown, summary: text,
+                                               body: "Earn more with: blockerctl earn REPS", urgency: .low))
+            }
+        }
+        return out
+    }
+}

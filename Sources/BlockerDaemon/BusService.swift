@@ -1,0 +1,156 @@
+import BlockerBus
+import BlockerCore
+import BlockerStore
+
+/// blockerd's side of the D-Bus API: answers `BlockerServer`'s calls from the
+/// daemon's state and turns the daemon's events into signals. The server has
+/// checked the caller's uid and the numeric bounds already; what needs the
+/// config (exercise names, block targets) is resolved here.
+public final class BusService: BlockerServerHandler, DaemonObserver {
+    public let server: BlockerServer
+    private let daemon: Daemon
+    private let reloadConfig: () -> Result<Void, ConfigError>
+    /// The app the shield covered last, so ShieldChanged(false, …) can name it.
+    private var coveredApp = ""
+
+    init(daemon: Daemon, server: BlockerServer, reload: @escaping () -> Result<Void, ConfigError>) {
+        self.daemon = daemon
+        self.server = server
+        self.reloadConfig = reload
+    }
+
+    // MARK: methods
+
+    public func status() throws(MethodError) -> StatusReport {
+        let wall = Clocks.wall
+        let today = daemon.meter.zone.localDate(atMs: wall).description
+        let summary: DaySummary?
+        do { summary = try daemon.ledger.history(fromDay: today, toDay: today).first } catch {
+            throw .storageError("\(error)")
+        }
+        let decision = daemon.meter.lastDecision
+        let foreground = daemon.meter.lastWindow.map {
+            StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: decision.groups)
+        }
+        let shield = daemon.shield.map {
+            StatusReport.ShieldState(active: true, reason: $0.reason.rawValue, app: $0.app, untilMs: $0.until ?? 0)
+        } ?? StatusReport.ShieldState(active: false, reason: nil, app: nil, untilMs: 0)
+        return StatusReport(balanceMs: daemon.ledger.balance, metered: decision.metered, locked: daemon.locked,
+                            foreground: foreground, shield: shield,
+                            todayUsedMs: summary?.spentMs ?? 0, todayEarnedMs: summary?.earnedMs ?? 0,
+                            probeName: daemon.probe.name, probeOK: daemon.probeError == nil,
+                            probeError: daemon.probeError)
+    }
+
+    public func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {
+        let chosen = try Self.resolveExercise(exercise, config: daemon.config, configPath: daemon.options.configPath)
+        do {
+            let result = try daemon.earn(exercise: chosen, reps: Int(reps))
+            return (result.earned, result.balance)
+        } catch {
+            throw .storageError("nothing was credited: \(error)")
+        }
+    }
+
+    public func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64 {
+        let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
+        let wall = Clocks.wall
+        do { return try daemon.block(target: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) } catch {
+            throw .storageError("nothing was blocked: \(error)")
+        }
+    }
+
+    public func unblock(target: String) throws(MethodError) {
+        let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
+        let lifted: Bool
+        do { lifted = try daemon.unblock(target: key) } catch { throw .storageError("the block stays: \(error)") }
+        guard lifted else {
+            throw .invalidArgument("no timed block on \(key); unblock lifts only timed blocks "
+                + "(schedules and daily limits come from the config)")
+        }
+    }
+
+    public func history(days: UInt32) throws(MethodError) -> [HistoryRow] {
+        let today = daemon.meter.zone.localDate(atMs: Clocks.wall)
+        let first = today.adding(days: -(Int(days) - 1))
+        let summaries: [DaySummary]
+        do { summaries = try daemon.ledger.history(fromDay: first.description, toDay: today.description) } catch {
+            throw .storageError("\(error)")
+        }
+        return Self.historyRows(summaries, from: first, to: today)
+    }
+
+    public func reload() throws(MethodError) {
+        if case let .failure(error) = reloadConfig() {
+            throw .configError("\(error) (the previous configuration stays in force)")
+        }
+    }
+
+    // MARK: signals
+
+    public func shieldChanged(_ shield: Shield?, balance: Milliseconds) {
+        if let shield { coveredApp = shield.app }
+        server.shieldChanged(ShieldChange(active: shield != nil, app: shield?.app ?? coveredApp,
+                                          reason: shield?.reason.rawValue ?? "", balanceMs: balance,
+                                          untilMs: shield?.until ?? 0))
+    }
+
+    public func balanceChanged(_ balance: Milliseconds) {
+        server.balanceChanged(balance)
+    }
+
+    public func warning(remaining: Milliseconds) {
+        server.warning(remainingMs: remaining)
+    }
+
+    // MARK: resolving names (pure)
+
+    /// `[earn]` lookup, case-insensitive; "" means the only exercise when exactly one is configured.
+    static func resolveExercise(_ name: String, config: Config, configPath: String) throws(MethodError) -> Exercise {
+        let names = config.exercises.map(\.name)
+        guard !names.isEmpty else {
+            throw .unknownExercise("no exercises are configured; add one under [earn] in \(configPath) "
+                + "(for example: pushups = 0.5) and run: blockerctl reload")
+        }
+        if name.isEmpty {
+            if config.exercises.count == 1 { return config.exercises[0] }
+            throw .unknownExercise("say which exercise: one of \(names.joined(separator: ", "))")
+        }
+        if let exercise = config.exercise(named: name) { return exercise }
+        throw .unknownExercise("unknown exercise \"\(name)\"; configured: \(names.joined(separator: ", ")) "
+            + "(add it under [earn] in \(configPath))")
+    }
+
+    /// A block target: a group's name, or an app listed in some group's `apps`.
+    /// Returns the stored form (lowercase).
+    static func resolveTarget(_ target: String, config: Config, configPath: String) throws(MethodError) -> String {
+        let key = target.lowercased()
+        if !key.isEmpty, config.groups.contains(where: { $0.name.lowercased() == key || $0.apps.contains(key) }) {
+            return key
+        }
+        let groups = config.groups.map(\.name)
+        let known = groups.isEmpty ? "no groups are configured in \(configPath)"
+            : "groups: \(groups.joined(separator: ", "))"
+        let shown = target.isEmpty ? "an empty name" : "\"\(target)\""
+        throw .unknownTarget("\(shown) is neither a group nor an app listed in one; \(known)")
+    }
+
+    /// One totals row (group "") per day from `first` to `last`, oldest first,
+    /// each followed by that day's groups in name order. Days without activity
+    /// get a zero totals row, so a chart has every day.
+    static func historyRows(_ summaries: [DaySummary], from first: CivilDate, to last: CivilDate) -> [HistoryRow] {
+        let byDay = Dictionary(summaries.map { ($0.day, $0) }, uniquingKeysWith: { a, _ in a })
+        var rows: [HistoryRow] = []
+        var day = first
+        while day <= last {
+            let text = day.description
+            let summary = byDay[text]
+            rows.append(HistoryRow(day: text, group: "", usedMs: summary?.spentMs ?? 0, earnedMs: summary?.earnedMs ?? 0))
+            for (group, used) in (summary?.usedByGroup ?? [:]).sorted(by: { $0.key < $1.key }) {
+                rows.append(HistoryRow(day: text, group: group, usedMs: used, earnedMs: 0))
+            }
+            day = day.adding(days: 1)
+        }
+        return rows
+    }
+}

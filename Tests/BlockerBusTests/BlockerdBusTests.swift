@@ -1,0 +1,460 @@
+import BlockerCore
+import Foundation
+import Testing
+@testable import BlockerBus
+
+/// A real dbus-daemon, the real blockerd binary with the command probe, and
+/// both the Swift client and busctl talking to it. Serialized: each test runs
+/// two daemons, and the signal timings need the two cores to themselves.
+@Suite(.serialized) struct BlockerdBusTests {
+    static let invalidArgument = BusErrorName.invalidArgument.rawValue
+
+    /// The error a call ended in, or a recorded issue when it succeeded.
+    func refusal<T>(_ call: () throws(BusFailure) -> T) -> BusFailure? {
+        do {
+            let value = try call()
+            Issue.record("expected a refusal, got \(value)")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    // MARK: the contract
+
+    @Test func introspectionShowsTheContractWithParameterNames() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let bus = session.bus
+        let xml = try run(["/usr/bin/busctl", "--address=\(bus.address)", "introspect", "--xml-interface",
+                           BusNames.service, BusNames.objectPath])
+        #expect(xml.status == 0, "\(xml.stderr)")
+        for line in [
+            #"<interface name="io.github.blockerd.Blocker1">"#,
+            #"<method name="Earn">"#, #"<arg type="s" name="exercise" direction="in"/>"#,
+            #"<arg type="u" name="reps" direction="in"/>"#, #"<arg type="x" name="earned_ms" direction="out"/>"#,
+            #"<arg type="x" name="balance_ms" direction="out"/>"#,
+            #"<method name="BlockFor">"#, #"<arg type="t" name="seconds" direction="in"/>"#,
+            #"<arg type="x" name="until_ms" direction="out"/>"#,
+            #"<method name="Unblock">"#, #"<arg type="s" name="target" direction="in"/>"#,
+            #"<method name="History">"#, #"<arg type="u" name="days" direction="in"/>"#,
+            #"<arg type="a(ssxx)" name="rows" direction="out"/>"#,
+            #"<method name="Status">"#, #"<arg type="a{sv}" name="status" direction="out"/>"#,
+            #"<method name="Reload">"#,
+            #"<signal name="ShieldChanged">"#, #"<arg type="b" name="active"/>"#, #"<arg type="s" name="reason"/>"#,
+            #"<arg type="x" name="until_ms"/>"#,
+            #"<signal name="BalanceChanged">"#, #"<signal name="Warning">"#, #"<arg type="x" name="remaining_ms"/>"#,
+        ] {
+            #expect(xml.stdout.contains(line), "missing \(line)")
+        }
+        // The table form too, as people will type it.
+        let table = try run(["/usr/bin/busctl", "--address=\(bus.address)", "introspect", BusNames.service,
+                             BusNames.objectPath, BusNames.interface])
+        #expect(table.stdout.contains(".Earn") && table.stdout.contains("su") && table.stdout.contains("a(ssxx)"))
+    }
+
+    @Test func statusDescribesWhatIsInFront() throws {
+        let session = try startBlockerd(front: "notes")
+        defer { session.stop() }
+        let (bus, daemon, client) = (session.bus, session.daemon, session.client)
+        let status = try client.status()
+        #expect(status.balanceMs == 0 && !status.metered && !status.locked)
+        #expect(status.foreground == .init(app: "notes", title: "t", pid: 1, groups: ["tools"]))
+        #expect(status.shield == .init(active: false, reason: nil, app: nil, untilMs: 0))
+        #expect(status.todayUsedMs == 0 && status.todayEarnedMs == 0)
+        #expect(status.probeName == "command" && status.probeOK && status.probeError == nil)
+
+        daemon.setFront("discord", locked: false)
+        try pump(client, seconds: 3) { (try? client.status().shield.active) == true }
+        let covered = try client.status()
+        #expect(covered.metered && covered.foreground?.groups == ["social"])
+        #expect(covered.shield == .init(active: true, reason: "balance", app: "discord", untilMs: 0))
+
+        daemon.setFront("notes", locked: true)
+        try pump(client, seconds: 3) { (try? client.status().locked) == true }
+        #expect(try client.status().locked)
+
+        try daemon.scratch.write("{broken", to: "front.json")
+        try pump(client, seconds: 3) { (try? client.status().probeOK) == false }
+        let failing = try client.status()
+        #expect(!failing.probeOK && failing.probeError?.isEmpty == false)
+
+        let raw = try busctlCall(bus, "Status")
+        #expect(raw.status == 0)
+        #expect(raw.stdout.hasPrefix("a{sv} 7 "))
+        #expect(raw.stdout.contains(#""balance_ms" x 0"#) && raw.stdout.contains(#""probe" a{sv} "#))
+    }
+
+    @Test func earnCreditsAndIsOnDiskBeforeTheReply() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let (bus, daemon, client) = (session.bus, session.daemon, session.client)
+        #expect(try client.earn(exercise: "pushups", reps: 4) == (120_000, 120_000))
+        #expect(try client.earn(exercise: "PushUps", reps: 1) == (30_000, 150_000))     // case-insensitive
+        #expect(try client.earn(exercise: "", reps: 2) == (60_000, 210_000))            // the only one configured
+        let raw = try busctlCall(bus, "Earn", "su", "pushups", "1000")
+        #expect(raw.status == 0 && raw.stdout == "xx 30000000 30210000\n", "\(raw)")
+        let status = try client.status()
+        #expect(status.balanceMs == 30_210_000 && status.todayEarnedMs == 30_210_000)
+
+        // SIGKILL straight after a reply: a restarted daemon has the earning.
+        #expect(try client.earn(exercise: "pushups", reps: 1).balanceMs == 30_240_000)
+        kill(daemon.pid, SIGKILL)
+        _ = try daemon.waitForExit()
+        let again = try Blockerd(on: bus)
+        defer { again.stop() }
+        try again.launch(stateDirectory: daemon.stateDirectory)
+        try again.waitUntilAnswering(client)
+        #expect(try balance(client) == 30_240_000)
+    }
+
+    @Test func badEarnsAreRefusedWithTheirErrorAndCreditNothing() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let (bus, daemon, client) = (session.bus, session.daemon, session.client)
+        _ = try client.earn(exercise: "pushups", reps: 2)
+        let before = try balance(client)
+
+        for reps: UInt32 in [0, 1001, 1_000_000_000] {
+            let failure = refusal { () throws(BusFailure) in try client.earn(exercise: "pushups", reps: reps) }
+            #expect(failure == .refused(name: Self.invalidArgument,
+                                        message: "reps must be a whole number from 1 to 1000 (got \(reps)); nothing was credited"))
+        }
+        let unknown = refusal { () throws(BusFailure) in try client.earn(exercise: "burpees", reps: 3) }
+        #expect(unknown == .refused(name: BusErrorName.unknownExercise.rawValue,
+                                    message: "unknown exercise \"burpees\"; configured: pushups (add it under [earn] in \(daemon.configPath))"))
+
+        // Through busctl: a negative count does not even fit the signature.
+        let negative = try busctlCall(bus, "Earn", "si", "pushups", "-5")
+        #expect(negative.status != 0 && negative.stderr.contains("Invalid arguments 'si'") && negative.stderr.contains("expecting 'su'"))
+        let zero = try busctlCall(bus, "Earn", "su", "pushups", "0")
+        #expect(zero.status != 0 && zero.stderr.contains("reps must be a whole number from 1 to 1000 (got 0)"))
+        let tooMany = try busctlCall(bus, "Earn", "su", "pushups", "1001")
+        #expect(tooMany.status != 0 && tooMany.stderr.contains("(got 1001)"))
+        let nameless = try busctlCall(bus, "Earn", "su", "situps", "3")
+        #expect(nameless.status != 0 && nameless.stderr.contains("unknown exercise \"situps\"; configured: pushups"))
+
+        #expect(try balance(client) == before)
+        #expect(try client.status().todayEarnedMs == before)
+    }
+
+    @Test func anEmptyExerciseNeedsAChoiceWhenSeveralAreConfigured() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let (daemon, client) = (session.daemon, session.client)
+        try daemon.writeConfig(testConfig(directory: daemon.scratch.path, earn: "pushups = 0.5\nsquats = 1"))
+        try client.reload()
+        let failure = refusal { () throws(BusFailure) in try client.earn(exercise: "", reps: 1) }
+        #expect(failure == .refused(name: BusErrorName.unknownExercise.rawValue,
+                                    message: "say which exercise: one of pushups, squats"))
+        #expect(try balance(client) == 0)
+        #expect(try client.earn(exercise: "squats", reps: 1) == (60_000, 60_000))
+
+        try daemon.writeConfig(testConfig(directory: daemon.scratch.path, earn: ""))
+        try client.reload()
+        let none = refusal { () throws(BusFailure) in try client.earn(exercise: "", reps: 1) }
+        #expect(none?.description.hasPrefix("no exercises are configured; add one under [earn] in \(daemon.configPath)") == true)
+    }
+
+    @Test func aBadReloadIsAConfigErrorAndTheOldConfigStays() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let (bus, daemon, client) = (session.bus, session.daemon, session.client)
+        let good = testConfig(directory: daemon.scratch.path)
+        try daemon.writeConfig(good + "\nbogus-key = 1\n")
+        let failure = refusal { () throws(BusFailure) in try client.reload() }
+        guard case let .refused(name, message)? = failure else { return }
+        #expect(name == BusErrorName.configError.rawValue)
+        #expect(message.hasPrefix(daemon.configPath + ":"), "\(message)")             // file:line:column
+        #expect(message.contains("bogus-key") && message.contains("previous configuration stays"))
+        #expect(try client.earn(exercise: "pushups", reps: 1).earnedMs == 30_000)    // still the old config
+
+        let raw = try busctlCall(bus, "Reload")
+        #expect(raw.status != 0 && raw.stderr.contains("bogus-key"))
+        try daemon.writeConfig(good)
+        #expect(try busctlCall(bus, "Reload").status == 0)
+    }
+
+    @Test func blockingATargetCoversItAndUnblockingLiftsOnlyThatBlock() throws {
+        let session = try startBlockerd(front: "discord")
+        defer { session.stop() }
+        let (bus, client) = (session.bus, session.client)
+        _ = try client.earn(exercise: "pushups", reps: 20)                           // 10 minutes: no balance shield
+        var changes: [ShieldChange] = []
+        let subscription = try client.onShieldChanged { changes.append($0) }
+        defer { subscription.cancel() }
+
+        let start = Int64(Date().timeIntervalSince1970 * 1000)
+        let groupUntil = try client.blockFor(target: "Social", seconds: 600)
+        #expect(abs(groupUntil - (start + 600_000)) < 5_000)
+        try pump(client, seconds: 3) { changes.contains { $0.active } }
+        #expect(changes.last == ShieldChange(active: true, app: "discord", reason: "timed-block",
+                                             balanceMs: changes.last?.balanceMs ?? -1, untilMs: groupUntil))
+        let shield = try client.status().shield
+        #expect(shield == .init(active: true, reason: "timed-block", app: "discord", untilMs: groupUntil))
+
+        // A second, longer block on the app itself: clearing the group's leaves it.
+        let appUntil = try client.blockFor(target: "discord", seconds: 604_800)
+        #expect(appUntil > groupUntil)
+        try client.unblock(target: "social")
+        #expect(try client.status().shield.active)
+        try pump(client, seconds: 0.5)
+        #expect(changes.last?.active == true)
+
+        let raw = try busctlCall(bus, "Unblock", "s", "DISCORD")
+        #expect(raw.status == 0, "\(raw)")
+        try pump(client, seconds: 3) { changes.last?.active == false }
+        #expect(changes.last == ShieldChange(active: false, app: "discord", reason: "",
+                                             balanceMs: changes.last?.balanceMs ?? -1, untilMs: 0))
+        #expect(try client.status().shield.active == false)
+
+        let again = refusal { () throws(BusFailure) in try client.unblock(target: "social") }
+        #expect(again?.description.hasPrefix("no timed block on social;") == true)
+        if case let .refused(name, _)? = again { #expect(name == Self.invalidArgument) }
+    }
+
+    @Test func badBlocksAreRefusedAndBlockNothing() throws {
+        let session = try startBlockerd(front: "notes")
+        defer { session.stop() }
+        let (bus, client) = (session.bus, session.client)
+        _ = try client.earn(exercise: "pushups", reps: 2)
+        let before = try balance(client)
+        let range = "a block lasts from 1 minute to 7 days (60 to 604800 seconds)"
+        let short = refusal { () throws(BusFailure) in try client.blockFor(target: "social", seconds: 59) }
+        #expect(short == .refused(name: Self.invalidArgument, message: "\(range), not 59s; nothing was blocked"))
+        let long = refusal { () throws(BusFailure) in try client.blockFor(target: "social", seconds: 8 * 86_400) }
+        #expect(long == .refused(name: Self.invalidArgument, message: "\(range), not 8d 00h; nothing was blocked"))
+        let unknown = refusal { () throws(BusFailure) in try client.blockFor(target: "youtube", seconds: 600) }
+        #expect(unknown == .refused(name: BusErrorName.unknownTarget.rawValue,
+                                    message: "\"youtube\" is neither a group nor an app listed in one; groups: social, tools"))
+        let unknownUnblock = refusal { () throws(BusFailure) in try client.unblock(target: "youtube") }
+        if case let .refused(name, _)? = unknownUnblock { #expect(name == BusErrorName.unknownTarget.rawValue) }
+        let nothing = refusal { () throws(BusFailure) in try client.unblock(target: "notes") }
+        #expect(nothing?.description.hasPrefix("no timed block on notes;") == true)
+
+        for (signature, target, seconds) in [("st", "social", "59"), ("st", "social", "691200"), ("st", "nope", "600")] {
+            let raw = try busctlCall(bus, "BlockFor", signature, target, seconds)
+            #expect(raw.status != 0, "\(target) \(seconds)")
+        }
+        let status = try client.status()
+        #expect(status.balanceMs == before && !status.shield.active)
+        // The bounds themselves are fine.
+        #expect(try client.blockFor(target: "tools", seconds: 60) > 0)
+        #expect(try client.blockFor(target: "notes", seconds: 604_800) > 0)
+        try pump(client, seconds: 2) { (try? client.status().shield.active) == true }
+        #expect(try client.status().shield.reason == "timed-block")
+    }
+
+    @Test func historyHasADayTotalsRowAndGroupRows() throws {
+        let session = try startBlockerd(front: "notes")
+        defer { session.stop() }
+        let (bus, daemon, client) = (session.bus, session.daemon, session.client)
+        _ = try client.earn(exercise: "pushups", reps: 2)
+        daemon.setFront("discord")
+        try pump(client, seconds: 5) { ((try? client.status().todayUsedMs) ?? 0) >= 1_000 }
+        daemon.setFront("notes")
+        try pump(client, seconds: 0.6)
+        let status = try client.status()
+
+        let today = try client.history(days: 1)
+        let day = try #require(today.first?.day)
+        #expect(today.first == HistoryRow(day: day, group: "", usedMs: status.todayUsedMs, earnedMs: 60_000))
+        #expect(status.todayUsedMs == 60_000 - status.balanceMs)
+        let social = try #require(today.first { $0.group == "social" })
+        #expect(social.usedMs == status.todayUsedMs && social.earnedMs == 0 && social.day == day)
+        #expect(today.allSatisfy { $0.day == day })
+
+        let week = try client.history(days: 7)
+        let totals = week.filter { $0.group.isEmpty }
+        #expect(totals.count == 7 && totals.last?.day == day)                      // every day, oldest first
+        #expect(totals.map(\.day) == totals.map(\.day).sorted())
+        #expect(totals.dropLast().allSatisfy { $0.usedMs == 0 && $0.earnedMs == 0 })
+        #expect(try client.history(days: 366).filter { $0.group.isEmpty }.count == 366)
+
+        for days: UInt32 in [0, 367] {
+            let failure = refusal { () throws(BusFailure) in try client.history(days: days) }
+            #expect(failure == .refused(name: Self.invalidArgument, message: "history covers 1 to 366 days (got \(days))"))
+        }
+        let raw = try busctlCall(bus, "History", "u", "1")
+        #expect(raw.status == 0 && raw.stdout.hasPrefix("a(ssxx) ") && raw.stdout.contains(#""\#(day)" "" "#))
+    }
+
+    @Test func wrongSignaturesAreRejectedBySdBusAndTheDaemonCarriesOn() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let (bus, daemon, client) = (session.bus, session.daemon, session.client)
+        let attempts: [(String, [String], String)] = [
+            ("Status", ["s", "x"], "Invalid arguments 's'"),
+            ("Earn", ["s", "pushups"], "expecting 'su'"),
+            ("Earn", ["us", "3", "pushups"], "expecting 'su'"),
+            ("BlockFor", ["su", "social", "600"], "expecting 'st'"),
+            ("Unblock", ["u", "5"], "expecting 's'"),
+            ("History", ["i", "3"], "expecting 'u'"),
+            ("Reload", ["b", "true"], "Invalid arguments 'b'"),
+        ]
+        for (member, arguments, message) in attempts {
+            let argv = ["/usr/bin/busctl", "--address=\(bus.address)", "--", "call", BusNames.service,
+                        BusNames.objectPath, BusNames.interface, member] + arguments
+            let raw = try run(argv)
+            #expect(raw.status != 0 && raw.stderr.contains(message), "\(member) \(arguments): \(raw.stderr)")
+        }
+        let unknown = try busctlCall(bus, "Withdraw", "u", "5")
+        #expect(unknown.status != 0 && unknown.stderr.contains("Withdraw"))
+        #expect(daemon.process.isRunning)
+        #expect(try balance(client) == 0)
+        #expect(try client.earn(exercise: "pushups", reps: 1).balanceMs == 30_000)
+    }
+
+    @Test func aFullDiskIsAStorageErrorAndCreditsNothing() throws {
+        let bus = try TestBus()
+        let daemon = try Blockerd(on: bus, front: nil)
+        defer { daemon.stop(); bus.stop() }
+        // The state dir is a 512 KiB tmpfs in blockerd's own mount namespace.
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        try daemon.launch(wrapper: ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                                    #"mount -t tmpfs -o size=512k,mode=0700 tmpfs "$0" && exec "$@""#,
+                                    daemon.stateDirectory])
+        let client = try bus.client()
+        try daemon.waitUntilAnswering(client)
+        #expect(try client.earn(exercise: "pushups", reps: 2).balanceMs == 60_000)
+
+        // Fill it, seen through the daemon's root.
+        let filler = "/proc/\(daemon.pid)/root\(daemon.stateDirectory)/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        #expect(fd >= 0)
+        let block = [UInt8](repeating: 0x55, count: 4096)
+        while write(fd, block, block.count) > 0 {}
+        close(fd)
+
+        let failure = refusal { () throws(BusFailure) in try client.earn(exercise: "pushups", reps: 3) }
+        guard case let .refused(name, message)? = failure else { return }
+        #expect(name == BusErrorName.storageError.rawValue)
+        #expect(message.hasPrefix("nothing was credited: ") && message.contains("free some disk space"), "\(message)")
+        #expect(try balance(client) == 60_000)
+
+        unlink(filler)
+        #expect(try client.earn(exercise: "pushups", reps: 3).balanceMs == 150_000)
+    }
+
+    // MARK: signals
+
+    @Test func theShieldSignalsWhenTheBalanceRunsOutAndBalanceChangesAreThrottled() throws {
+        let session = try startBlockerd(front: "notes") { daemon in
+            try daemon.writeConfig(testConfig(directory: daemon.scratch.path, earn: "pushups = 0.1", warn: "[\"4s\"]"))
+        }
+        defer { session.stop() }
+        let (daemon, client) = (session.daemon, session.client)
+        var shields: [ShieldChange] = []
+        var balances: [(value: Int64, at: Date)] = []
+        var warnings: [Int64] = []
+        let s1 = try client.onShieldChanged { shields.append($0) }
+        let s2 = try client.onBalanceChanged { balances.append(($0, Date())) }
+        let s3 = try client.onWarning { warnings.append($0) }
+        defer { s1.cancel(); s2.cancel(); s3.cancel() }
+
+        #expect(try client.earn(exercise: "pushups", reps: 1).balanceMs == 6_000)
+        daemon.setFront("discord")                                                   // 200 ms polls: 5 debits a second
+        let raisedAt = try pump(client, seconds: 12) { shields.contains { $0.active } }
+        #expect(raisedAt)
+        try pump(client, seconds: 1.5)                                               // the held last value
+        #expect(shields.first == ShieldChange(active: true, app: "discord", reason: "balance", balanceMs: 0, untilMs: 0))
+        #expect(balances.last?.value == 0)
+        #expect(balances.count >= 4)
+        for (earlier, later) in zip(balances, balances.dropFirst()) {
+            // Sent ≥ 1 s apart by the daemon's clock; allow delivery jitter.
+            #expect(later.at.timeIntervalSince(earlier.at) > 0.8, "\(balances.map(\.value))")
+            #expect(later.value <= earlier.value)
+        }
+        #expect(warnings.count == 1 && (warnings.first ?? 9_999) <= 4_000)
+    }
+
+    @Test func clientsSeeTheDaemonComeAndGo() throws {
+        let bus = try TestBus()
+        defer { bus.stop() }
+        let client = try bus.client()
+        var running: [Bool] = []
+        let subscription = try client.onDaemonRunningChanged { running.append($0) }
+        defer { subscription.cancel() }
+        #expect(try client.isDaemonRunning() == false)
+        #expect(client.daemonPID() == nil)
+
+        let daemon = try Blockerd(on: bus)
+        defer { daemon.stop() }
+        try daemon.launch()
+        try pump(client, seconds: 10) { running == [true] }
+        try daemon.waitUntilAnswering(client)
+        #expect(try client.isDaemonRunning() && client.daemonPID() == daemon.pid)
+        kill(daemon.pid, SIGTERM)
+        #expect(try daemon.waitForExit() == 0)
+        try pump(client, seconds: 5) { running == [true, false] }
+        #expect(running == [true, false])
+    }
+
+    // MARK: who may call, and who may run
+
+    @Test func withoutADaemonCallsSayHowToStartIt() throws {
+        let bus = try TestBus()
+        defer { bus.stop() }
+        let client = try bus.client()
+        let failure = refusal { () throws(BusFailure) in try client.status() }
+        #expect(failure == .notRunning("blockerd is not running — start it with: systemctl --user start blockerd"))
+
+        let noBus = #expect(throws: BusFailure.self) { try BlockerClient.connect(environment: [:]) }
+        guard case let .notRunning(why)? = noBus else { Issue.record("\(String(describing: noBus))"); return }
+        #expect(why.contains("no session bus") && why.contains("systemctl --user start blockerd"))
+        let gone = #expect(throws: BusFailure.self) {
+            try BlockerClient.connect(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus.scratch.path)/nothing"])
+        }
+        guard case let .notRunning(gonewhy)? = gone else { Issue.record("\(String(describing: gone))"); return }
+        #expect(gonewhy.contains("cannot connect to the session bus"))
+    }
+
+    @Test func aSecondBlockerdOnTheBusExits75NamingThePidAndMakesNoLedger() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let (bus, first, client) = (session.bus, session.daemon, session.client)
+        let second = try Blockerd(on: bus)
+        defer { second.stop() }
+        try second.launch()
+        #expect(try second.waitForExit() == 75)
+        #expect(second.log.contains("blockerd is already running (pid \(first.pid))"), "\(second.log)")
+        #expect(!second.scratch.exists("state/blocker.db"))
+        #expect(!second.scratch.exists("state/blockerd.lock"))
+        #expect(try client.status().probeOK)                                          // the first carries on
+        #expect(client.daemonPID() == first.pid)
+    }
+
+    @Test func anotherUsersCallIsRefusedByBlockerItself() throws {
+        let user = "blocker-bus"
+        if (try run(["/usr/bin/id", "-u", user])).status != 0 {
+            let made = try run(["/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        let uid = try run(["/usr/bin/id", "-u", user]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bus = try TestBus(allowOtherUsers: true)
+        let daemon = try Blockerd(on: bus)
+        defer { daemon.stop(); bus.stop() }
+        try daemon.launch()
+        let client = try bus.client()
+        try daemon.waitUntilAnswering(client)
+
+        // The bus lets that user reach blockerd (sd-bus answers Ping itself)…
+        let ping = try run(["/usr/sbin/runuser", "-u", user, "--", "/usr/bin/busctl", "--address=\(bus.address)",
+                            "call", BusNames.service, BusNames.objectPath, "org.freedesktop.DBus.Peer", "Ping"])
+        #expect(ping.status == 0, "\(ping.stderr)")
+        // …and blocker refuses the call itself, naming the rule.
+        for (member, arguments) in [("Earn", ["su", "pushups", "3"]), ("Status", []), ("BlockFor", ["st", "social", "600"])] {
+            let argv = ["/usr/sbin/runuser", "-u", user, "--", "/usr/bin/busctl", "--address=\(bus.address)", "--",
+                        "call", BusNames.service, BusNames.objectPath, BusNames.interface, member] + arguments
+            let refused = try run(argv, environment: ["SYSTEMD_LOG_LEVEL": "debug", "PATH": "/usr/bin:/bin"])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("error-name=\(BusErrorName.accessDenied.rawValue)"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("error-message=blockerd runs for uid \(getuid()) and only answers that user; "
+                + "uid \(uid) may not call \(member)"), "\(refused.stderr)")
+        }
+        let status = try client.status()
+        #expect(status.balanceMs == 0 && status.todayEarnedMs == 0 && !status.shield.active)
+        // The owner's own call goes through.
+        #expect(try client.earn(exercise: "pushups", reps: 3).balanceMs == 90_000)
+    }
+}

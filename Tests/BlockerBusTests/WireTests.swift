@@ -1,0 +1,91 @@
+import Glibc
+import Testing
+@testable import BlockerBus
+
+/// The pure parts of the API: the Status dictionary, the BalanceChanged
+/// throttle, and how failures read on the client side.
+@Suite struct WireTests {
+    let full = StatusReport(
+        balanceMs: 754_000, metered: true, locked: false,
+        foreground: .init(app: "firefox", title: "News", pid: 42, groups: ["social", "video"]),
+        shield: .init(active: true, reason: "timed-block", app: "firefox", untilMs: 1_796_000_600_000),
+        todayUsedMs: 3_600_000, todayEarnedMs: 120_000, probeName: "x11", probeOK: false,
+        probeError: "cannot open display :0")
+
+    @Test func statusSurvivesTheWireBothWays() throws {
+        #expect(StatusReport(busDictionary: full.busDictionary) == full)
+        var quiet = full
+        quiet.shield = .init(active: false, reason: nil, app: nil, untilMs: 0)
+        quiet.probeOK = true
+        quiet.probeError = nil
+        quiet.foreground = .init(app: "xterm", title: "", pid: nil, groups: [])
+        #expect(StatusReport(busDictionary: quiet.busDictionary) == quiet)
+        quiet.foreground = nil
+        #expect(StatusReport(busDictionary: quiet.busDictionary) == quiet)
+        #expect(quiet.busDictionary["foreground"] == nil)                         // absent, not empty
+    }
+
+    @Test func statusUsesTheContractKeysAndTypes() throws {
+        let wire = full.busDictionary
+        #expect(Set(wire.keys) == ["balance_ms", "metered", "locked", "foreground", "shield", "today", "probe"])
+        #expect(wire["balance_ms"] == .int64(754_000))
+        guard case let .dictionary(shield)? = wire["shield"], case let .dictionary(today)? = wire["today"],
+              case let .dictionary(probe)? = wire["probe"], case let .dictionary(front)? = wire["foreground"] else {
+            Issue.record("nested dictionaries missing: \(wire)")
+            return
+        }
+        #expect(shield == ["active": .bool(true), "reason": .string("timed-block"), "app": .string("firefox"),
+                           "until_ms": .int64(1_796_000_600_000)])
+        #expect(today == ["used_ms": .int64(3_600_000), "earned_ms": .int64(120_000)])
+        #expect(probe == ["name": .string("x11"), "ok": .bool(false), "error": .string("cannot open display :0")])
+        #expect(front["groups"] == .strings(["social", "video"]) && front["pid"] == .int32(42))
+    }
+
+    @Test func aStatusMissingARequiredKeyIsNotGuessed() {
+        for key in ["balance_ms", "metered", "locked", "shield", "today", "probe"] {
+            var wire = full.busDictionary
+            wire[key] = nil
+            #expect(StatusReport(busDictionary: wire) == nil, "without \(key)")
+        }
+        var wrongType = full.busDictionary
+        wrongType["balance_ms"] = .uint64(1)
+        #expect(StatusReport(busDictionary: wrongType) == nil)
+    }
+
+    @Test func balanceChangedIsSentAtMostOnceASecondAndTheLatestValueWins() {
+        var throttle = BalanceThrottle()
+        #expect(throttle.offer(100, now: 10_000_000) == .send(100))
+        #expect(throttle.offer(90, now: 10_200_000) == .wait(until: 11_000_000))
+        #expect(throttle.offer(80, now: 10_900_000) == .wait(until: 11_000_000))
+        #expect(throttle.due(now: 11_000_500) == 80)                                // the latest, not the first
+        #expect(throttle.due(now: 11_100_000) == nil)                               // nothing held twice
+        #expect(throttle.offer(70, now: 11_500_000) == .wait(until: 12_000_500))    // a second after the last send
+        #expect(throttle.due(now: 12_000_500) == 70)
+        #expect(throttle.offer(60, now: 13_100_000) == .send(60))                   // quiet for a second: at once
+    }
+
+    @Test func failuresReadAsWhatToDo() {
+        func reply(_ name: String, _ message: String = "m", errno: Int32 = EIO) -> BusCallError {
+            .reply(BusErrorReply(name: name, message: message, errno: errno))
+        }
+        let notRunning = BlockerClient.failure(reply("org.freedesktop.DBus.Error.ServiceUnknown"), member: "Status")
+        #expect(notRunning == .notRunning(BlockerClient.notRunningMessage))
+        #expect(BlockerClient.notRunningMessage.contains("systemctl --user start blockerd"))
+        #expect(BlockerClient.failure(reply("org.freedesktop.DBus.Error.NameHasNoOwner"), member: "Earn") == notRunning)
+        #expect(BlockerClient.failure(reply(BusErrorName.unknownExercise.rawValue, "unknown exercise"), member: "Earn")
+            == .refused(name: BusErrorName.unknownExercise.rawValue, message: "unknown exercise"))
+        let timeout = BlockerClient.failure(reply("org.freedesktop.DBus.Error.Timeout", errno: ETIMEDOUT),
+                                            member: "Status", timeout: 5_000_000)
+        #expect(timeout.description.contains("did not answer Status within 5 s"))
+        let local = BlockerClient.failure(reply("System.Error.ENOTCONN"), member: "Status")
+        guard case .transport = local else { Issue.record("\(local)"); return }
+    }
+
+    @Test func sessionAddressComesFromTheEnvironment() {
+        #expect(BusConnection.sessionAddress(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/x"]) == "unix:path=/x")
+        #expect(BusConnection.sessionAddress(environment: [:]) == nil)
+        #expect(BusConnection.sessionAddress(environment: ["XDG_RUNTIME_DIR": "/nonexistent-blocker-dir"]) == nil)
+        #expect(BusConnection.escapeAddressValue("/run/user/1000/bus") == "/run/user/1000/bus")
+        #expect(BusConnection.escapeAddressValue("/tmp/a b,c=d") == "/tmp/a%20b%2Cc%3Dd")
+    }
+}
