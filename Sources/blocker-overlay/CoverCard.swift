@@ -1,0 +1,167 @@
+import BlockerCore
+
+/// The card in the middle of a cover: what is covered, why, the balance, and
+/// (for an empty balance) the honor-system form. One per monitor; only the
+/// cover that takes the keyboard shows the form.
+final class CoverCard {
+    let root = Stack(.column, spacing: 10, style: "card")
+    private let eyebrow = Label("blocker", style: "eyebrow")
+    private let app = Label(style: "app")
+    private let reason = Label(style: "reason")
+    private let balance = Label(style: "balance")
+    private let footnote = Label(style: "footnote")
+
+    private let form = Stack(.column, spacing: 12, style: "form")
+    let exercises = Choice()
+    let reps = Entry(placeholder: "reps", widthInCharacters: 6)
+    private let logButton = Button(label: "Log")
+    /// Under the form: an error, a success, else what the reps earn, else how to log.
+    private let statusLine = Label(style: "message")
+    private var message: (text: String, tone: Tone)?
+    private var preview: String?
+
+    /// Enter in the reps field, or the Log button.
+    var onLog: (() -> Void)?
+    /// The reps text or the exercise changed.
+    var onEdit: (() -> Void)?
+
+    init() {
+        root.center()
+        root.setMinimumSize(width: 560, height: -1)
+        root.add(eyebrow)
+        root.add(app)
+        root.add(reason)
+        root.add(balance)
+        root.add(footnote)
+
+        let heading = Label("Earn more time", style: "form-heading")
+        let row = Stack(.row, spacing: 12, style: "form-row")
+        row.add(exercises)
+        row.add(reps, expand: true)
+        row.add(logButton)
+        logButton.addStyleClass("log")
+        reps.addStyleClass("reps")
+        exercises.addStyleClass("exercise")
+        form.add(heading)
+        form.add(row)
+        form.add(statusLine)
+        // Room for two lines from the start, so a message does not move the card.
+        statusLine.setMinimumSize(width: -1, height: 44)
+        root.add(form)
+
+        reps.onEnter { [unowned self] in self.onLog?() }
+        logButton.onClicked { [unowned self] in self.onLog?() }
+        reps.onChanged { [unowned self] in self.onEdit?() }
+        exercises.onChanged { [unowned self] in self.onEdit?() }
+    }
+
+    /// Fills in the words; `withForm` shows the form (the card taking the keyboard, for an empty balance).
+    func show(_ card: OverlayCard, withForm: Bool) {
+        app.text = card.app
+        reason.text = card.reason
+        balance.text = card.balance
+        // The form is on one screen only; the others say where.
+        let note = card.footnote ?? (card.offersEarning && !withForm ? "Log your reps on the other screen." : nil)
+        footnote.text = note ?? ""
+        footnote.isVisible = note != nil
+        form.isVisible = withForm && card.offersEarning
+    }
+
+    func setExercises(_ items: [(id: String, label: String)], keeping selected: String?) {
+        exercises.setItems(items)
+        if let selected { exercises.select(id: selected) }
+        // With one exercise (or none known) there is nothing to choose.
+        exercises.isVisible = items.count > 1
+    }
+
+    /// Empties the form for a new showing and puts the keyboard focus in the reps field.
+    func resetForm() {
+        reps.text = ""
+        message = nil
+        preview = nil
+        refreshStatusLine()
+        setBusy(false)
+        reps.grabFocus()
+    }
+
+    /// What the typed reps would earn; editing also clears an old message.
+    func setPreview(_ text: String?) {
+        preview = text
+        message = nil
+        refreshStatusLine()
+    }
+
+    enum Tone: String { case error, success, note }
+
+    /// A message under the form: an error in red, a success in green.
+    func setMessage(_ text: String, tone: Tone = .error) {
+        message = (text, tone)
+        refreshStatusLine()
+    }
+
+    private func refreshStatusLine() {
+        let (text, tone) = message ?? (preview.map { ($0, Tone.note) } ?? ("Type your reps, then press Enter", .note))
+        statusLine.text = text
+        for style in [Tone.error, .success, .note] { statusLine.removeStyleClass(style.rawValue) }
+        statusLine.addStyleClass(tone.rawValue)
+    }
+
+    /// While an Earn call is out: no second one.
+    func setBusy(_ busy: Bool) {
+        reps.isSensitive = !busy
+        logButton.isSensitive = !busy
+        exercises.isSensitive = !busy
+    }
+
+    /// After a refusal: focus and select the field, so typing again replaces it.
+    func selectReps() {
+        reps.grabFocus()
+        reps.selectAll()
+    }
+}
+
+/// The look: a dark translucent veil, a centered card, large clear type.
+enum CoverStyle {
+    static let css = """
+    window.blocker-cover { background-color: rgba(9, 11, 24, 0.86); }
+    window.blocker-cover.opaque { background-color: rgb(12, 14, 28); }
+    .card {
+        background-color: rgba(27, 31, 52, 0.97);
+        border-radius: 28px;
+        border: 1px solid rgba(255, 255, 255, 0.10);
+        box-shadow: 0 24px 64px rgba(0, 0, 0, 0.55);
+        padding: 44px 60px 40px 60px;
+        font-family: "DejaVu Sans", "Cantarell", sans-serif;
+    }
+    .eyebrow { color: #8b93c9; font-size: 14px; font-weight: bold; letter-spacing: 4px; }
+    .app { color: #ffffff; font-size: 46px; font-weight: bold; margin-top: 6px; }
+    .reason { color: #ffb38a; font-size: 26px; }
+    .balance { color: #c0c6ea; font-size: 18px; margin-top: 4px; }
+    .footnote { color: #8b93c9; font-size: 15px; margin-top: 14px; }
+    .form { margin-top: 22px; padding-top: 22px; border-top: 1px solid rgba(255, 255, 255, 0.10); }
+    .form-heading { color: #e6e9ff; font-size: 20px; font-weight: bold; }
+    .form-row { margin-top: 4px; }
+    .form-row combobox button, .form-row entry, .form-row button.log {
+        font-size: 20px; min-height: 46px; border-radius: 12px;
+    }
+    .form-row entry {
+        background-color: #0f1224; color: #ffffff; caret-color: #ffffff;
+        border: 2px solid #3b4270; padding: 0 14px; box-shadow: none;
+    }
+    .form-row entry:focus { border-color: #7aa2f7; }
+    .form-row combobox button {
+        background-image: none; background-color: #262b4a; color: #e6e9ff;
+        border: 2px solid #3b4270; box-shadow: none; padding: 0 14px;
+    }
+    .form-row button.log {
+        background-image: none; background-color: #7aa2f7; color: #0d1020; font-weight: bold;
+        border: none; box-shadow: none; padding: 0 30px; text-shadow: none;
+    }
+    .form-row button.log:hover { background-color: #8fb3ff; }
+    .form-row button.log:disabled { background-color: #4b5a8c; color: #1a1e36; }
+    .message { font-size: 16px; }
+    .message.error { color: #ff8a95; }
+    .message.success { color: #9ee6a4; }
+    .message.note { color: #8b93c9; }
+    """
+}

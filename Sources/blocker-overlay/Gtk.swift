@@ -1,0 +1,566 @@
+import CGtk
+
+// The only file that touches GTK, GDK, GLib and gtk-layer-shell. Each C object
+// is held by a small Swift class that owns one reference; raw pointers and
+// C callbacks stay in here. Signals and main-loop sources call Swift closures
+// through boxes that GLib releases when it drops the closure or source.
+
+/// GTK itself: start-up, the main loop, the style sheet.
+enum Gtk {
+    /// Names the program (WM_CLASS instance and class, Wayland app id) and
+    /// opens the display. False when there is no display to open.
+    static func start(programName: String) -> Bool {
+        g_set_prgname(programName)
+        // Parsing sets GDK's default class, the name capitalised ("Blocker-overlay");
+        // ours must replace it before the display opens (its leader window takes the class then).
+        guard gtk_parse_args(nil, nil) != 0 else { return false }
+        gdk_set_program_class(programName)
+        return gtk_init_check(nil, nil) != 0
+    }
+
+    /// Runs the main loop until `quit()`.
+    static func run() { gtk_main() }
+
+    static func quit() { gtk_main_quit() }
+
+    /// Loads `css` for every widget on the default screen, above the theme.
+    static func applyStyleSheet(_ css: String) throws(GtkError) {
+        guard let provider = gtk_css_provider_new(), let screen = gdk_screen_get_default() else {
+            throw GtkError(message: "no screen to style")
+        }
+        defer { g_object_unref(provider) }
+        var error: UnsafeMutablePointer<GError>?
+        if gtk_css_provider_load_from_data(provider, css, -1, &error) == 0 {
+            throw GtkError(taking: error, or: "the style sheet does not parse")
+        }
+        gtk_style_context_add_provider_for_screen(
+            screen, OpaquePointer(provider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+    }
+}
+
+/// A GLib or GTK failure, with GLib's message.
+struct GtkError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+
+    init(message: String) { self.message = message }
+
+    /// Takes ownership of `error` (frees it).
+    fileprivate init(taking error: UnsafeMutablePointer<GError>?, or fallback: String) {
+        if let error {
+            message = error.pointee.message.map { String(cString: $0) } ?? fallback
+            g_error_free(error)
+        } else {
+            message = fallback
+        }
+    }
+}
+
+// MARK: - main loop sources
+
+/// A source on GLib's default main loop: an fd watch or a timer. It stays
+/// until its handler returns false or `cancel()` is called.
+final class LoopSource {
+    private var id: guint = 0
+    /// Cleared by GLib's destroy notify, so a finished source is never removed twice.
+    private var attached = false
+    private let handler: () -> Bool
+
+    private init(handler: @escaping () -> Bool) { self.handler = handler }
+
+    /// Calls `handler` whenever `fd` is readable (or writable, with `forWriting`), or on hang-up.
+    static func watch(fd: Int32, forWriting: Bool = false, _ handler: @escaping () -> Bool) -> LoopSource {
+        let source = LoopSource(handler: handler)
+        let wanted = (forWriting ? G_IO_OUT.rawValue : G_IO_IN.rawValue) | G_IO_HUP.rawValue | G_IO_ERR.rawValue
+        let channel = g_io_channel_unix_new(fd)
+        defer { g_io_channel_unref(channel) }
+        source.attached = true
+        source.id = g_io_add_watch_full(channel, G_PRIORITY_DEFAULT, GIOCondition(rawValue: wanted), { _, _, data in
+            Unmanaged<LoopSource>.fromOpaque(data!).takeUnretainedValue().fire()
+        }, Unmanaged.passRetained(source).toOpaque(), LoopSource.release)
+        return source
+    }
+
+    /// Calls `handler` after `milliseconds`, and again every `milliseconds` while it returns true.
+    static func timer(milliseconds: UInt32, _ handler: @escaping () -> Bool) -> LoopSource {
+        let source = LoopSource(handler: handler)
+        source.attached = true
+        source.id = g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { data in
+            Unmanaged<LoopSource>.fromOpaque(data!).takeUnretainedValue().fire()
+        }, Unmanaged.passRetained(source).toOpaque(), LoopSource.release)
+        return source
+    }
+
+    private static let release: GDestroyNotify = { data in
+        let source = Unmanaged<LoopSource>.fromOpaque(data!).takeRetainedValue()
+        source.attached = false
+    }
+
+    private func fire() -> gboolean { handler() ? 1 : 0 }
+
+    var isActive: Bool { attached }
+
+    func cancel() {
+        if attached { g_source_remove(id) }
+    }
+}
+
+// MARK: - signals
+
+/// Holds a Swift closure for the lifetime of a GObject signal connection.
+private final class SignalHandler {
+    let run: (OpaquePointer?) -> Bool
+    init(_ run: @escaping (OpaquePointer?) -> Bool) { self.run = run }
+}
+
+private let releaseSignalHandler: GClosureNotify = { data, _ in
+    Unmanaged<SignalHandler>.fromOpaque(data!).release()
+}
+
+/// For signals shaped `void (*)(GObject *self, gpointer data)`.
+private typealias PlainSignal = @convention(c) (gpointer?, gpointer?) -> Void
+/// For signals shaped `gboolean (*)(GObject *self, Arg *arg, gpointer data)` (or `void` with one argument).
+private typealias ArgumentSignal = @convention(c) (gpointer?, gpointer?, gpointer?) -> gboolean
+
+private func connect(_ instance: gpointer, _ signal: String, _ handler: @escaping () -> Void) {
+    let box = SignalHandler { _ in handler(); return false }
+    let callback: PlainSignal = { _, data in
+        _ = Unmanaged<SignalHandler>.fromOpaque(data!).takeUnretainedValue().run(nil)
+    }
+    g_signal_connect_data(instance, signal, unsafeBitCast(callback, to: GCallback.self),
+                          Unmanaged.passRetained(box).toOpaque(), releaseSignalHandler, GConnectFlags(rawValue: 0))
+}
+
+/// `handler` gets the signal's one argument; returning true stops other handlers (for events).
+private func connect(_ instance: gpointer, _ signal: String, after: Bool = false,
+                     withArgument handler: @escaping (OpaquePointer?) -> Bool) {
+    let box = SignalHandler(handler)
+    let callback: ArgumentSignal = { _, argument, data in
+        Unmanaged<SignalHandler>.fromOpaque(data!).takeUnretainedValue().run(OpaquePointer(argument)) ? 1 : 0
+    }
+    g_signal_connect_data(instance, signal, unsafeBitCast(callback, to: GCallback.self),
+                          Unmanaged.passRetained(box).toOpaque(), releaseSignalHandler,
+                          after ? G_CONNECT_AFTER : GConnectFlags(rawValue: 0))
+}
+
+// MARK: - widgets
+
+/// A GtkWidget this object holds one reference to.
+class Widget {
+    fileprivate let raw: UnsafeMutablePointer<GtkWidget>
+
+    fileprivate init(_ raw: UnsafeMutablePointer<GtkWidget>) {
+        self.raw = raw
+        g_object_ref_sink(raw)
+    }
+
+    deinit { g_object_unref(raw) }
+
+    fileprivate func cast<T>(_: T.Type = T.self) -> UnsafeMutablePointer<T> {
+        UnsafeMutableRawPointer(raw).assumingMemoryBound(to: T.self)
+    }
+
+    /// A CSS class from the overlay's style sheet.
+    func addStyleClass(_ name: String) {
+        gtk_style_context_add_class(gtk_widget_get_style_context(raw), name)
+    }
+
+    func removeStyleClass(_ name: String) {
+        gtk_style_context_remove_class(gtk_widget_get_style_context(raw), name)
+    }
+
+    var isVisible: Bool {
+        get { gtk_widget_get_visible(raw) != 0 }
+        set { gtk_widget_set_visible(raw, newValue ? 1 : 0) }
+    }
+
+    /// Whether it takes input (greyed out when not).
+    var isSensitive: Bool {
+        get { gtk_widget_get_sensitive(raw) != 0 }
+        set { gtk_widget_set_sensitive(raw, newValue ? 1 : 0) }
+    }
+
+    func grabFocus() { gtk_widget_grab_focus(raw) }
+
+    var hasFocus: Bool { gtk_widget_has_focus(raw) != 0 }
+
+    /// Centered, not stretched, both ways.
+    func center() {
+        gtk_widget_set_halign(raw, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(raw, GTK_ALIGN_CENTER)
+    }
+
+    func setMinimumSize(width: Int32, height: Int32) {
+        gtk_widget_set_size_request(raw, width, height)
+    }
+}
+
+final class Label: Widget {
+    init(_ text: String = "", style: String) {
+        super.init(gtk_label_new(text))
+        gtk_label_set_line_wrap(cast(), 1)
+        gtk_label_set_justify(cast(), GTK_JUSTIFY_CENTER)
+        gtk_label_set_max_width_chars(cast(), 48)
+        addStyleClass(style)
+    }
+
+    var text: String {
+        get { String(cString: gtk_label_get_text(cast())) }
+        set { gtk_label_set_text(cast(), newValue) }
+    }
+}
+
+/// A one-line text field.
+final class Entry: Widget {
+    init(placeholder: String, widthInCharacters: Int32) {
+        super.init(gtk_entry_new())
+        gtk_entry_set_placeholder_text(cast(), placeholder)
+        gtk_entry_set_width_chars(cast(), widthInCharacters)
+        gtk_entry_set_alignment(cast(), 0.5)
+        // On-screen keyboards offer digits; typing anything else is still possible (and refused on Enter).
+        gtk_entry_set_input_purpose(cast(), GTK_INPUT_PURPOSE_DIGITS)
+    }
+
+    var text: String {
+        get { String(cString: gtk_entry_get_text(cast())) }
+        set { gtk_entry_set_text(cast(), newValue) }
+    }
+
+    /// Selects the whole text, so what is typed next replaces it.
+    func selectAll() {
+        gtk_editable_select_region(OpaquePointer(raw), 0, -1)
+    }
+
+    /// Enter (Return, keypad Enter, ISO Enter) in the field. Matched on the
+    /// key's value, not through GTK's key bindings: those go by keycode and miss
+    /// Enter from a keyboard whose keymap changed since they were built (virtual
+    /// keyboards, as `wtype` makes, bring a new keymap each time).
+    func onEnter(_ handler: @escaping () -> Void) {
+        connect(raw, "key-press-event", withArgument: { event in
+            guard let event else { return false }
+            let key = UnsafeMutableRawPointer(event).assumingMemoryBound(to: GdkEventKey.self).pointee
+            guard [guint(GDK_KEY_Return), guint(GDK_KEY_KP_Enter), guint(GDK_KEY_ISO_Enter)].contains(key.keyval) else {
+                return false
+            }
+            handler()
+            return true
+        })
+    }
+    func onChanged(_ handler: @escaping () -> Void) { connect(raw, "changed", handler) }
+}
+
+/// A drop-down of texts, each with an id.
+final class Choice: Widget {
+    init() {
+        super.init(gtk_combo_box_text_new())
+    }
+
+    /// Replaces the items; selects the first.
+    func setItems(_ items: [(id: String, label: String)]) {
+        gtk_combo_box_text_remove_all(cast())
+        for item in items { gtk_combo_box_text_append(cast(), item.id, item.label) }
+        gtk_combo_box_set_active(cast(), items.isEmpty ? -1 : 0)
+    }
+
+    var selectedID: String? {
+        gtk_combo_box_get_active_id(cast()).map { String(cString: $0) }
+    }
+
+    /// Selects the item with `id`; false when there is none.
+    @discardableResult
+    func select(id: String) -> Bool {
+        gtk_combo_box_set_active_id(cast(), id) != 0
+    }
+
+    func onChanged(_ handler: @escaping () -> Void) { connect(raw, "changed", handler) }
+}
+
+final class Button: Widget {
+    init(label: String) {
+        super.init(gtk_button_new_with_label(label))
+    }
+
+    func onClicked(_ handler: @escaping () -> Void) { connect(raw, "clicked", handler) }
+}
+
+/// Children in a row or a column.
+final class Stack: Widget {
+    enum Direction { case row, column }
+    private var children: [Widget] = []
+
+    init(_ direction: Direction, spacing: Int32, style: String? = nil) {
+        super.init(gtk_box_new(direction == .row ? GTK_ORIENTATION_HORIZONTAL : GTK_ORIENTATION_VERTICAL, spacing))
+        if let style { addStyleClass(style) }
+    }
+
+    func add(_ child: Widget, expand: Bool = false) {
+        children.append(child)
+        gtk_box_pack_start(cast(), child.raw, expand ? 1 : 0, expand ? 1 : 0, 0)
+    }
+}
+
+// MARK: - display and monitors
+
+/// A monitor of the display. Hashable by identity.
+struct Monitor: Hashable, CustomStringConvertible {
+    fileprivate let raw: OpaquePointer
+
+    /// "DP-1"-like names are not in GTK 3; the model and position say which one it is.
+    var description: String {
+        var area = GdkRectangle()
+        gdk_monitor_get_geometry(raw, &area)
+        let model = gdk_monitor_get_model(raw).map { String(cString: $0) } ?? "monitor"
+        return "\(model) \(area.width)x\(area.height)+\(area.x)+\(area.y)"
+    }
+}
+
+/// How the display is driven, which decides how a cover is made.
+enum DisplayKind: Equatable, CustomStringConvertible {
+    /// A compositor with wlr-layer-shell (sway, Hyprland…).
+    case layerShell
+    case x11
+    /// Wayland without layer-shell (GNOME): a plain fullscreen window, best effort.
+    case otherWayland
+    case other
+
+    var description: String {
+        switch self {
+        case .layerShell: "Wayland with layer-shell"
+        case .x11: "X11"
+        case .otherWayland: "Wayland without layer-shell (fullscreen window, best effort)"
+        case .other: "an unknown GDK backend (fullscreen window, best effort)"
+        }
+    }
+}
+
+/// The default GdkDisplay.
+final class Display {
+    private let raw: OpaquePointer
+    let kind: DisplayKind
+
+    init?() {
+        guard let display = gdk_display_get_default() else { return nil }
+        raw = display
+        let instance = UnsafeMutableRawPointer(display).assumingMemoryBound(to: GTypeInstance.self)
+        if g_type_check_instance_is_a(instance, gdk_x11_display_get_type()) != 0 {
+            kind = .x11
+        } else if g_type_check_instance_is_a(instance, gdk_wayland_display_get_type()) != 0 {
+            kind = gtk_layer_is_supported() != 0 ? .layerShell : .otherWayland
+        } else {
+            kind = .other
+        }
+    }
+
+    var name: String { String(cString: gdk_display_get_name(raw)) }
+
+    var monitors: [Monitor] {
+        (0..<gdk_display_get_n_monitors(raw)).compactMap { gdk_display_get_monitor(raw, $0).map(Monitor.init) }
+    }
+
+    /// The primary monitor where the display names one (X11), else nil.
+    var primaryMonitor: Monitor? {
+        gdk_display_get_primary_monitor(raw).map(Monitor.init)
+    }
+
+    /// Whether a compositor blends translucent windows (always on Wayland).
+    var isComposited: Bool {
+        gdk_screen_is_composited(gdk_display_get_default_screen(raw)) != 0
+    }
+
+    /// Called after a monitor is plugged in or removed.
+    func onMonitorsChanged(_ handler: @escaping () -> Void) {
+        let pointer = UnsafeMutableRawPointer(raw)
+        connect(pointer, "monitor-added", withArgument: { _ in handler(); return false })
+        connect(pointer, "monitor-removed", withArgument: { _ in handler(); return false })
+    }
+
+    fileprivate var seat: UnsafeMutablePointer<GdkSeat>? { gdk_display_get_default_seat(raw) }
+    fileprivate var screen: OpaquePointer? { gdk_display_get_default_screen(raw) }
+
+    fileprivate func index(of monitor: Monitor) -> Int32? {
+        (0..<gdk_display_get_n_monitors(raw)).first { gdk_display_get_monitor(raw, $0) == monitor.raw }
+    }
+}
+
+// MARK: - the cover window
+
+/// One full-screen cover on one monitor.
+///
+/// - layer-shell: an OVERLAY-layer surface anchored to every edge, exclusive
+///   zone −1 (nothing moves to make room), keyboard exclusive when it holds the form.
+/// - X11: undecorated, fullscreen on its monitor, keep-above, sticky, out of
+///   taskbar and pager; the cover with the form grabs the keyboard while shown,
+///   so typing cannot reach the app beneath.
+/// - elsewhere: fullscreen on its monitor, best effort.
+final class CoverWindow {
+    let monitor: Monitor
+    private let window: Widget
+    private let display: Display
+    private var takesKeyboard = false
+    private var grabbed = false
+    private var grabRetry: LoopSource?
+    private var waitingForFirstFrame = false
+    /// After the first frame of each showing is drawn: the cover is on screen.
+    var onFirstFrame: (() -> Void)?
+
+    init(display: Display, monitor: Monitor, content: Widget) {
+        self.display = display
+        self.monitor = monitor
+        g_object_ref(UnsafeMutableRawPointer(monitor.raw))
+        window = Widget(gtk_window_new(GTK_WINDOW_TOPLEVEL))
+        let gtkWindow: UnsafeMutablePointer<GtkWindow> = window.cast()
+        gtk_window_set_title(gtkWindow, "blocker")
+        gtk_window_set_decorated(gtkWindow, 0)
+        window.addStyleClass("blocker-cover")
+
+        // Translucent only where something blends it; an X server without a
+        // compositor would show the un-blended (darker) colour anyway.
+        if display.isComposited, let screen = display.screen, let visual = gdk_screen_get_rgba_visual(screen) {
+            // Not app-paintable: GTK then paints the CSS background, alpha included.
+            gtk_widget_set_visual(window.raw, visual)
+        } else {
+            window.addStyleClass("opaque")
+        }
+
+        switch display.kind {
+        case .layerShell:
+            gtk_layer_init_for_window(gtkWindow)
+            gtk_layer_set_namespace(gtkWindow, "blocker-overlay")
+            gtk_layer_set_layer(gtkWindow, GTK_LAYER_SHELL_LAYER_OVERLAY)
+            for edge in [GTK_LAYER_SHELL_EDGE_LEFT, GTK_LAYER_SHELL_EDGE_RIGHT, GTK_LAYER_SHELL_EDGE_TOP,
+                         GTK_LAYER_SHELL_EDGE_BOTTOM] {
+                gtk_layer_set_anchor(gtkWindow, edge, 1)
+            }
+            gtk_layer_set_exclusive_zone(gtkWindow, -1)
+            gtk_layer_set_monitor(gtkWindow, monitor.raw)
+            gtk_layer_set_keyboard_mode(gtkWindow, GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
+        case .x11, .otherWayland, .other:
+            placeOnMonitor()
+        }
+
+        gtk_container_add(UnsafeMutableRawPointer(window.raw).assumingMemoryBound(to: GtkContainer.self), content.raw)
+        gtk_widget_show_all(content.raw)
+
+        // The cover is not closed by Alt+F4 or a window menu: only the shield lifts it.
+        connect(window.raw, "delete-event", withArgument: { _ in true })
+        connect(window.raw, "map-event", withArgument: { [unowned self] _ in
+            self.mapped()
+            return false
+        })
+        connect(window.raw, "draw", after: true, withArgument: { [unowned self] _ in
+            if self.waitingForFirstFrame {
+                self.waitingForFirstFrame = false
+                self.onFirstFrame?()
+            }
+            return false
+        })
+    }
+
+    deinit {
+        grabRetry?.cancel()
+        releaseKeyboard()
+        gtk_widget_destroy(window.raw)
+        g_object_unref(UnsafeMutableRawPointer(monitor.raw))
+    }
+
+    /// Whether this cover holds the form and so takes the keyboard.
+    func setTakesKeyboard(_ takes: Bool) {
+        guard takes != takesKeyboard else { return }
+        takesKeyboard = takes
+        if display.kind == .layerShell {
+            gtk_layer_set_keyboard_mode(window.cast(), takes ? GTK_LAYER_SHELL_KEYBOARD_MODE_EXCLUSIVE
+                                                             : GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
+        } else if isShown {
+            takes ? present() : releaseKeyboard()
+        }
+    }
+
+    var isShown: Bool { window.isVisible }
+
+    func show() {
+        guard !isShown else { return }
+        waitingForFirstFrame = true
+        // A window manager forgets a withdrawn window's state: ask again at each showing.
+        if display.kind != .layerShell { placeOnMonitor() }
+        gtk_widget_show(window.raw)
+        present()
+    }
+
+    func hide() {
+        guard isShown else { return }
+        grabRetry?.cancel()
+        grabRetry = nil
+        releaseKeyboard()
+        waitingForFirstFrame = false
+        gtk_widget_hide(window.raw)
+    }
+
+    /// Fullscreen on this monitor, above the others, on every desktop, in no taskbar or pager.
+    private func placeOnMonitor() {
+        let gtkWindow: UnsafeMutablePointer<GtkWindow> = window.cast()
+        var area = GdkRectangle()
+        gdk_monitor_get_geometry(monitor.raw, &area)
+        gtk_window_move(gtkWindow, area.x, area.y)
+        gtk_window_set_default_size(gtkWindow, area.width, area.height)
+        gtk_window_set_keep_above(gtkWindow, 1)
+        gtk_window_stick(gtkWindow)
+        gtk_window_set_skip_taskbar_hint(gtkWindow, 1)
+        gtk_window_set_skip_pager_hint(gtkWindow, 1)
+        if let screen = display.screen, let index = display.index(of: monitor) {
+            gtk_window_fullscreen_on_monitor(gtkWindow, screen, index)
+        } else {
+            gtk_window_fullscreen(gtkWindow)
+        }
+    }
+
+    private func present() {
+        guard takesKeyboard, display.kind != .layerShell else { return }
+        // Ask the window manager for focus (the entry shows its cursor), then
+        // grab the keyboard once mapped: the grab, not focus, keeps keys from the app.
+        let gdkWindow = gtk_widget_get_window(window.raw)
+        let time = display.kind == .x11 && gdkWindow != nil ? gdk_x11_get_server_time(gdkWindow) : guint32(GDK_CURRENT_TIME)
+        gtk_window_present_with_time(window.cast(), time)
+        grabKeyboard()
+    }
+
+    private func mapped() {
+        if takesKeyboard, display.kind != .layerShell { present() }
+    }
+
+    /// X11 refuses a grab while another client holds one (a menu, the window
+    /// manager mid-move) or before the window is viewable: retry until it takes.
+    private func grabKeyboard() {
+        guard takesKeyboard, display.kind != .layerShell, !grabbed, isShown,
+              let seat = display.seat, let gdkWindow = gtk_widget_get_window(window.raw),
+              gdk_window_is_viewable(gdkWindow) != 0 else {
+            scheduleGrabRetry()
+            return
+        }
+        if gdk_seat_grab(seat, gdkWindow, GDK_SEAT_CAPABILITY_KEYBOARD, 1, nil, nil, nil, nil) == GDK_GRAB_SUCCESS {
+            grabbed = true
+            grabRetry?.cancel()
+            grabRetry = nil
+        } else {
+            scheduleGrabRetry()
+        }
+    }
+
+    private func scheduleGrabRetry() {
+        guard takesKeyboard, display.kind != .layerShell, isShown, !grabbed, grabRetry?.isActive != true else { return }
+        grabRetry = LoopSource.timer(milliseconds: 20) { [weak self] in
+            guard let self else { return false }
+            self.grabRetry = nil
+            self.grabKeyboard()
+            return false
+        }
+    }
+
+    private func releaseKeyboard() {
+        guard grabbed else { return }
+        grabbed = false
+        if let seat = display.seat { gdk_seat_ungrab(seat) }
+    }
+
+    /// Whether the keyboard grab is held (X11 only).
+    var holdsKeyboardGrab: Bool { grabbed }
+}

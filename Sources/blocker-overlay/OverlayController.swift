@@ -1,0 +1,307 @@
+import BlockerBus
+import BlockerConfig
+import BlockerCore
+import Glibc
+
+/// Follows blockerd on the session bus and keeps one cover per monitor in
+/// step with `OverlayModel`: shown over an active shield, gone within the
+/// signal's delivery when it lifts, re-synced from `Status` after a restart.
+final class OverlayController {
+    private let client: BlockerClient
+    private let display: Display
+    private let configPath: String
+    private let environment: [String: String]
+    private let log: OverlayLog
+
+    private var model = OverlayModel()
+    private var monitors = MonitorCovers<Monitor>()
+    private var covers: [Monitor: (window: CoverWindow, card: CoverCard)] = [:]
+    private var formMonitor: Monitor?
+    private var subscriptions: [BlockerSubscription] = []
+    private var zone: TimeZoneRules = .utc
+    private var exercises: [Exercise] = []
+    private var selectedExercise: String?
+    /// The daily-limit group named on the card; `ShieldChanged` does not carry it.
+    private var limitGroup: String?
+    /// When the shown cover was asked for (CLOCK_MONOTONIC ns), to log how long it took to appear.
+    private var showRequestedAt: UInt64?
+
+    // The bus connection on GLib's loop.
+    private var readWatch: LoopSource?
+    private var writeWatch: LoopSource?
+    private var deadlineTimer: LoopSource?
+
+    init(client: BlockerClient, display: Display, configPath: String, environment: [String: String], log: OverlayLog) {
+        self.client = client
+        self.display = display
+        self.configPath = configPath
+        self.environment = environment
+        self.log = log
+        // A call out while the UI waits: short, so a stuck daemon freezes nothing for long.
+        client.callTimeoutMicroseconds = 3_000_000
+    }
+
+    /// Subscribes, builds the covers, and syncs from `Status` when blockerd runs.
+    func start() throws(BusFailure) {
+        subscriptions = [
+            try client.onShieldChanged { [unowned self] change in
+                self.apply(OverlayShield(active: change.active, app: change.app, reason: change.reason,
+                                         untilMs: change.untilMs), balanceMs: change.balanceMs)
+            },
+            try client.onBalanceChanged { [unowned self] balance in
+                self.render(self.model.balanceChanged(balance))
+            },
+            try client.onDaemonRunningChanged { [unowned self] running in
+                if running {
+                    self.log.info("blockerd is on the bus: re-syncing from Status")
+                    self.syncFromStatus()
+                } else {
+                    self.log.info("blockerd left the bus: the cover goes until it is back")
+                    self.render(self.model.daemonStopped())
+                }
+            },
+        ]
+        display.onMonitorsChanged { [unowned self] in self.reconcileMonitors() }
+        reconcileMonitors()
+        readWatch = LoopSource.watch(fd: client.fileDescriptor) { [unowned self] in
+            self.pump()
+            return true
+        }
+        if try client.isDaemonRunning() { syncFromStatus() }
+        pump()
+    }
+
+    // MARK: blockerd
+
+    private func syncFromStatus() {
+        do {
+            let status = try client.status()
+            let shield = status.shield
+            apply(OverlayShield(active: shield.active, app: shield.app ?? "", reason: shield.reason ?? "",
+                                untilMs: shield.untilMs), balanceMs: status.balanceMs,
+                  windowGroups: status.foreground?.groups)
+        } catch {
+            log.warning("cannot read blockerd's Status: \(error)")
+        }
+        schedulePump()
+    }
+
+    private func apply(_ shield: OverlayShield, balanceMs: Int64, windowGroups: [String]? = nil) {
+        let change = model.shieldChanged(shield, balanceMs: balanceMs)
+        if model.isShown, change != .none, shield.reason == ShieldReason.dailyLimit.rawValue {
+            limitGroup = OverlayModel.limitGroup(app: shield.app, windowGroups: windowGroups ?? currentWindowGroups(),
+                                                 config: loadConfig()?.groups ?? [])
+        }
+        render(change)
+    }
+
+    /// The groups of the window in front, for naming a daily limit.
+    private func currentWindowGroups() -> [String] {
+        defer { schedulePump() }
+        return (try? client.status())?.foreground?.groups ?? []
+    }
+
+    // MARK: covers
+
+    private func render(_ change: OverlayModel.Change) {
+        switch change {
+        case .none:
+            return
+        case .hide:
+            for cover in covers.values { cover.window.hide() }
+            showRequestedAt = nil
+            log.info("hidden")
+        case .show:
+            showRequestedAt = Self.monotonicNanoseconds
+            refreshExercises()
+            zone = (try? TimeZoneRules.system(environment: environment)) ?? .utc
+            fill()
+            for cover in covers.values {
+                cover.card.resetForm()
+                cover.window.show()
+            }
+        case .update:
+            fill()
+        }
+    }
+
+    /// Writes the model's card into every cover.
+    private func fill() {
+        guard let card = model.card(now: Self.wallMilliseconds, zone: zone, group: limitGroup) else { return }
+        for (monitor, cover) in covers {
+            cover.card.show(card, withForm: monitor == formMonitor)
+        }
+    }
+
+    private func reconcileMonitors() {
+        let change = monitors.reconcile(display.monitors)
+        for monitor in change.removed { covers[monitor] = nil }
+        for monitor in change.added {
+            let card = CoverCard()
+            let window = CoverWindow(display: display, monitor: monitor, content: card.root)
+            card.onLog = { [unowned self, unowned card] in self.logReps(from: card) }
+            card.onEdit = { [unowned self, unowned card] in self.updatePreview(card) }
+            window.onFirstFrame = { [unowned self] in self.firstFrame(on: monitor) }
+            covers[monitor] = (window, card)
+            card.setExercises(exerciseItems, keeping: selectedExercise)
+        }
+        formMonitor = monitors.formMonitor(primary: display.primaryMonitor)
+        for (monitor, cover) in covers { cover.window.setTakesKeyboard(monitor == formMonitor) }
+        if !change.added.isEmpty || !change.removed.isEmpty {
+            log.info("covering \(monitors.monitors.count) monitor(s) on \(display.kind): "
+                + monitors.monitors.map(\.description).joined(separator: ", "))
+        }
+        guard model.isShown else { return }
+        fill()
+        for monitor in change.added {
+            covers[monitor]?.card.resetForm()
+            covers[monitor]?.window.show()
+        }
+    }
+
+    private func firstFrame(on monitor: Monitor) {
+        guard monitor == formMonitor || formMonitor == nil, let started = showRequestedAt, let shield = model.shield else {
+            return
+        }
+        showRequestedAt = nil
+        let ms = Double(Self.monotonicNanoseconds - started) / 1_000_000
+        log.info("shown over \(shield.app) (\(shield.reason)) \(Int(ms.rounded())) ms after the signal")
+    }
+
+    // MARK: the form
+
+    private var exerciseItems: [(id: String, label: String)] {
+        exercises.map { (id: $0.name, label: RepsInput.label($0)) }
+    }
+
+    /// `[earn]` as the config says now (it may have changed since the last cover).
+    private func refreshExercises() {
+        exercises = loadConfig()?.exercises ?? []
+        for cover in covers.values { cover.card.setExercises(exerciseItems, keeping: selectedExercise) }
+    }
+
+    private func loadConfig() -> Config? {
+        do {
+            return try Config.load(path: configPath)
+        } catch {
+            // blockerd knows its exercises: an empty name asks for its only one, else it names them.
+            log.warning("cannot read the exercises from \(configPath): \(error)")
+            return nil
+        }
+    }
+
+    private func chosenExercise(_ card: CoverCard) -> Exercise? {
+        guard let id = card.exercises.selectedID ?? exercises.first?.name else { return nil }
+        return exercises.first { $0.name == id }
+    }
+
+    private func updatePreview(_ card: CoverCard) {
+        selectedExercise = card.exercises.selectedID ?? selectedExercise
+        card.setPreview(RepsInput.preview(card.reps.text, exercise: chosenExercise(card), allowed: BlockerLimits.reps))
+    }
+
+    private func logReps(from card: CoverCard) {
+        let reps: UInt32
+        switch RepsInput.parse(card.reps.text, allowed: BlockerLimits.reps) {
+        case let .success(count):
+            reps = count
+        case let .failure(problem):
+            card.setMessage(problem.description)
+            card.selectReps()
+            return
+        }
+        let exercise = chosenExercise(card)?.name ?? ""
+        card.setBusy(true)
+        defer { schedulePump() }
+        do {
+            let result = try client.earn(exercise: exercise, reps: reps)
+            log.info("logged \(reps) \(exercise.isEmpty ? "reps" : exercise): earned \(result.earnedMs) ms")
+            card.setBusy(false)
+            card.setMessage("Earned \(DurationText.format(result.earnedMs)) — balance \(DurationText.format(result.balanceMs))",
+                            tone: .success)
+        } catch {
+            card.setBusy(false)
+            card.setMessage(error.description)
+            card.selectReps()
+        }
+    }
+
+    // MARK: the bus on GLib's loop
+
+    /// Runs what arrived, then re-arms for what sd-bus wants next (output to
+    /// flush, a timeout). A lost connection ends the program: systemd restarts it.
+    private func pump() {
+        do {
+            try client.dispatchPending()
+        } catch {
+            log.error("\(error); exiting so systemd restarts the overlay")
+            Gtk.quit()
+            exitStatus = 1
+            return
+        }
+        rearm()
+    }
+
+    /// A blocking call (Status, Earn) may have read signals into sd-bus's
+    /// queue with nothing left on the fd: process them from the loop soon.
+    private func schedulePump() {
+        deadlineTimer?.cancel()
+        deadlineTimer = LoopSource.timer(milliseconds: 0) { [unowned self] in
+            self.deadlineTimer = nil
+            self.pump()
+            return false
+        }
+    }
+
+    private func rearm() {
+        if client.pollEvents & Int16(POLLOUT) != 0 {
+            if writeWatch?.isActive != true {
+                writeWatch = LoopSource.watch(fd: client.fileDescriptor, forWriting: true) { [unowned self] in
+                    self.writeWatch = nil
+                    self.pump()
+                    return false
+                }
+            }
+        }
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
+        if let deadline = client.deadlineMicroseconds {
+            let now = Self.monotonicNanoseconds / 1000
+            let wait = deadline > now ? min((deadline - now + 999) / 1000, 60_000) : 0
+            deadlineTimer = LoopSource.timer(milliseconds: UInt32(wait)) { [unowned self] in
+                self.deadlineTimer = nil
+                self.pump()
+                return false
+            }
+        }
+    }
+
+    /// What `main` exits with after the loop ends.
+    private(set) var exitStatus: Int32 = 0
+
+    // MARK: clocks
+
+    private static var monotonicNanoseconds: UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    private static var wallMilliseconds: Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}
+
+/// Lines on stderr (the journal under systemd), with sd-daemon priority prefixes.
+struct OverlayLog {
+    func info(_ message: String) { write(6, message) }
+    func warning(_ message: String) { write(4, message) }
+    func error(_ message: String) { write(3, message) }
+
+    private func write(_ priority: Int, _ message: String) {
+        var line = Array("<\(priority)>blocker-overlay: \(message)\n".utf8)
+        _ = Glibc.write(2, &line, line.count)
+    }
+}
