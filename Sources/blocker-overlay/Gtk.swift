@@ -15,7 +15,20 @@ enum Gtk {
         // ours must replace it before the display opens (its leader window takes the class then).
         guard gtk_parse_args(nil, nil) != 0 else { return false }
         gdk_set_program_class(programName)
-        return gtk_init_check(nil, nil) != 0
+        guard gtk_init_check(nil, nil) != 0 else { return false }
+        // A steady caret: the reps field is the one thing to look at, and
+        // screenshots of the cover come out the same each time.
+        setBooleanSetting("gtk-cursor-blink", false)
+        return true
+    }
+
+    private static func setBooleanSetting(_ name: String, _ on: Bool) {
+        guard let settings = gtk_settings_get_default() else { return }
+        var value = GValue()
+        g_value_init(&value, g_type_from_name("gboolean"))
+        g_value_set_boolean(&value, on ? 1 : 0)
+        g_object_set_property(UnsafeMutableRawPointer(settings).assumingMemoryBound(to: GObject.self), name, &value)
+        g_value_unset(&value)
     }
 
     /// Runs the main loop until `quit()`.

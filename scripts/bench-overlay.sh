@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# bench-overlay.sh — the overlay's rows of `make bench`:
+#   - balance reaching zero → cover mapped, median of 10, on headless sway
+#     (the sway probe is event-driven) and on Xvfb + openbox;
+#   - the overlay's resident memory while hidden.
+#
+#   scripts/bench-overlay.sh [BIN_DIR]
+#
+# BIN_DIR defaults to the release build (built here if needed). "Zero" is
+# when blockerd says the shield went up: it wakes at the instant its ledger
+# reaches zero (not on its next poll). "Mapped" is when blocker-overlay says
+# the first frame of the cover was drawn. Both are stamped on arrival, so
+# the time includes the signal's trip over the session bus.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -gt 0 ]; then
+    export BLOCKER_BIN=$1
+else
+    for product in blockerd blockerctl blocker-overlay; do
+        (cd "$here" && swift build -c release --static-swift-stdlib --product "$product" >&2)
+    done
+    BLOCKER_BIN=$(cd "$here" && swift build -c release --show-bin-path)
+    export BLOCKER_BIN
+fi
+
+# One backend per run of this script (each sets up and tears down its own servers).
+if [ -z "${BENCH_OVERLAY_BACKEND:-}" ]; then
+    for backend in sway x11; do
+        BENCH_OVERLAY_BACKEND=$backend "$0" "$BLOCKER_BIN"
+    done
+    exit 0
+fi
+
+# shellcheck source=lib/overlay-env.sh
+source "$here/scripts/lib/overlay-env.sh"
+backend=$BENCH_OVERLAY_BACKEND
+oe_init "bench-overlay-$backend"
+runs=10
+
+# A row of the bench table (as bench.sh's header: label, result right-aligned,
+# target); widths count characters, not bytes (→ and ≤ are 3 bytes each).
+row() { # LABEL RESULT TARGET
+    local -a cells=("$1" "$2" "$3") widths=(-46 15 -22)
+    local line="|" i extra
+    for i in 0 1 2; do
+        extra=$(($(printf %s "${cells[i]}" | wc -c) - ${#cells[i]}))
+        if [ "${widths[i]}" -lt 0 ]; then
+            line+=$(printf " %-$((-widths[i] + extra))s |" "${cells[i]}")
+        else
+            line+=$(printf " %$((widths[i] + extra))s |" "${cells[i]}")
+        fi
+    done
+    echo "$line"
+}
+
+oe_start_bus
+case $backend in
+sway)
+    oe_start_sway 1
+    swaymsg exec "foot --app-id=blocker-meter sh" >/dev/null
+    oe_wait 10 eval 'swaymsg -t get_tree | grep -q "\"app_id\": \"blocker-meter\""' || oe_fail "foot did not map"
+    # pushups earn 0.6 s a rep.
+    oe_write_config 0.01
+    probe=sway
+    label=sway
+    ;;
+x11)
+    oe_start_x11
+    xterm -class blocker-meter -geometry 200x57+0+0 >"$oe_dir/xterm.log" 2>&1 &
+    oe_track $!
+    oe_wait 10 eval 'xdotool search --onlyvisible --class blocker-meter >/dev/null 2>&1' || oe_fail "the xterm did not map"
+    xdotool windowactivate --sync "$(xdotool search --onlyvisible --class blocker-meter | head -n 1)"
+    oe_write_config 0.01 "probe-command = [\"$oe_dir/probe\"]"
+    # The x11 probe when this build has it, else the command probe on the same X properties.
+    cat >"$oe_dir/probe" <<EOF
+#!/bin/sh
+w=\$(xdotool getactivewindow 2>/dev/null) || exit 0
+class=\$(xprop -id "\$w" WM_CLASS 2>/dev/null | sed -n 's/.*", "\\(.*\\)"\$/\\1/p')
+[ -n "\$class" ] || exit 0
+if [ "\$class" = blocker-overlay ]; then cat "$oe_dir/probe-last" 2>/dev/null; exit 0; fi
+printf '{"app":"%s","title":"","pid":0}\\n' "\$class" >"$oe_dir/probe-last"
+cat "$oe_dir/probe-last"
+EOF
+    chmod +x "$oe_dir/probe"
+    probe=x11
+    oe_start_blockerd $probe
+    if oe_status 's["probe"]["error"] or ""' | grep -q "not in this build"; then
+        oe_stop_blockerd
+        probe=command
+    fi
+    label=X11
+    ;;
+*) oe_fail "unknown backend $backend" ;;
+esac
+[ -n "$oe_blockerd_pid" ] || oe_start_blockerd $probe
+oe_start_overlay
+oe_wait 5 eval '[ "$(oe_count overlay.log "shown over")" -ge 1 ]' || oe_fail "the cover did not show at start"
+
+latencies=()
+for _ in $(seq $runs); do
+    shields=$(oe_count blockerd.log "event=shield-up")
+    shown=$(oe_count overlay.log "shown over")
+    hidden=$(oe_count overlay.log "blocker-overlay: hidden")
+    oe_ctl earn 1 pushups >/dev/null || oe_fail "blockerctl earn failed"
+    oe_wait 5 eval '[ "$(oe_count overlay.log "blocker-overlay: hidden")" -gt $hidden ]' || oe_fail "the cover did not go"
+    oe_wait 5 eval '[ "$(oe_count overlay.log "shown over")" -gt $shown ]' || oe_fail "the cover did not come back at zero"
+    zero=$(oe_stamp_of blockerd.log "event=shield-up" $((shields + 1)))
+    mapped=$(oe_stamp_of overlay.log "shown over" $((shown + 1)))
+    latencies+=($((mapped - zero)))
+done
+median=$(printf '%s\n' "${latencies[@]}" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}')
+oe_note "zero → mapped ($label, $probe probe), ms: ${latencies[*]}"
+row "overlay: zero → mapped, $label (median of $runs)" "$median ms" "≤ 300 ms"
+
+if [ "$backend" = sway ]; then
+    # Hidden, settled: 20 pushups = 12 s of balance.
+    hidden=$(oe_count overlay.log "blocker-overlay: hidden")
+    oe_ctl earn 20 pushups >/dev/null || oe_fail "blockerctl earn failed"
+    oe_wait 5 eval '[ "$(oe_count overlay.log "blocker-overlay: hidden")" -gt $hidden ]' || oe_fail "the cover did not go"
+    sleep 2
+    rss_kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$oe_overlay_pid/status")
+    row "overlay RSS while hidden" "$(awk "BEGIN {printf \"%.1f MiB\", $rss_kb / 1024}")" "(reported)"
+fi

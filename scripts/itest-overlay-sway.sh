@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# itest-overlay-sway.sh — blocker-overlay on Wayland (wlroots), the whole chain
+# on real servers: a headless sway with two outputs (run as the unprivileged
+# user blocker-sway, since sway refuses root), a private session bus, blockerd
+# with the sway probe, blocker-overlay (a gtk-layer-shell OVERLAY surface per
+# output), and a metered foot (app id blocker-meter) running a shell.
+#
+#   1. with the balance at 0 the shield is up at start and the cover shows it;
+#   2. blockerd stopping takes the cover away; back, it re-syncs from Status;
+#      the app leaving the front takes it away, coming back brings it back;
+#   3. `blockerctl earn` lifts the shield and the cover goes;
+#   4. spending the earned seconds in foot, both outputs are covered (≥ 90%
+#      of each one's pixels changed) within 1.5 s of the balance reaching zero;
+#   5. keys typed (wtype) go to the cover: `touch FILE` + Enter does not reach
+#      the shell beneath, which stays the reported foreground;
+#   6. reps typed + Enter earn, and the cover is gone within 1.5 s.
+# Saves the first output as docs/overlay-sway.png.
+# Exit 0 pass, 1 fail; a missing tool or server is a failure.
+set -euo pipefail
+# shellcheck source=lib/overlay-env.sh
+source "$(dirname "$0")/lib/overlay-env.sh"
+oe_init overlay-sway
+started=$(oe_now_ms)
+for tool in sway swaymsg foot grim wtype setpriv compare identify convert dbus-daemon python3; do
+    command -v "$tool" >/dev/null || oe_fail "$tool is not installed (make check installs the test dependencies)"
+done
+
+oe_start_bus
+oe_start_sway 2
+
+typing=$oe_dir/typing
+mkdir -m 0777 "$typing"
+swaymsg exec "cd $typing && foot --app-id=blocker-meter sh" >/dev/null
+meter_focused() { swaymsg -t get_tree | grep -q '"app_id": "blocker-meter"'; }
+oe_wait 10 meter_focused || oe_fail "foot did not map"
+
+# pushups earn 3 s a rep.
+oe_write_config 0.05
+oe_start_blockerd sway
+oe_start_overlay
+
+shown_count() { oe_count overlay.log "shown over blocker-meter"; }
+hidden_count() { oe_count overlay.log "blocker-overlay: hidden"; }
+shield_active() { [ "$(oe_status 's["shield"]["active"]')" = True ]; }
+foreground() { oe_status '(s["foreground"] or {}).get("app")'; }
+# A quarter-size screenshot: quick to take and compare, plenty for "how much changed".
+shot() { grim -s 0.25 "$1"; }
+# The percentage of OUTPUT's pixels (1 or 2, side by side) that differ between two layout shots.
+output_diff() { # A B OUTPUT
+    convert "$1" -crop "320x180+$((($3 - 1) * 320))+0" +repage "$oe_dir/a.png"
+    convert "$2" -crop "320x180+$((($3 - 1) * 320))+0" +repage "$oe_dir/b.png"
+    oe_diff_percent "$oe_dir/a.png" "$oe_dir/b.png"
+}
+# wtype's virtual keyboard comes and goes with each call: pause after it
+# appears and before it goes, so no key is lost on the way.
+type_keys() { wtype -s 300 "$@" -s 300; }
+
+# 1. The shield at start, the cover from Status.
+oe_wait 5 shield_active || oe_fail "no shield with the balance at 0 and the metered foot in front"
+oe_wait 3 eval '[ "$(shown_count)" -ge 1 ]' || oe_fail "the cover did not show for the shield that was up when it started"
+grep -q "covering 2 monitor(s) on Wayland with layer-shell" "$oe_dir/overlay.log" \
+    || oe_fail "the overlay does not cover both outputs with layer-shell: $(grep covering "$oe_dir/overlay.log")"
+[ "$(foreground)" = blocker-meter ] || oe_fail "with the cover up, the foreground is $(foreground), not foot"
+# Headless sway has no keyboard until wtype makes one: hold one while taking
+# the picture, so it shows the reps field with the focus, as on a real seat.
+wtype -s 1200 -k Shift_L &
+keyboard=$!
+oe_track $keyboard
+sleep 0.6
+mkdir -p docs
+grim -o HEADLESS-1 "$oe_dir/cover.png"
+cp "$oe_dir/cover.png" docs/overlay-sway.png
+oe_stop "$keyboard"
+oe_note "1. cover shown from Status at start, a layer-shell surface on each of 2 outputs"
+
+# 2. blockerd stops: the cover goes; blockerd is back: the cover is back.
+oe_stop_blockerd
+oe_wait 2 eval '[ "$(hidden_count)" -ge 1 ]' || oe_fail "the cover stayed up after blockerd stopped"
+oe_start_blockerd sway
+oe_wait 3 eval '[ "$(shown_count)" -ge 2 ]' || oe_fail "the cover did not come back when blockerd restarted"
+grep -q "re-syncing from Status" "$oe_dir/overlay.log" || oe_fail "the overlay did not re-sync from Status after the restart"
+oe_note "2. blockerd stopped: cover gone; restarted: cover back (Status re-sync)"
+
+# 2b. The app leaves the front (a new window takes the focus): the cover
+# goes; the new window closed, foot is in front again and so is the cover.
+swaymsg exec "foot --app-id=blocker-free sh" >/dev/null
+oe_wait 5 eval '[ "$(hidden_count)" -ge 2 ]' \
+    || oe_fail "the cover stayed up after the metered app left the front ($(foreground) is in front)"
+swaymsg '[app_id="blocker-free"] kill' >/dev/null
+oe_wait 5 eval '[ "$(shown_count)" -ge 3 ]' || oe_fail "the cover did not come back with foot in front again"
+oe_note "2b. app left the front: cover gone; back in front: cover back"
+
+# 3. blockerctl earn lifts the shield: 2 pushups = 6 s.
+oe_ctl earn 2 pushups >/dev/null || oe_fail "blockerctl earn failed"
+oe_wait 2 eval '[ "$(hidden_count)" -ge 3 ]' || oe_fail "the cover stayed up after the shield lifted (blockerctl earn)"
+# Control: uncovered, typing does reach the shell (else step 5 would prove nothing).
+type_keys "touch $typing/control; clear" -k Return
+oe_wait 3 test -e "$typing/control" || oe_fail "typing did not reach the uncovered foot; the test's typing is broken"
+sleep 0.3
+shot "$oe_dir/before.png"
+oe_note "3. blockerctl earn: cover gone; typing reaches the uncovered shell"
+
+# 4. The balance runs out in foot: both outputs covered within 1.5 s of zero.
+shields=$(oe_count blockerd.log "event=shield-up")
+seen=
+deadline=$(($(oe_now_ms) + 12000))
+while [ "$(oe_now_ms)" -lt "$deadline" ]; do
+    shot "$oe_dir/shot.png"
+    taken=$(oe_now_ms)
+    if [ "$(oe_diff_percent "$oe_dir/before.png" "$oe_dir/shot.png")" -ge 90 ]; then
+        seen=$taken
+        break
+    fi
+    sleep 0.05
+done
+zero=$(oe_stamp_of blockerd.log "event=shield-up" $((shields + 1)))
+[ -n "$zero" ] || oe_fail "the balance never ran out (no shield-up from blockerd within 12 s)"
+[ -n "$seen" ] || oe_fail "the shield went up but the screen never changed by 90%"
+shown=$(oe_stamp_of overlay.log "shown over" '$')
+latency=$((seen - zero))
+oe_note "4. balance at zero → cover on screen: $latency ms by screenshot ($((shown - zero)) ms by the overlay's own log)"
+[ "$latency" -le 1500 ] || oe_fail "the cover took $latency ms (> 1500) after the balance reached zero"
+for output in 1 2; do
+    changed=$(output_diff "$oe_dir/before.png" "$oe_dir/shot.png" $output)
+    [ "$changed" -ge 90 ] || oe_fail "output $output is not covered (only $changed% of it changed)"
+done
+
+# 5. Keys typed over the cover do not reach the shell beneath.
+type_keys "touch $typing/typed" -k Return
+sleep 1
+[ ! -e "$typing/typed" ] || oe_fail "keys typed over the cover reached the shell beneath ($typing/typed exists)"
+[ "$(hidden_count)" -eq 3 ] || oe_fail "the cover went away while typing into it"
+[ "$(foreground)" = blocker-meter ] || oe_fail "the foreground is $(foreground) with the cover up, not the app beneath"
+shield_active || oe_fail "the shield is down though nothing was earned"
+oe_note "5. typing over the cover: nothing reached the shell; foot stays the foreground"
+
+# 6. Reps + Enter earn; the cover goes within 1.5 s.
+earned=$(oe_count blockerd.log "event=earn")
+type_keys 2 -k Return
+typed=$(($(oe_now_ms) - 300)) # Enter went out before wtype's closing pause
+gone=
+deadline=$((typed + 5000))
+while [ "$(oe_now_ms)" -lt "$deadline" ]; do
+    shot "$oe_dir/shot.png"
+    taken=$(oe_now_ms)
+    if [ "$(oe_diff_percent "$oe_dir/before.png" "$oe_dir/shot.png")" -le 10 ]; then
+        gone=$taken
+        break
+    fi
+    sleep 0.05
+done
+[ "$(oe_count blockerd.log "event=earn")" -gt "$earned" ] || oe_fail "reps + Enter earned nothing"
+grep "event=earn" "$oe_dir/blockerd.log" | tail -n 1 | grep -q "exercise=pushups reps=2 " \
+    || oe_fail "the earn was not 2 pushups: $(grep "event=earn" "$oe_dir/blockerd.log" | tail -n 1)"
+[ -n "$gone" ] || oe_fail "the cover was still on screen 5 s after reps + Enter"
+oe_note "6. reps + Enter: earned; cover gone after $((gone - typed)) ms"
+[ $((gone - typed)) -le 1500 ] || oe_fail "the cover took $((gone - typed)) ms (> 1500) to go after earning"
+shield_active && oe_fail "the shield is still up after earning"
+
+oe_note "pass in $((($(oe_now_ms) - started) / 1000)) s (screenshot: docs/overlay-sway.png)"

@@ -1,0 +1,236 @@
+# shellcheck shell=bash
+# overlay-env.sh — the whole blocker chain on real servers, for
+# itest-overlay-x11.sh, itest-overlay-sway.sh and bench-overlay.sh (sourced).
+#
+# A private `dbus-daemon --session`, `blockerd` with a real probe, and
+# `blocker-overlay`, under Xvfb + openbox or a headless sway. Every process
+# started here is recorded and stopped by PID from the EXIT trap, newest
+# first; what sway itself started (its clients) carries a marker in its
+# environment and is stopped by that. Log lines are stamped with the wall
+# clock in ms as they arrive, so the scripts can time what the programs say.
+#
+# Binaries come from BLOCKER_BIN (default: `swift build --show-bin-path`).
+
+oe_name=overlay
+oe_dir=
+oe_bin=
+oe_pids=()
+oe_marker=
+oe_sway_user=blocker-sway
+oe_blockerd_pid=
+oe_overlay_pid=
+
+oe_init() { # NAME
+    oe_name=$1
+    cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+    oe_bin=${BLOCKER_BIN:-$(swift build --show-bin-path 2>/dev/null)}
+    local program
+    for program in blockerd blockerctl blocker-overlay; do
+        [ -x "$oe_bin/$program" ] || { echo "$oe_name: FAIL: $oe_bin/$program is not built (swift build)" >&2; exit 1; }
+    done
+    oe_dir=$(mktemp -d "/tmp/blocker-$oe_name.XXXXXX")
+    chmod 0755 "$oe_dir"
+    mkdir -m 0700 "$oe_dir/runtime" "$oe_dir/state"
+    oe_marker="BLOCKER_OVERLAY_RUN=$oe_name-$$-$RANDOM"
+    trap oe_cleanup EXIT
+    trap 'exit 130' INT TERM
+    # Under set -e a failing command would end the run without a word: say which.
+    set -E
+    trap 'oe_fail "line $LINENO: \"$BASH_COMMAND\" failed"' ERR
+    # Nothing from the calling session leaks in: the chain uses only what is started here.
+    unset DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE DBUS_SESSION_BUS_ADDRESS
+    export XDG_RUNTIME_DIR=$oe_dir/runtime NO_AT_BRIDGE=1 LANG=C.UTF-8
+}
+
+oe_note() { echo "$oe_name: $*" >&2; }
+
+oe_fail() {
+    trap - ERR
+    echo "$oe_name: FAIL: $*" >&2
+    local log
+    for log in "$oe_dir"/*.log; do
+        [ -s "$log" ] || continue
+        echo "--- ${log##*/} (last lines)" >&2
+        tail -n 15 "$log" >&2
+    done
+    exit 1
+}
+
+# Wall clock in ms (bash's own clock: no fork).
+oe_now_ms() { local us=${EPOCHREALTIME/./}; echo $((us / 1000)); }
+
+# stdin → "MS LINE" as each line arrives.
+oe_stamp() {
+    local line us
+    while IFS= read -r line; do
+        us=${EPOCHREALTIME/./}
+        printf '%s %s\n' $((us / 1000)) "$line"
+    done
+}
+
+oe_track() { oe_pids+=("$1"); }
+
+# Whether PID runs (a zombie does not).
+oe_alive() {
+    local state
+    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# SIGTERM, up to 3 s, then SIGKILL; reaps it when it is our child.
+oe_stop() {
+    local pid=$1 _
+    kill -TERM "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    for _ in $(seq 60); do oe_alive "$pid" || break; sleep 0.05; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    local kept=() p
+    for p in "${oe_pids[@]}"; do [ "$p" = "$pid" ] || kept+=("$p"); done
+    oe_pids=("${kept[@]}")
+}
+
+oe_stop_marked() {
+    [ -n "$oe_marker" ] || return 0
+    local p pid
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "$oe_marker"; then
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    done
+}
+
+oe_cleanup() {
+    local status=$? i
+    trap - EXIT
+    for ((i = ${#oe_pids[@]} - 1; i >= 0; i--)); do oe_stop "${oe_pids[i]}"; done
+    oe_stop_marked
+    [ -n "$oe_dir" ] && rm -rf "$oe_dir"
+    exit "$status"
+}
+
+# oe_wait SECONDS COMMAND… — polls every 50 ms until COMMAND succeeds.
+oe_wait() {
+    local seconds=$1
+    shift
+    local deadline=$(($(oe_now_ms) + seconds * 1000))
+    until "$@"; do
+        [ "$(oe_now_ms)" -lt "$deadline" ] || return 1
+        sleep 0.05
+    done
+}
+
+# --- servers ---------------------------------------------------------------
+
+oe_start_x11() {
+    local display
+    Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$oe_dir/display" >"$oe_dir/xvfb.log" 2>&1 &
+    oe_track $!
+    oe_wait 10 test -s "$oe_dir/display" || oe_fail "Xvfb did not start"
+    display=$(head -n 1 "$oe_dir/display")
+    export DISPLAY=:$display GDK_BACKEND=x11
+    openbox >"$oe_dir/openbox.log" 2>&1 &
+    oe_track $!
+    # openbox is ready when it has claimed the root's _NET_SUPPORTING_WM_CHECK.
+    oe_wait 10 eval 'xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id"' \
+        || oe_fail "openbox did not start on $DISPLAY"
+}
+
+# Headless sway as the unprivileged user $oe_sway_user with OUTPUTS outputs.
+oe_start_sway() { # OUTPUTS
+    local uid gid
+    id -u "$oe_sway_user" >/dev/null 2>&1 || useradd -m -s /usr/sbin/nologin "$oe_sway_user"
+    uid=$(id -u "$oe_sway_user") gid=$(id -g "$oe_sway_user")
+    local runtime=$oe_dir/sway-runtime
+    mkdir -m 0700 "$runtime"
+    echo "xwayland disable" >"$runtime/config"
+    chown -R "$uid:$gid" "$runtime"
+    env -i HOME="/home/$oe_sway_user" USER="$oe_sway_user" LOGNAME="$oe_sway_user" SHELL=/bin/sh \
+        PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 XDG_RUNTIME_DIR="$runtime" \
+        WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS="$1" \
+        "$oe_marker" setpriv --reuid="$uid" --regid="$gid" --init-groups -- sway -c "$runtime/config" \
+        >"$oe_dir/sway.log" 2>&1 &
+    local sway_pid=$!
+    oe_track $sway_pid
+    export SWAYSOCK=$runtime/sway-ipc.$uid.$sway_pid.sock
+    oe_wait 10 eval 'swaymsg -t get_version >/dev/null 2>&1' || oe_fail "sway did not start"
+    local socket
+    socket=$(find "$runtime" -maxdepth 1 -name 'wayland-*' -type s -printf '%f\n' | head -n 1)
+    [ -n "$socket" ] || oe_fail "sway opened no Wayland socket"
+    # Root's clients (the overlay, grim, wtype) reach sway's socket through its runtime dir.
+    export XDG_RUNTIME_DIR=$runtime WAYLAND_DISPLAY=$socket GDK_BACKEND=wayland
+}
+
+oe_start_bus() {
+    local out
+    out=$(dbus-daemon --session --fork --print-address=1 --print-pid=1 --address="unix:path=$oe_dir/bus") \
+        || oe_fail "dbus-daemon did not start"
+    export DBUS_SESSION_BUS_ADDRESS
+    DBUS_SESSION_BUS_ADDRESS=$(sed -n 1p <<<"$out")
+    oe_track "$(sed -n 2p <<<"$out")"
+}
+
+# blocker.toml for the run: pushups earn PER_REP_MINUTES a rep; the app
+# `blocker-meter` is metered. Extra lines (say, probe-command) go under [daemon].
+oe_write_config() { # PER_REP_MINUTES [DAEMON_LINE…]
+    local rate=$1
+    shift
+    {
+        echo "[daemon]"
+        echo 'poll-interval = "1s"'
+        local line
+        for line in "$@"; do echo "$line"; done
+        echo
+        echo "[earn]"
+        echo "pushups = $rate"
+        echo "squats = 0.5"
+        echo
+        echo "[[group]]"
+        echo 'name = "meter"'
+        echo 'apps = ["blocker-meter"]'
+    } >"$oe_dir/blocker.toml"
+}
+
+oe_ctl() { "$oe_bin/blockerctl" "$@"; }
+
+oe_start_blockerd() { # PROBE
+    "$oe_bin/blockerd" --config "$oe_dir/blocker.toml" --state-dir "$oe_dir/state" --probe "$1" \
+        > >(oe_stamp >>"$oe_dir/blockerd.log") 2>&1 &
+    oe_blockerd_pid=$!
+    oe_track $oe_blockerd_pid
+    oe_wait 10 eval 'oe_ctl status --json >/dev/null 2>&1' || oe_fail "blockerd does not answer on the bus"
+}
+
+oe_stop_blockerd() {
+    oe_stop "$oe_blockerd_pid"
+    oe_blockerd_pid=
+}
+
+oe_start_overlay() {
+    "$oe_bin/blocker-overlay" --config "$oe_dir/blocker.toml" > >(oe_stamp >>"$oe_dir/overlay.log") 2>&1 &
+    oe_overlay_pid=$!
+    oe_track $oe_overlay_pid
+    oe_wait 10 grep -qs "ready on" "$oe_dir/overlay.log" || oe_fail "blocker-overlay did not start"
+}
+
+# --- reading the chain -----------------------------------------------------
+
+# oe_status EXPR — a Python expression over `s`, the `blockerctl status --json` object.
+oe_status() {
+    oe_ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"
+}
+
+# Lines of LOG (blockerd.log, overlay.log) matching PATTERN, as "MS LINE".
+oe_count() { grep -c -- "$2" "$oe_dir/$1" 2>/dev/null || true; }
+
+# The stamp (ms) of the Nth line of LOG matching PATTERN, empty if none yet.
+oe_stamp_of() { grep -- "$2" "$oe_dir/$1" 2>/dev/null | sed -n "${3}p" | cut -d' ' -f1; }
+
+# Percentage (0–100) of pixels that differ between two same-size images,
+# ignoring differences under 3% (anti-aliasing, a blinking cursor).
+oe_diff_percent() { # A B
+    local differing total
+    differing=$(compare -metric AE -fuzz 3% "$1" "$2" null: 2>&1 >/dev/null) || true
+    total=$(identify -format '%[fx:w*h]' "$1")
+    python3 -c "print(int(float('$differing') * 100 / $total))"
+}
