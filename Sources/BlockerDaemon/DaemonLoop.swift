@@ -35,6 +35,10 @@ public final class DaemonLoop {
             do { try server.export(service) } catch { throw SystemdError(call: error.call, errno: error.errno) }
             daemon.observer = service
             bus = service
+            let notifications = server.notifications { [unowned daemon] why in
+                daemon.logNotice(why)
+            }
+            daemon.notify = { notifications.send($0) }
         }
     }
 
