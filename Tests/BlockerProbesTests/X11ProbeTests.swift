@@ -195,7 +195,7 @@ import Testing
     }
 
     @Test func recoversAfterTheServerRestartsWithoutSpinning() throws {
-        let server = try X11Server()
+        let server = try X11Server(ownDisplay: true)
         let probe = try openProbe(server)
         _ = try probe.sample().get()
         let generation = probe.eventGeneration
