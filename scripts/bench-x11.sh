@@ -25,10 +25,12 @@ for _ in $(seq 100); do [ -s "$dir/display" ] && break; sleep 0.05; done
 export DISPLAY=":$(head -n1 "$dir/display")"
 unset WAYLAND_DISPLAY
 
-openbox >"$dir/openbox.log" 2>&1 &
+# openbox sets _NET_SUPPORTING_WM_CHECK before it is done starting (an xterm
+# mapped in between waits 5 s); --startup runs once it is.
+openbox --startup "xprop -root -f _BLOCKER_BENCH_WM_READY 8s -set _BLOCKER_BENCH_WM_READY yes" >"$dir/openbox.log" 2>&1 &
 wm_pid=$!
-for _ in $(seq 100); do
-    xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break
+for _ in $(seq 200); do
+    xprop -root _BLOCKER_BENCH_WM_READY 2>/dev/null | grep -q '"yes"' && break
     sleep 0.05
 done
 

@@ -77,7 +77,7 @@ import Testing
     @Test func xmessageGetsItsPidFromXResource() throws {
         let server = try X11Server()
         let xmessage = try server.spawn(["xmessage", "no _NET_WM_PID here"])
-        let window = try server.window(ofClass: "Xmessage")
+        let window = try server.window(ofClass: "Xmessage", from: xmessage)
         // The premise: xmessage does not say its pid itself.
         #expect(try server.run(["xprop", "-id", String(window), "_NET_WM_PID"]).contains("not found"))
         let probe = try openProbe(server)

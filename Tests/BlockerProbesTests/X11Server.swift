@@ -204,16 +204,21 @@ final class X11Server {
     /// Starts `xterm -class CLASS -T TITLE` and waits for its window; its id.
     func xterm(class name: String, title: String) throws -> (window: UInt32, process: X11TestChild) {
         let child = try spawn(["xterm", "-class", name, "-T", title, "-e", "sleep", "600"])
-        return (try window(ofClass: name), child)
+        return (try window(ofClass: name, from: child), child)
     }
 
-    /// The window whose WM_CLASS class is exactly `name` (waits for it to map).
-    func window(ofClass name: String) throws -> UInt32 {
-        let found = try run(["xdotool", "search", "--sync", "--onlyvisible", "--class", "^\(name)$"])
-        guard let first = found.split(separator: "\n").first, let id = UInt32(first) else {
-            throw X11TestError("no window of class \(name): \(found)")
+    /// The window whose WM_CLASS class is exactly `name`, once it is mapped.
+    /// (Polled here: `xdotool search --sync` sleeps half a second per try.)
+    func window(ofClass name: String, from child: X11TestChild) throws -> UInt32 {
+        var found: UInt32?
+        try waitFor("a visible window of class \(name)") {
+            guard child.isRunning else { throw X11TestError("\(child.argv.joined(separator: " ")) exited before showing a window") }
+            // Exits 1 while there is no match.
+            let out = (try? run(["xdotool", "search", "--onlyvisible", "--class", "^\(name)$"])) ?? ""
+            found = out.split(separator: "\n").first.flatMap { UInt32($0) }
+            return found != nil
         }
-        return id
+        return found!
     }
 
     /// Focuses `window` and waits until the window manager says it is active.
@@ -246,10 +251,14 @@ final class X11Server {
     }
 
     private func startWindowManager() throws {
-        windowManager = try X11TestChild(["openbox"], environment: environment)
+        // openbox sets _NET_SUPPORTING_WM_CHECK before it is done starting; an
+        // xterm mapped in between waited 5 s for it. --startup runs once it is.
+        let ready = "_BLOCKER_TEST_WM_READY"
+        windowManager = try X11TestChild(["openbox", "--startup", "xprop -root -f \(ready) 8s -set \(ready) yes"],
+                                         environment: environment)
         try waitFor("openbox on \(display)") {
-            let check = try? run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"])
-            return check?.contains("window id") == true
+            let check = try? run(["xprop", "-root", ready])
+            return check?.contains("\"yes\"") == true
         }
     }
 
