@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "blocker-overlay",
                           dependencies: ["BlockerCore", "BlockerConfig", "BlockerBus", "CGtk"]),
         // Measurements for `make bench`.
-        .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore"]),
+        .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus"]),
 
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),

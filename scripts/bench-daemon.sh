@@ -35,8 +35,8 @@ rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
 ticks=$seconds
 anon=$(awk '/^Anonymous/ {print $2}' "/proc/$pid/smaps_rollup")
 awk -v s=$((self1 - self0)) -v k=$((kids1 - kids0)) -v t="$ticks" -v hz="$hz" -v rss="$rss" -v anon="$anon" -v secs="$seconds" 'BEGIN {
-    printf "| %-46s | %12.1f µs | %-22s |\n", "daemon CPU per tick (" secs " s of 1 Hz)", s / 1000 / t, "≤ 300 µs"
-    printf "| %-46s | %12.1f µs | %-22s |\n", "command probe child CPU per tick (/bin/cat)", k / hz / t * 1e6, "(reported separately)"
-    printf "| %-46s | %12.1f MiB | %-22s |\n", "daemon RSS after " secs " s", rss / 1024, "≤ 20 MiB"
+    printf "| %-46s | %12.1f us | %-22s |\n", "daemon CPU per tick (" secs " s of 1 Hz)", s / 1000 / t, "<= 300 us"
+    printf "| %-46s | %12.1f us | %-22s |\n", "command probe child CPU per tick (/bin/cat)", k / hz / t * 1e6, "(reported separately)"
+    printf "| %-46s | %12.1f MiB | %-22s |\n", "daemon RSS after " secs " s", rss / 1024, "<= 20 MiB"
     printf "| %-46s | %12.1f MiB | %-22s |\n", "  of which anonymous (heap, stacks)", anon / 1024, ""
 }'

@@ -4,9 +4,34 @@
 #   BENCH_SECONDS=60 make bench   — a shorter daemon run (default 600 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --static-swift-stdlib --product blockerd >&2
-swift build -c release --static-swift-stdlib --product blocker-bench >&2
+for product in blockerd blockerctl blocker-bench; do
+    swift build -c release --static-swift-stdlib --product "$product" >&2
+done
 bin=$(swift build -c release --show-bin-path)
-printf '| %-46s | %15s | %-22s |\n' "measurement" "result" "target"
-printf '|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..48})" "$(printf -- '-%.0s' {1..17})" "$(printf -- '-%.0s' {1..24})"
-scripts/bench-daemon.sh "$bin/blockerd"
+row() { printf '| %-50s | %18s | %-26s |\n' "$@"; }
+# A probe bench's "  label   value" lines as table rows, with targets where the issue sets them.
+probe_rows() { # NAME TARGET_CPU TARGET_LATENCY
+    local name=$1 cpu=$2 latency=$3
+    while IFS= read -r line; do
+        [[ "$line" =~ ^\ \ (.+[^ ])\ {2,}([^ ].*)$ ]] || continue
+        local label=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]} target=""
+        case "$label" in
+            "per-sample CPU"*) target=$cpu ;;
+            *"sample done, median"*) target=$latency ;;
+            *"xdotool"*|*"ratio"*|*"less CPU"*) target=">= 30x less CPU" ;;
+        esac
+        label=${label//→/->}
+        row "$name: $label" "${value//µ/u}" "$target"
+    done
+}
+row "measurement" "result" "target"
+printf '|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..52})" "$(printf -- '-%.0s' {1..20})" "$(printf -- '-%.0s' {1..28})"
+scripts/bench-bus.sh "$bin" | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
+    while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done
+if [ -x scripts/bench-x11.sh ]; then
+    scripts/bench-x11.sh "$bin/blocker-bench" 2>/dev/null | probe_rows x11 "<= 100 us" "<= 20 ms"
+fi
+scripts/bench-sway.sh "$bin/blocker-bench" 2>/dev/null | probe_rows sway "" "<= 20 ms (as X11)"
+if [ -x scripts/bench-overlay.sh ]; then scripts/bench-overlay.sh "$bin" 2>/dev/null; fi
+scripts/bench-daemon.sh "$bin/blockerd" | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
+    while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done

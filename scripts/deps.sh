@@ -4,7 +4,7 @@
 #   scripts/deps.sh check   — to build and run every test (real servers included)
 set -euo pipefail
 build=(pkg-config libsqlite3-dev libtomlplusplus-dev libsystemd-dev tzdata)
-check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm gtk-layer-shell-examples)
+check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm gtk-layer-shell-examples xvfb dunst python3)
 want=("${build[@]}")
 [ "${1:-build}" = check ] && want+=("${check[@]}")
 missing=()

@@ -165,6 +165,11 @@ public final class BlockerServer {
         }
     }
 
+    /// Desktop notifications sent over this connection.
+    public func notifications(log: @escaping (String) -> Void) -> DesktopNotifications {
+        DesktopNotifications(connection: connection, log: log)
+    }
+
     /// Sends everything queued (the daemon calls this before it exits).
     public func flush() {
         connection.flush()

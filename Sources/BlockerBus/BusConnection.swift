@@ -43,10 +43,13 @@ enum BusValue: Equatable, Sendable {
     case uint64(UInt64)
     case strings([String])
     case dictionary([String: BusValue])
+    /// `y`: notification urgency hints are bytes.
+    case byte(UInt8)
 
     /// The D-Bus signature of the value.
     var signature: String {
         switch self {
+        case .byte: "y"
         case .string: "s"
         case .bool: "b"
         case .int32: "i"
@@ -226,12 +229,14 @@ final class BusConnection {
     }
 
     /// A method call that never starts a service by activation.
+    /// `autoStart`: let the bus start the service by activation (notification
+    /// servers are usually activated); blockerd itself never is.
     func methodCall(destination: String, path: String, interface: String,
-                    member: String) throws(BusCallError) -> BusMessage {
+                    member: String, autoStart: Bool = false) throws(BusCallError) -> BusMessage {
         var message: OpaquePointer?
         let r = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard r >= 0, let message else { throw .system(BusError(call: "sd_bus_message_new_method_call", errno: -r)) }
-        sd_bus_message_set_auto_start(message, 0)
+        sd_bus_message_set_auto_start(message, autoStart ? 1 : 0)
         return BusMessage(adopting: message)
     }
 
@@ -250,6 +255,31 @@ final class BusConnection {
             throw .system(BusError(call: "sd_bus_call", errno: -r))
         }
         return BusMessage(adopting: reply!)
+    }
+
+    /// Sends `message` and calls `completion` with its reply later, from the
+    /// loop: the daemon's tick never waits on another program's bus service.
+    func callAsync(_ message: BusMessage, timeoutMicroseconds: UInt64,
+                   completion: @escaping (Result<BusMessage, BusErrorReply>) -> Void) throws(BusError) {
+        let pending = PendingCall(completion: completion)
+        var slot: OpaquePointer?
+        try BusError.check(
+            sd_bus_call_async(bus, &slot, message.raw, { reply, userdata, _ in
+                let pending = Unmanaged<PendingCall>.fromOpaque(userdata!).takeRetainedValue()
+                let reply = BusMessage(retaining: reply!)
+                if let error = sd_bus_message_get_error(reply.raw), sd_bus_error_is_set(error) != 0 {
+                    pending.completion(.failure(BusErrorReply(
+                        name: error.pointee.name.map { String(cString: $0) } ?? "",
+                        message: error.pointee.message.map { String(cString: $0) } ?? "")))
+                } else {
+                    pending.completion(.success(reply))
+                }
+                return 0
+            }, Unmanaged.passRetained(pending).toOpaque(), timeoutMicroseconds),
+            "sd_bus_call_async")
+        // The slot is floating: sd-bus frees it after the reply (or timeout) is dispatched.
+        sd_bus_slot_set_floating(slot, 1)
+        sd_bus_slot_unref(slot)
     }
 
     // MARK: receiving
@@ -390,6 +420,12 @@ final class BusExport {
 }
 
 /// A signal match; removed when released.
+/// A call in flight; retained until its reply arrives.
+private final class PendingCall {
+    let completion: (Result<BusMessage, BusErrorReply>) -> Void
+    init(completion: @escaping (Result<BusMessage, BusErrorReply>) -> Void) { self.completion = completion }
+}
+
 final class BusSubscription {
     fileprivate var slot: OpaquePointer?
     fileprivate let handler: (BusMessage) -> Void
@@ -497,6 +533,7 @@ final class BusMessage {
         case let .uint64(v): try append(v)
         case let .strings(v): try append(v)
         case let .dictionary(v): try append(v)
+        case let .byte(v): try appendBasic("y", v)
         }
     }
 
@@ -605,6 +642,7 @@ final class BusMessage {
         case "t": return .uint64(try readUInt64())
         case "as": return .strings(try readStrings())
         case "a{sv}": return .dictionary(try readDictionary())
+        case "y": var v: UInt8 = 0; try readBasic("y", &v); return .byte(v)
         default:
             try BusError.check(sd_bus_message_skip(raw, signature), "sd_bus_message_skip")
             return nil

@@ -110,6 +110,8 @@ public enum BusFailureText {
 
     public static func failure(_ failure: BusFailure) -> CommandFailure {
         switch failure {
+        case let .notRunning(why) where why.contains(startFix):
+            return CommandFailure(why)      // the client's message already says how to start it
         case let .notRunning(why):
             return CommandFailure("blockerd is not running (\(why))", fix: startFix)
         case let .transport(why):

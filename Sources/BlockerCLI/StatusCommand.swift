@@ -79,8 +79,10 @@ enum StatusText {
         } else {
             rows.append(("front", "nothing in front"))
         }
-        rows.append(("spending", report.metered && !report.locked
-                        ? printer.paint("yes", .yellow) + " (a metered app is in front)" : "no"))
+        // A covered app spends nothing: the shield is what it is paying.
+        let spending = report.metered && !report.locked && !report.shield.active
+        rows.append(("spending", spending ? printer.paint("yes", .yellow) + " (a metered app is in front)"
+                        : report.metered && report.shield.active ? "no (the app in front is covered)" : "no"))
 
         if report.shield.active {
             var text = printer.paint("up", .red)

@@ -67,6 +67,9 @@ public final class Daemon {
     public private(set) var storageError: String?
     /// Whether the last answering probe said the screen is locked.
     public private(set) var locked = false
+    /// Where desktop notifications go (the session bus); nil: none are sent.
+    public var notify: ((NotificationRequest) -> Void)?
+    private var notificationPlan: NotificationPlan
 
     public init(options: DaemonOptions, log: LogSink, environment: [String: String]) throws(StartFailure) {
         self.options = options
@@ -79,6 +82,7 @@ public final class Daemon {
         do { lock = try StateLock(directory: options.stateDirectory) } catch { throw .alreadyRunning(error) }
         do { ledger = try Ledger.open(stateDirectory: options.stateDirectory) } catch { throw .storage(error) }
         meter = Meter(config: config, zone: zone)
+        notificationPlan = NotificationPlan(thresholds: config.warnBefore)
         probe = Self.selectProbe(config: config, override: options.probe, environment: environment, log: log)
     }
 
@@ -117,7 +121,20 @@ public final class Daemon {
                                         ("APP", outcome.window?.app ?? "")]))
             observer?.warning(remaining: outcome.ledger.balance)
         }
-        show(outcome.decision.shield, balance: outcome.ledger.balance)
+        let raised = show(outcome.decision.shield, balance: outcome.ledger.balance)
+        sendNotifications(app: outcome.window?.app, metered: outcome.decision.metered,
+                          balance: outcome.ledger.balance, crossed: outcome.warnings, raised: raised, now: wall)
+    }
+
+    private func sendNotifications(app: String?, metered: Bool, balance: Milliseconds, crossed: [Milliseconds],
+                                   raised: Shield?, now: Int64) {
+        guard let notify else { return }
+        let text = raised.map {
+            ShieldText.reason($0.reason, group: $0.group, until: $0.until, now: now, zone: meter.zone)
+        }
+        let tick = NotificationPlan.Tick(app: app, metered: metered, locked: locked, balance: balance,
+                                         crossed: crossed, shieldRaised: raised, shieldText: text)
+        for request in notificationPlan.plan(tick) { notify(request) }
     }
 
     /// The ledger as the policy needs it at `wall`.
@@ -133,13 +150,20 @@ public final class Daemon {
     public func redecide(wall: Int64 = Clocks.wall) {
         guard lastTick != nil else { return }
         let snapshot = snapshot(at: wall)
-        show(meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall).shield, balance: snapshot.balance)
+        let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall)
+        let raised = show(decision.shield, balance: snapshot.balance)
+        if raised != nil {
+            sendNotifications(app: meter.lastWindow?.app, metered: decision.metered, balance: snapshot.balance,
+                              crossed: [], raised: raised, now: wall)
+        }
     }
 
-    private func show(_ new: Shield?, balance: Milliseconds) {
+    /// Shows `new`; returns it when it is a shield that just went up (or changed).
+    @discardableResult
+    private func show(_ new: Shield?, balance: Milliseconds) -> Shield? {
         let old = shield
         shield = new
-        guard old?.app != new?.app || old?.reason != new?.reason || (old == nil) != (new == nil) else { return }
+        guard old?.app != new?.app || old?.reason != new?.reason || (old == nil) != (new == nil) else { return nil }
         if let new {
             var fields = [("APP", new.app), ("REASON", new.reason.rawValue), ("BALANCE_MS", "\(balance)")]
             if let group = new.group { fields.append(("GROUP", group)) }
@@ -149,6 +173,7 @@ public final class Daemon {
                                fields: [("APP", old.app), ("BALANCE_MS", "\(balance)")]))
         }
         observer?.shieldChanged(new, balance: balance)
+        return new
     }
 
     /// Logs a failing probe once per streak, and its recovery.
@@ -167,6 +192,11 @@ public final class Daemon {
         case let .success(sample):
             locked = sample.locked
         }
+    }
+
+    /// A line for the journal that is no event of its own (notifications unavailable…).
+    public func logNotice(_ message: String) {
+        log.write(LogEvent(priority: .notice, message))
     }
 
     private func noteStorage(_ error: StoreError?) {
@@ -188,6 +218,7 @@ public final class Daemon {
             let probeChanged = fresh.daemon != config.daemon
             config = fresh
             meter.reconfigure(fresh)
+            notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
             if probeChanged { probe = Self.selectProbe(config: fresh, override: options.probe, environment: environment, log: log) }
             log.write(LogEvent(.reload, "Configuration reloaded from \(options.configPath)"))
             return .success(())

@@ -17,6 +17,7 @@ public final class DaemonLoop {
     private var probeSource: EventSource?
     private var watched: (fd: Int32?, generation: Int) = (nil, 0)
     private let watchdog: Bool
+    private var lastStatus = ""
 
     /// `server` has already taken the bus name; it joins this loop and
     /// answers from `daemon`.
@@ -35,6 +36,10 @@ public final class DaemonLoop {
             do { try server.export(service) } catch { throw SystemdError(call: error.call, errno: error.errno) }
             daemon.observer = service
             bus = service
+            let notifications = server.notifications { [unowned daemon] why in
+                daemon.logNotice(why)
+            }
+            daemon.notify = { notifications.send($0) }
         }
     }
 
@@ -92,9 +97,12 @@ public final class DaemonLoop {
             zeroTimer.disarm()
         }
         watchProbe()
-        var state = "STATUS=\(daemon.statusLine)"
-        if watchdog { state += "\nWATCHDOG=1" }
-        ServiceManager.notify(state)
+        // STATUS= only when it changed; WATCHDOG=1 after every completed tick.
+        let status = daemon.statusLine
+        var state: [String] = watchdog ? ["WATCHDOG=1"] : []
+        if status != lastStatus { state.append("STATUS=\(status)") }
+        lastStatus = status
+        if !state.isEmpty { ServiceManager.notify(state.joined(separator: "\n")) }
     }
 
     /// Event-driven probes: a focus change is handled at once, not on the next tick.

@@ -88,18 +88,6 @@ func benchSway(_ arguments: [String]) {
     }
 }
 
-private func benchFail(_ message: String) -> Never {
-    let line = Array((message + "\n").utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    exit(1)
-}
-
-private func clockNs(_ clock: clockid_t) -> Int64 {
-    var t = timespec()
-    clock_gettime(clock, &t)
-    return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
-}
-
 private func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Bool {
     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
     return poll(&pfd, 1, timeoutMs) > 0

@@ -5,9 +5,8 @@ import Glibc
 // blockerctl: everything but the bus connection lives in BlockerCLI, so tests
 // run the same commands in-process with their own service.
 
-// LEAD: wire BlockerClient.connect here
-let connect: ServiceFactory = { (_: [String: String]) throws(BusFailure) -> any BlockerService in
-    throw BusFailure.notRunning("blockerctl was built without its bus client")
+let connect: ServiceFactory = { (environment: [String: String]) throws(BusFailure) -> any BlockerService in
+    try BlockerClient.connect(environment: environment)
 }
 
 exit(BlockerCtl.run(Array(CommandLine.arguments.dropFirst()), .process(connect: connect)))

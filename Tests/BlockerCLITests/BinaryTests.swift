@@ -78,8 +78,9 @@ import Testing
     @Test func statusWithoutABusExplainsAndExitsOne() throws {
         let result = try run(["status"])
         #expect(result.status == 1 && result.stdout.isEmpty)
-        #expect(result.stderr.hasPrefix("blockerctl: error: blockerd is not running ("))
-        #expect(result.stderr.hasSuffix(" — start it with: systemctl --user start blockerd\n"))
+        // No bus at all: the client's own message names the bus and the fix.
+        #expect(result.stderr.hasPrefix("blockerctl: error: cannot connect to the session bus at unix:path=/nonexistent/bus"))
+        #expect(result.stderr.hasSuffix("start it with: systemctl --user start blockerd\n"))
         let json = try run(["status", "--json"])
         #expect(json.status == 1 && json.stdout.isEmpty)
     }

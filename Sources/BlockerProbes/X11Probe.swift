@@ -1,0 +1,329 @@
+import BlockerCore
+import Glibc
+
+/// `probe = "x11"`: asks the X server (through xcb) which window is active.
+///
+/// - `_NET_ACTIVE_WINDOW` of the root window (kept by the window manager), read
+///   with AnyPropertyType; then that window's `WM_CLASS`, `_NET_WM_NAME` (else
+///   `WM_NAME`) and `_NET_WM_PID` (else the X-Resource extension), in one round trip.
+/// - PropertyNotify on the root window and on the active window (titles), and
+///   MIT-SCREEN-SAVER notify, make `eventDescriptor` readable.
+/// - MIT-SCREEN-SAVER gives the idle time; an active screen saver counts as locked.
+/// - When the server goes away, samples fail with the reason, the descriptor
+///   goes nil, and `sample()` reconnects with a short capped backoff.
+public final class X11Probe: ForegroundProbe {
+    public let name = "x11"
+    /// The display this probe talks to (`:0`).
+    public let display: String
+    /// The overlay's WM_CLASS (GTK makes the class `Blocker-overlay`): never the foreground.
+    public static let overlayClass = "blocker-overlay"
+
+    /// A server that does not answer within this long fails the sample instead of hanging the daemon.
+    var replyTimeoutNs: UInt64 = 500_000_000
+
+    private var connection: XConnection?
+    private var atoms = Atoms()
+    /// The active window whose property changes we listen to (for its title).
+    private var watched = XWindow.none
+    private var smoother = ForegroundSmoother()
+    public private(set) var eventGeneration = 0
+
+    private var reconnect = ReconnectBackoff()
+    /// Why the connection is down, for every sample until it is back.
+    private var disconnectedBecause = ""
+
+    public var eventDescriptor: Int32? { connection?.fileDescriptor }
+
+    private init(display: String) {
+        self.display = display
+    }
+
+    /// Connects to `$DISPLAY`, or says why it cannot ("DISPLAY is not set",
+    /// "cannot connect to :5: …").
+    public static func open(environment: [String: String]) -> Result<X11Probe, ProbeUnavailable> {
+        guard let display = environment["DISPLAY"], !display.isEmpty else {
+            return .failure(ProbeUnavailable(probe: "x11", reason: "DISPLAY is not set"))
+        }
+        let probe = X11Probe(display: display)
+        switch XConnection.open(display: display) {
+        case let .failure(error):
+            return .failure(ProbeUnavailable(probe: "x11", reason: "cannot connect to \(display): \(error)"))
+        case let .success(connection):
+            if let problem = probe.adopt(connection) {
+                return .failure(ProbeUnavailable(probe: "x11", reason: "cannot use \(display): \(problem)"))
+            }
+            return .success(probe)
+        }
+    }
+
+    public func sample() -> Result<Reading, ProbeFailure> {
+        let c: XConnection
+        switch connected() {
+        case let .success(connection): c = connection
+        case let .failure(failure): return .failure(failure)
+        }
+        // Whatever the queued events say, the look below is newer.
+        _ = drainPending(c)
+        let deadline = XConnection.monotonicNanoseconds() + replyTimeoutNs
+        var seen: Observation
+        var looks = 0
+        repeat {
+            // A change that arrived while we were reading (xcb queued its event,
+            // so the descriptor will not wake the daemon for it): look again.
+            switch observe(c, deadline: deadline) {
+            case let .success(observation): seen = observation
+            case let .failure(failure): return .failure(fail(failure))
+            }
+            looks += 1
+        } while drainPending(c) && looks < 3
+        if let error = c.error { return .failure(lose(error)) }
+
+        let window = smoother.next(seen.window)
+        let saver = seen.screenSaver
+        return .success(Reading(window: window,
+                                locked: saver?.state == .on || saver?.state == .cycle,
+                                idle: saver.map { Milliseconds($0.msSinceUserInput) }))
+    }
+
+    public func drainEvents() {
+        guard let c = connection else { return }
+        _ = drainPending(c)
+        // A hung-up socket stays readable forever: drop it so the loop stops watching it.
+        if let error = c.error { _ = lose(error) }
+    }
+
+    // MARK: Connection
+
+    private struct Atoms {
+        var netActiveWindow = XAtom.none
+        var netWMName = XAtom.none
+        var netWMPID = XAtom.none
+    }
+
+    /// Sets up a fresh connection: atoms, event masks. Returns a problem, or nil.
+    private func adopt(_ c: XConnection) -> String? {
+        let deadline = XConnection.monotonicNanoseconds() + replyTimeoutNs
+        let cookies = ["_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "_NET_WM_PID"].map(c.requestAtom)
+        var interned: [XAtom] = []
+        for cookie in cookies {
+            switch c.reply(cookie, deadline: deadline) {
+            case let .success(atom): interned.append(atom)
+            case let .failure(failure): return "cannot intern atoms (\(describe(failure, c)))"
+            }
+        }
+        atoms = Atoms(netActiveWindow: interned[0], netWMName: interned[1], netWMPID: interned[2])
+        c.selectInput(c.root, .propertyChange)
+        c.selectScreenSaverNotify(c.root)
+        guard c.flush(), c.error == nil else { return "the connection broke while setting up" }
+        connection = c
+        watched = .none
+        eventGeneration += 1
+        reconnect.succeeded()
+        return nil
+    }
+
+    private func connected() -> Result<XConnection, ProbeFailure> {
+        if let connection { return .success(connection) }
+        let now = XConnection.monotonicNanoseconds()
+        guard reconnect.mayTry(at: now) else {
+            return .failure(ProbeFailure("\(disconnectedBecause); retrying in \(reconnect.msUntilNextTry(at: now)) ms"))
+        }
+        let problem: String
+        switch XConnection.open(display: display) {
+        case let .success(c):
+            guard let setupProblem = adopt(c) else { return .success(c) }
+            problem = "cannot use the X server at \(display): \(setupProblem)"
+        case let .failure(error):
+            problem = "cannot connect to the X server at \(display): \(error)"
+        }
+        reconnect.failed(at: now)
+        disconnectedBecause = problem
+        return .failure(ProbeFailure("\(problem); retrying in \(reconnect.msUntilNextTry(at: now)) ms"))
+    }
+
+    /// Drops a broken connection; the next samples reconnect.
+    private func lose(_ error: XConnectionError) -> ProbeFailure {
+        connection = nil                       // xcb_disconnect closes the fd
+        watched = .none
+        disconnectedBecause = "lost the connection to the X server at \(display): \(error)"
+        reconnect.failed(at: XConnection.monotonicNanoseconds())
+        return ProbeFailure(disconnectedBecause)
+    }
+
+    private func fail(_ failure: XRequestFailure) -> ProbeFailure {
+        guard let c = connection else { return ProbeFailure(disconnectedBecause) }
+        if failure == .connectionLost, let error = c.error { return lose(error) }
+        return ProbeFailure("X server at \(display): \(describe(failure, c))")
+    }
+
+    private func describe(_ failure: XRequestFailure, _ c: XConnection) -> String {
+        switch failure {
+        case let .protocolError(code): "X error \(code)"
+        case .timedOut: "no answer within \(replyTimeoutNs / 1_000_000) ms"
+        case .connectionLost: "connection lost (\(c.error.map(String.init(describing:)) ?? "unknown"))"
+        }
+    }
+
+    // MARK: Looking
+
+    private struct Observation {
+        var window: Window?
+        var screenSaver: XScreenSaverInfo?
+    }
+
+    /// Reads the events xcb holds; true when one of them may change the answer.
+    private func drainPending(_ c: XConnection) -> Bool {
+        var relevant = false
+        while let event = c.nextEvent() {
+            switch event {
+            case let .propertyNotify(window, atom) where window == c.root:
+                if atom == atoms.netActiveWindow { relevant = true }
+            case let .propertyNotify(window, atom) where window == watched:
+                if [XAtom.wmClass, .wmName, atoms.netWMName, atoms.netWMPID].contains(atom) { relevant = true }
+            case .screenSaverNotify:
+                relevant = true
+            case .propertyNotify, .error, .other:
+                break                          // errors: a window we stopped watching is gone
+            }
+        }
+        return relevant
+    }
+
+    /// Follows property changes of the active window (its title) and no longer of the previous one.
+    private func watch(_ window: XWindow, _ c: XConnection) {
+        guard window != watched else { return }
+        if watched != .none { c.selectInput(watched, []) }
+        if window != .none { c.selectInput(window, .propertyChange) }
+        watched = window
+    }
+
+    private func observe(_ c: XConnection, deadline: UInt64) -> Result<Observation, XRequestFailure> {
+        let activeCookie = c.requestProperty(c.root, atoms.netActiveWindow, maxBytes: 4)
+        let saverCookie = c.requestScreenSaverInfo()
+        let active = c.reply(activeCookie, deadline: deadline)
+        let saver = saverCookie.map { c.reply($0, deadline: deadline) }
+        guard case let .success(activeProperty) = active else { return .failure(active.failure!) }
+        if let saver, case let .failure(failure) = saver { return .failure(failure) }
+        let screenSaver = try? saver?.get()
+
+        let window = XWindow(rawValue: activeProperty?.uint32Values.first ?? 0)
+        // Selected before the reads below: a change after them is sure to wake us.
+        watch(window, c)
+        guard window != .none else { return .success(Observation(window: nil, screenSaver: screenSaver)) }
+
+        let classCookie = c.requestProperty(window, .wmClass)
+        let netNameCookie = c.requestProperty(window, atoms.netWMName)
+        let nameCookie = c.requestProperty(window, .wmName)
+        let pidCookie = c.requestProperty(window, atoms.netWMPID, maxBytes: 4)
+        let properties = [classCookie, netNameCookie, nameCookie, pidCookie].map { c.reply($0, deadline: deadline) }
+        var values: [XProperty?] = []
+        for result in properties {
+            switch result {
+            case let .success(value): values.append(value)
+            // Closed between the two reads: like the 0x0 between focus changes.
+            case .failure(.protocolError(XRequestFailure.badWindow)):
+                return .success(Observation(window: nil, screenSaver: screenSaver))
+            case let .failure(failure): return .failure(failure)
+            }
+        }
+        let (instance, wmClass) = Self.parseClass(values[0])
+        let title = Self.text(values[1], alwaysUTF8: true) ?? Self.text(values[2]) ?? ""
+        var pid = values[3]?.uint32Values.first.map { Int32(bitPattern: $0) }
+        if pid == nil || pid == 0, let cookie = c.requestClientPID(window) {
+            switch c.reply(cookie, deadline: deadline) {
+            case let .success(found): pid = found
+            case .failure(.protocolError): pid = nil
+            case let .failure(failure): return .failure(failure)
+            }
+        }
+        if pid == 0 { pid = nil }
+        let found = Window(wmInstance: instance, wmClass: wmClass,
+                           exe: pid.flatMap(ProcFS.executableName(pid:)), title: title, pid: pid)
+        return .success(Observation(window: found, screenSaver: screenSaver))
+    }
+
+    // MARK: Decoding (pure)
+
+    /// `WM_CLASS` is "instance\0class\0".
+    static func parseClass(_ property: XProperty?) -> (instance: String?, wmClass: String?) {
+        guard let property else { return (nil, nil) }
+        let parts = property.bytes.split(separator: 0, omittingEmptySubsequences: false)
+        func part(_ i: Int) -> String? {
+            guard i < parts.count, !parts[i].isEmpty else { return nil }
+            return text(XProperty(type: property.type, format: 8, bytes: Array(parts[i])))
+        }
+        return (part(0), part(1))
+    }
+
+    /// A text property. `_NET_WM_NAME` is UTF-8 whatever its type says
+    /// (xdotool stores it as STRING); type STRING is Latin-1 by the book, but
+    /// many clients put UTF-8 there, so valid UTF-8 is read as UTF-8.
+    static func text(_ property: XProperty?, alwaysUTF8: Bool = false) -> String? {
+        guard let property, property.format == 8 else { return nil }
+        var bytes = property.bytes[...]
+        while bytes.last == 0 { bytes = bytes.dropLast() }
+        if alwaysUTF8 || property.type != .string { return String(decoding: bytes, as: UTF8.self) }
+        return String(validating: bytes, as: UTF8.self) ?? latin1(bytes)
+    }
+
+    private static func latin1<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
+        return String(scalars)
+    }
+}
+
+/// DESIGN.md's rules that turn what X says into what is in front, apart from X.
+struct ForegroundSmoother {
+    /// What the last sample reported.
+    private(set) var reported: Window?
+    private var emptyInARow = 0
+
+    static func isOverlay(_ window: Window) -> Bool {
+        [window.wmInstance, window.wmClass].contains { $0?.lowercased() == X11Probe.overlayClass }
+    }
+
+    mutating func next(_ seen: Window?) -> Window? {
+        guard let seen else {
+            // One empty answer happens between focus changes; two mean the desktop is empty.
+            emptyInARow += 1
+            if emptyInARow >= 2 { reported = nil }
+            return reported
+        }
+        emptyInARow = 0
+        // The overlay covers the app that stays in front.
+        if Self.isOverlay(seen) { return reported }
+        reported = seen
+        return seen
+    }
+}
+
+/// When to try reconnecting: 50 ms after a loss, doubling to at most 500 ms,
+/// so a server that comes back is found within half a second of the next sample
+/// and a server that stays away costs two failed connects a second.
+struct ReconnectBackoff {
+    static let firstDelayNs: UInt64 = 50_000_000
+    static let maxDelayNs: UInt64 = 500_000_000
+    private var delayNs: UInt64 = 0
+    private var notBeforeNs: UInt64 = 0
+
+    func mayTry(at now: UInt64) -> Bool { now >= notBeforeNs }
+    func msUntilNextTry(at now: UInt64) -> UInt64 { notBeforeNs > now ? (notBeforeNs - now + 999_999) / 1_000_000 : 0 }
+
+    mutating func failed(at now: UInt64) {
+        delayNs = delayNs == 0 ? Self.firstDelayNs : min(delayNs * 2, Self.maxDelayNs)
+        notBeforeNs = now + delayNs
+    }
+
+    mutating func succeeded() {
+        delayNs = 0
+        notBeforeNs = 0
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case let .failure(f) = self { return f }
+        return nil
+    }
+}

@@ -1,0 +1,304 @@
+import BlockerCore
+import Foundation
+import Glibc
+import Testing
+@testable import BlockerProbes
+
+/// Against a real Xvfb + openbox (a missing Xvfb fails these, never skips them).
+@Suite(.serialized) struct X11ProbeTests {
+    func openProbe(_ server: X11Server) throws -> X11Probe {
+        switch X11Probe.open(environment: server.environment) {
+        case let .success(probe): return probe
+        case let .failure(why): throw X11TestError("X11Probe.open failed: \(why)")
+        }
+    }
+
+    /// Reads events until none came for `quietMs`, so a later wake-up is caused by what the test does next.
+    func settle(_ probe: X11Probe, quietMs: Int32 = 200) throws {
+        let fd = try #require(probe.eventDescriptor)
+        probe.drainEvents()
+        var rounds = 0
+        while isReadable(fd, timeoutMs: quietMs) {
+            probe.drainEvents()
+            rounds += 1
+            if rounds > 50 { throw X11TestError("the X connection never went quiet") }
+        }
+    }
+
+    @Test func saysWhyItCannotOpen() {
+        guard case let .failure(noDisplay) = X11Probe.open(environment: [:]) else {
+            Issue.record("opened without DISPLAY")
+            return
+        }
+        #expect(noDisplay == ProbeUnavailable(probe: "x11", reason: "DISPLAY is not set"))
+        guard case let .failure(nobody) = X11Probe.open(environment: ["DISPLAY": ":987"]) else {
+            Issue.record("opened a display nobody serves")
+            return
+        }
+        #expect(nobody.reason.hasPrefix("cannot connect to :987: "))
+    }
+
+    @Test func reportsTheActiveWindowAndWakesOnFocusChange() throws {
+        let server = try X11Server()
+        let alpha = try server.xterm(class: "AlphaTerm", title: "alpha window")
+        let beta = try server.xterm(class: "BetaTerm", title: "beta window")
+        let probe = try openProbe(server)
+
+        try server.activate(alpha.window)
+        let first = try #require(try probe.sample().get().window)
+        #expect(first.wmClass == "AlphaTerm" && first.wmInstance == "xterm" && first.app == "AlphaTerm")
+        #expect(first.title == "alpha window")
+        #expect(first.pid == alpha.process.pid && first.exe == "xterm")
+
+        try settle(probe)
+        let fd = try #require(probe.eventDescriptor)
+        try server.activate(beta.window)
+        #expect(isReadable(fd, timeoutMs: 2000), "a focus change must wake the event descriptor")
+        probe.drainEvents()
+        let second = try #require(try probe.sample().get().window)
+        #expect(second.wmClass == "BetaTerm" && second.title == "beta window" && second.pid == beta.process.pid)
+        #expect(probe.eventDescriptor == fd)         // same connection all along
+    }
+
+    @Test func aTitleChangeIsSeenAndWakes() throws {
+        let server = try X11Server()
+        let alpha = try server.xterm(class: "AlphaTerm", title: "before")
+        let probe = try openProbe(server)
+        try server.activate(alpha.window)
+        #expect(try probe.sample().get().window?.title == "before")
+
+        try settle(probe)
+        try server.run(["xdotool", "set_window", "--name", "after — ünïcode", String(alpha.window)])
+        #expect(isReadable(try #require(probe.eventDescriptor), timeoutMs: 2000), "a title change must wake the event descriptor")
+        probe.drainEvents()
+        #expect(try probe.sample().get().window?.title == "after — ünïcode")
+    }
+
+    @Test func xmessageGetsItsPidFromXResource() throws {
+        let server = try X11Server()
+        let xmessage = try server.spawn(["xmessage", "no _NET_WM_PID here"])
+        let window = try server.window(ofClass: "Xmessage", from: xmessage)
+        // The premise: xmessage does not say its pid itself.
+        #expect(try server.run(["xprop", "-id", String(window), "_NET_WM_PID"]).contains("not found"))
+        let probe = try openProbe(server)
+        try server.activate(window)
+        let seen = try #require(try probe.sample().get().window)
+        #expect(seen.wmClass == "Xmessage" && seen.wmInstance == "xmessage")
+        #expect(seen.pid == xmessage.pid && seen.exe == "xmessage")
+    }
+
+    @Test func theOverlayIsNotTheForeground() throws {
+        let server = try X11Server()
+        let alpha = try server.xterm(class: "AlphaTerm", title: "the app")
+        let probe = try openProbe(server)
+        try server.activate(alpha.window)
+        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+
+        let overlay = try server.xterm(class: "blocker-overlay", title: "overlay")
+        try server.activate(overlay.window)
+        #expect(try server.run(["xdotool", "getactivewindow"]).hasPrefix(String(overlay.window)))
+        let under = try probe.sample().get().window
+        #expect(under?.wmClass == "AlphaTerm" && under?.title == "the app")
+        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")   // and it stays so
+    }
+
+    @Test func oneEmptyAnswerKeepsTheWindowTwoMeanNothingInFront() throws {
+        let server = try X11Server()
+        let alpha = try server.xterm(class: "AlphaTerm", title: "the app")
+        let probe = try openProbe(server)
+        try server.activate(alpha.window)
+        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+
+        // 0x0, and of another type than WINDOW: read with AnyPropertyType all the same.
+        try server.run(["xprop", "-root", "-f", "_NET_ACTIVE_WINDOW", "32c", "-set", "_NET_ACTIVE_WINDOW", "0"])
+        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+        #expect(try probe.sample().get().window == nil)
+        // (openbox still has it focused, so it would not write the property again itself.)
+        try server.run(["xprop", "-root", "-f", "_NET_ACTIVE_WINDOW", "32c", "-set", "_NET_ACTIVE_WINDOW", String(alpha.window)])
+        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+    }
+
+    @Test func aClosedActiveWindowIsLikeAnEmptyOne() throws {
+        let server = try X11Server()
+        let alpha = try server.xterm(class: "AlphaTerm", title: "the only window")
+        let probe = try openProbe(server)
+        try server.activate(alpha.window)
+        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+
+        alpha.process.stop()
+        // openbox leaves _NET_ACTIVE_WINDOW naming the dead window: reads of it fail with BadWindow.
+        try server.waitFor("the window to be destroyed") {
+            (try? server.run(["xprop", "-id", String(alpha.window), "WM_CLASS"])) == nil
+        }
+        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+        #expect(try probe.sample().get().window == nil)
+    }
+
+    @Test func anActiveScreenSaverIsLockedAndIdleIsKnown() throws {
+        let server = try X11Server()
+        let alpha = try server.xterm(class: "AlphaTerm", title: "t")
+        let probe = try openProbe(server)
+        try server.activate(alpha.window)
+        let before = try probe.sample().get()
+        #expect(!before.locked)
+        #expect(before.idle != nil)
+
+        try settle(probe)
+        try server.run(["xset", "s", "activate"])
+        #expect(isReadable(try #require(probe.eventDescriptor), timeoutMs: 2000), "the screen saver must wake the event descriptor")
+        probe.drainEvents()
+        #expect(try probe.sample().get().locked)
+
+        try server.run(["xset", "s", "reset"])
+        #expect(try !probe.sample().get().locked)
+    }
+
+    @Test func aSampleNoticesTheServerIsGone() throws {
+        let server = try X11Server()
+        let probe = try openProbe(server)
+        _ = try probe.sample().get()
+        server.killServer()
+        // No drainEvents first: the sample itself finds the connection broken.
+        guard case let .failure(failure) = probe.sample() else {
+            Issue.record("a sample succeeded with the X server gone")
+            return
+        }
+        #expect(failure.message.hasPrefix("lost the connection to the X server at \(server.display)"))
+        #expect(probe.eventDescriptor == nil)
+        probe.drainEvents()                                  // harmless while disconnected
+        #expect(throws: ProbeFailure.self) { try probe.sample().get() }
+    }
+
+    @Test func aStoppedServerFailsTheSampleInsteadOfHanging() throws {
+        let server = try X11Server()
+        let alpha = try server.xterm(class: "AlphaTerm", title: "t")
+        let probe = try openProbe(server)
+        try server.activate(alpha.window)
+        _ = try probe.sample().get()
+
+        server.pauseServer(true)
+        defer { server.pauseServer(false) }
+        let started = Date()
+        let result = probe.sample()
+        let took = Date().timeIntervalSince(started)
+        server.pauseServer(false)
+        guard case let .failure(failure) = result else {
+            Issue.record("a sample succeeded from a stopped X server")
+            return
+        }
+        #expect(failure.message.contains("no answer within 500 ms"))
+        #expect(took >= 0.5 && took < 1.5, "took \(took) s")
+        #expect(probe.eventDescriptor != nil)                // still connected: the server only paused
+        // The late replies are thrown away; the next samples are right again.
+        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+    }
+
+    @Test func recoversAfterTheServerRestartsWithoutSpinning() throws {
+        let server = try X11Server(ownDisplay: true)
+        let probe = try openProbe(server)
+        _ = try probe.sample().get()
+        let generation = probe.eventGeneration
+        let fd = try #require(probe.eventDescriptor)
+
+        server.killServer()
+        // The hung-up socket wakes the loop once; draining it drops the connection.
+        #expect(isReadable(fd, timeoutMs: 2000))
+        probe.drainEvents()
+        #expect(probe.eventDescriptor == nil)
+        guard case let .failure(failure) = probe.sample() else {
+            Issue.record("a sample succeeded with the X server gone")
+            return
+        }
+        #expect(failure.message.contains(server.display))
+        #expect(failure.message.contains("X server"))
+
+        // Two seconds of samples at 10 Hz while the server is away: each fails, cheaply.
+        // (Thread CPU: other suites run in this process at the same time.)
+        let cpuBefore = threadCPUMilliseconds()
+        for _ in 0..<20 {
+            #expect(throws: ProbeFailure.self) { try probe.sample().get() }
+            #expect(probe.eventDescriptor == nil)
+            usleep(100_000)
+        }
+        let cpuUsed = threadCPUMilliseconds() - cpuBefore
+        #expect(cpuUsed < 100, "used \(cpuUsed) ms of CPU while the X server was away")
+
+        try server.restartServer()
+        let back = Date()
+        var recovered: Reading?
+        while recovered == nil && Date().timeIntervalSince(back) < 4 {
+            recovered = try? probe.sample().get()
+            if recovered == nil { usleep(100_000) }
+        }
+        let took = Date().timeIntervalSince(back)
+        #expect(recovered != nil && took < 2, "recovered after \(took) s")
+        #expect(probe.eventDescriptor != nil && probe.eventGeneration > generation)
+
+        // And it works as before on the new server.
+        let alpha = try server.xterm(class: "AlphaTerm", title: "after the restart")
+        try server.activate(alpha.window)
+        #expect(try probe.sample().get().window?.title == "after the restart")
+    }
+}
+
+/// The rules that turn what X says into what is in front, without X.
+@Suite struct X11ForegroundRulesTests {
+    let app = Window(wmInstance: "xterm", wmClass: "AlphaTerm", title: "a")
+    let other = Window(wmInstance: "xterm", wmClass: "BetaTerm", title: "b")
+
+    @Test func emptyOnceIsAGapEmptyTwiceIsNothing() {
+        var rules = ForegroundSmoother()
+        #expect(rules.next(app) == app)
+        #expect(rules.next(nil) == app)
+        #expect(rules.next(app) == app)
+        #expect(rules.next(nil) == app)              // the streak started over
+        #expect(rules.next(nil) == nil)
+        #expect(rules.next(nil) == nil)
+        #expect(rules.next(other) == other)
+    }
+
+    @Test(arguments: [("blocker-overlay", "Blocker-overlay"), ("other", "blocker-overlay"), ("BLOCKER-OVERLAY", "x")])
+    func theOverlayKeepsTheAppBeneath(instance: String, wmClass: String) {
+        var rules = ForegroundSmoother()
+        let overlay = Window(wmInstance: instance, wmClass: wmClass, title: "cover")
+        #expect(rules.next(app) == app)
+        #expect(rules.next(overlay) == app)
+        #expect(rules.next(nil) == app)
+        #expect(rules.next(other) == other)
+    }
+
+    @Test func theOverlayFirstIsNothingInFront() {
+        var rules = ForegroundSmoother()
+        #expect(rules.next(Window(wmInstance: "blocker-overlay", wmClass: "Blocker-overlay")) == nil)
+    }
+
+    @Test func textProperties() {
+        #expect(X11Probe.text(XProperty(type: .string, format: 8, bytes: [0x63, 0x61, 0x66, 0xE9, 0])) == "café")   // Latin-1
+        #expect(X11Probe.text(XProperty(type: .string, format: 8, bytes: Array("café".utf8))) == "café")
+        #expect(X11Probe.text(XProperty(type: .string, format: 8, bytes: [0xE9]), alwaysUTF8: true) == "\u{FFFD}")
+        #expect(X11Probe.text(XProperty(type: XAtom(rawValue: 999), format: 8, bytes: Array("café".utf8))) == "café")
+        #expect(X11Probe.text(XProperty(type: .string, format: 32, bytes: [1, 0, 0, 0])) == nil)
+        let both = X11Probe.parseClass(XProperty(type: .string, format: 8, bytes: Array("navigator\0Firefox\0".utf8)))
+        #expect(both.instance == "navigator" && both.wmClass == "Firefox")
+        let onlyInstance = X11Probe.parseClass(XProperty(type: .string, format: 8, bytes: Array("solo\0".utf8)))
+        #expect(onlyInstance.instance == "solo" && onlyInstance.wmClass == nil)
+        #expect(X11Probe.parseClass(nil).instance == nil)
+    }
+
+    @Test func reconnectBackoffIsShortAndCapped() {
+        var backoff = ReconnectBackoff()
+        #expect(backoff.mayTry(at: 0))
+        var now: UInt64 = 1_000_000_000
+        var delays: [UInt64] = []
+        for _ in 0..<6 {
+            backoff.failed(at: now)
+            #expect(!backoff.mayTry(at: now))
+            delays.append(backoff.msUntilNextTry(at: now))
+            now += 10_000_000_000
+        }
+        #expect(delays == [50, 100, 200, 400, 500, 500])
+        backoff.succeeded()
+        #expect(backoff.mayTry(at: now))
+    }
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# blockerctl end to end: a real dbus-daemon, the real blockerd (command probe),
+# every command in human and --json form, bad input that must change nothing,
+# and what happens with no daemon. Exit 0 = pass.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(cd "$here" && swift build --show-bin-path)
+dir=$(mktemp -d /tmp/blocker-ctl-itest.XXXXXX)
+bus_pid= daemon_pid=
+cleanup() {
+    [ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
+    [ -n "$bus_pid" ] && kill -KILL "$bus_pid" 2>/dev/null
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "itest-blockerctl: FAIL: $*" >&2; [ -f "$dir/daemon.log" ] && tail -20 "$dir/daemon.log" >&2; exit 1; }
+ok() { echo "itest-blockerctl: ok: $*"; }
+ctl() { "$bin/blockerctl" "$@"; }
+
+read -r address bus_pid < <(dbus-daemon --session --fork --print-address=1 --print-pid=1 \
+    --address="unix:path=$dir/bus" | paste -sd' ') || fail "dbus-daemon did not start"
+export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC NO_COLOR=1 HOME=$dir
+unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK
+mkdir -p "$dir/.config/blocker"
+cat >"$dir/.config/blocker/blocker.toml" <<TOML
+[daemon]
+probe = "command"
+poll-interval = "1s"
+probe-command = ["/bin/cat", "$dir/front.json"]
+[earn]
+pushups = 0.5
+squats = 1
+[[group]]
+name = "social"
+apps = ["discord"]
+[[group]]
+name = "tools"
+apps = ["notes"]
+metered = false
+TOML
+echo null >"$dir/front.json"
+"$bin/blockerd" >"$dir/daemon.log" 2>&1 &
+daemon_pid=$!
+for _ in $(seq 50); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
+ctl status >/dev/null || fail "blockerd did not answer Status"
+
+# status --json: exactly the contract's keys and types.
+ctl status --json >"$dir/status.json" || fail "status --json"
+python3 - "$dir/status.json" <<'PY' || fail "status --json does not match the contract: $(cat "$dir/status.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert set(s) == {"balance_ms", "metered", "locked", "foreground", "shield", "today", "probe"}, s.keys()
+assert s["balance_ms"] == 0 and s["metered"] is False and s["locked"] is False and s["foreground"] is None
+assert set(s["shield"]) == {"active", "reason", "app", "until_ms"} and s["shield"]["active"] is False
+assert set(s["today"]) == {"used_ms", "earned_ms"}
+assert s["probe"] == {"name": "command", "ok": True, "error": None}, s["probe"]
+PY
+ok "status --json matches the contract"
+
+out=$(ctl earn 4 pushups) || fail "earn 4 pushups"
+grep -q "2m 00s" <<<"$out" || fail "earn output lacks what was earned: $out"
+balance() { ctl status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["balance_ms"])'; }
+[ "$(balance)" = 120000 ] || fail "balance after earning is $(balance)"
+ok "earn 4 pushups → 2m 00s: $out"
+
+# Bad input: a clear error, the right exit status, and the balance untouched.
+for reps in -5 0 1.5 abc 1000000000; do
+    err=$(ctl earn "$reps" pushups 2>&1 >/dev/null); rc=$?
+    [ "$rc" = 2 ] || fail "earn $reps exited $rc, not 2"
+    grep -q "^blockerctl: error: " <<<"$err" || fail "earn $reps: no 'blockerctl: error:' line: $err"
+done
+err=$(ctl earn 5 burpees 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] && grep -q "pushups" <<<"$err" || fail "unknown exercise: rc $rc, $err"
+err=$(ctl earn 5 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] && grep -q "squats" <<<"$err" || fail "earn without an exercise when two exist: rc $rc, $err"
+for d in 1h3 -5m 0m 8d; do
+    ctl block social --for "$d" >/dev/null 2>&1; rc=$?
+    [ "$rc" = 2 ] || fail "block --for $d exited $rc, not 2"
+done
+err=$(ctl block nothere --for 1h 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] && grep -q "social" <<<"$err" || fail "unknown block target: rc $rc, $err"
+ctl frobnicate >/dev/null 2>&1; [ $? = 2 ] || fail "an unknown command is not exit 2"
+[ "$(balance)" = 120000 ] || fail "bad input changed the balance to $(balance)"
+ok "bad REPS, exercises, durations, targets and commands: errors, exit 2/1, balance untouched"
+
+# A timed block covers the app whatever the balance; unblock lifts only that.
+echo '{"app":"discord","title":"chat","pid":1}' >"$dir/front.json"
+out=$(ctl block social --for 1h) || fail "block social --for 1h"
+grep -q "until" <<<"$out" || fail "block output lacks 'until': $out"
+sleep 1.2
+ctl status --json | python3 -c '
+import json,sys; s=json.load(sys.stdin)
+assert s["shield"]["active"] and s["shield"]["reason"] == "timed-block" and s["shield"]["app"] == "discord", s
+assert s["foreground"]["app"] == "discord" and s["foreground"]["groups"] == ["social"] and s["metered"], s
+assert s["shield"]["until_ms"] > 0' || fail "status --json after block: $(ctl status --json)"
+human=$(ctl status) || fail "status"
+grep -q "discord" <<<"$human" && grep -qi "timed.block" <<<"$human" || fail "human status lacks the shield: $human"
+ctl unblock social >/dev/null || fail "unblock social"
+ctl status --json | python3 -c 'import json,sys; s=json.load(sys.stdin); assert not s["shield"]["active"], s' ||
+    fail "unblock did not lift the timed block"
+ok "block → timed-block shield with until; unblock lifts it"
+
+# Spending shows up in history.
+sleep 2.2
+echo null >"$dir/front.json"
+sleep 1.1
+ctl history --json >"$dir/history.json" || fail "history --json"
+python3 - "$dir/history.json" <<'PY' || fail "history --json: $(cat "$dir/history.json")"
+import json, sys
+days = json.load(open(sys.argv[1]))
+today = days[-1]
+assert today["earned_ms"] == 120000, today
+assert 1000 <= today["used_ms"] <= 5000, today
+assert 1000 <= today["groups"]["social"] <= 5000, today
+PY
+ctl history --days 3 | grep -q "█\|▏\|▎\|▍\|▌\|▋\|▊\|▉" || fail "history draws no bars: $(ctl history --days 3)"
+ok "history: earned and used per day and group, with bars"
+
+# Reload: a bad config is refused with file:line:column and the old one stays.
+ctl reload >/dev/null || fail "reload"
+cp "$dir/.config/blocker/blocker.toml" "$dir/good.toml"
+printf '[daemon]\nprobe = \n' >"$dir/.config/blocker/blocker.toml"
+err=$(ctl reload 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] && grep -q "blocker.toml:2:" <<<"$err" || fail "reload of a bad config: rc $rc, $err"
+ctl earn 1 squats >/dev/null || fail "the old config did not stay in force"
+cp "$dir/good.toml" "$dir/.config/blocker/blocker.toml"
+ok "reload with a bad config: exit 1 with file:line:column; the old config stays"
+
+ctl config check >/dev/null || fail "config check of the good config"
+ctl config check "$dir/front.json" >/dev/null 2>&1 && fail "config check accepted a non-TOML file"
+ok "config check"
+
+# No daemon: explain and exit 1.
+kill -TERM "$daemon_pid"; wait "$daemon_pid"; daemon_pid=
+err=$(ctl status 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "status with no daemon exited $rc"
+grep -q "systemctl --user start blockerd" <<<"$err" || fail "no-daemon error lacks the fix: $err"
+ok "no daemon: exit 1 with the fix ($err)"

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Desktop notifications from blockerd to a real notification server (dunst on
+# Xvfb, a private dbus-daemon): one warning per [warn] threshold crossing, one
+# countdown updated in place under the last threshold, "Time's up" when the
+# shield goes up. Exit 0 = pass.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(cd "$here" && swift build --show-bin-path)
+dir=$(mktemp -d /tmp/blocker-notify-itest.XXXXXX)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "itest-notifications: FAIL: $*" >&2; tail -20 "$dir/daemon.log" >&2 2>/dev/null; exit 1; }
+ok() { echo "itest-notifications: ok: $*"; }
+
+exec {displayfd}<> <(:)
+Xvfb -displayfd "$displayfd" -screen 0 800x600x24 -nolisten tcp >"$dir/xvfb.log" 2>&1 &
+pids+=($!)
+read -r -t 10 display <&"$displayfd" || fail "Xvfb did not start"
+export DISPLAY=":$display"
+# A session bus without service activation, so a stopped dunst stays stopped.
+cat >"$dir/bus.conf" <<XML
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$dir/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>
+XML
+read -r address bus_pid < <(dbus-daemon --config-file="$dir/bus.conf" --fork --print-address=1 --print-pid=1 |
+    paste -sd' ') || fail "dbus-daemon did not start"
+pids+=("$bus_pid")
+export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC HOME=$dir NO_AT_BRIDGE=1
+mkdir -p "$dir/dunst"
+# Urgencies are told apart by their timeouts (dunstctl history has no urgency field).
+printf '[global]\n    history_length = 50\n[urgency_low]\n    timeout = 777\n[urgency_normal]\n    timeout = 888\n' >"$dir/dunst/dunstrc"
+dunst -config "$dir/dunst/dunstrc" >"$dir/dunst.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do dunstctl is-paused >/dev/null 2>&1 && break; sleep 0.1; done
+dunstctl is-paused >/dev/null 2>&1 || fail "dunst did not take the bus name"
+
+mkdir -p "$dir/.config/blocker"
+cat >"$dir/.config/blocker/blocker.toml" <<TOML
+[daemon]
+probe = "command"
+poll-interval = "500ms"
+probe-command = ["/bin/cat", "$dir/front.json"]
+[earn]
+pushups = 0.1
+[warn]
+before = ["4s", "2s"]
+[[group]]
+name = "social"
+apps = ["discord"]
+TOML
+echo null >"$dir/front.json"
+"$bin/blockerd" >"$dir/daemon.log" 2>&1 &
+daemon_pid=$!
+pids+=("$daemon_pid")
+for _ in $(seq 50); do "$bin/blockerctl" status >/dev/null 2>&1 && break; sleep 0.1; done
+"$bin/blockerctl" earn 1 pushups >/dev/null || fail "earn"            # 6 s
+echo '{"app":"discord","title":"chat","pid":1}' >"$dir/front.json"
+# 6 s of balance at 2 ticks a second: crosses 4 s, counts down under 2 s, runs out.
+for _ in $(seq 100); do
+    "$bin/blockerctl" status --json | grep -q '"reason": *"balance"' && break
+    sleep 0.1
+done
+sleep 0.5
+dunstctl close-all
+sleep 0.3
+dunstctl history >"$dir/history.json" || fail "dunstctl history"
+python3 - "$dir/history.json" <<'PY' || fail "notifications: $(cat "$dir/history.json")"
+import json, sys
+items = json.load(open(sys.argv[1]))["data"][0]
+summaries = [n["summary"]["data"] for n in items]
+print("dunst history:", summaries)
+warnings = [s for s in summaries if s == "4s 00s left for discord" or s == "4s left for discord"]
+assert len(warnings) == 1, ("one warning at 4s", summaries)
+countdown = [n for n in items if n["summary"]["data"].endswith("left for discord") and n["summary"]["data"] not in warnings]
+assert len(countdown) == 1, ("one countdown, updated in place", summaries)
+low, normal = 777 * 1000 * 1000, 888 * 1000 * 1000
+assert countdown[0]["timeout"]["data"] == low, ("the countdown has low urgency", countdown[0]["timeout"])
+assert all(n["timeout"]["data"] == normal for n in items if n is not countdown[0]), "warnings are normal urgency"
+assert countdown[0]["summary"]["data"] in ("0s left for discord", "1s left for discord"), countdown[0]["summary"]
+up = [s for s in summaries if s == "Time's up for discord"]
+assert len(up) == 1, ("one time's up", summaries)
+assert len(items) == 3, summaries
+PY
+ok "dunst received one warning, one countdown updated in place (low urgency), one time's up"
+
+# No notification server: said once in the journal, not once per tick.
+kill -TERM "${pids[2]}"; wait "${pids[2]}" 2>/dev/null
+"$bin/blockerctl" earn 1 pushups >/dev/null || fail "earn again"
+for _ in $(seq 100); do
+    "$bin/blockerctl" status --json | grep -q '"reason": *"balance"' && break
+    sleep 0.1
+done
+sleep 0.5
+n=$(grep -c "no desktop notifications" "$dir/daemon.log")
+[ "$n" = 1 ] || fail "a missing notification server was logged $n times, not once"
+kill -0 "$daemon_pid" || fail "blockerd died without a notification server"
+ok "no notification server: logged once, blockerd keeps running"
