@@ -6,21 +6,22 @@
 #
 #   scripts/bench-overlay.sh [BIN_DIR]
 #
-# BIN_DIR defaults to the release build (built here if needed). "Zero" is
-# when blockerd says the shield went up: it wakes at the instant its ledger
-# reaches zero (not on its next poll). "Mapped" is when blocker-overlay says
-# the first frame of the cover was drawn. Both are stamped on arrival, so
-# the time includes the signal's trip over the session bus.
+# BIN_DIR defaults to the release build; the release programs it lacks are
+# built (bench.sh builds blockerd and blockerctl, not blocker-overlay). "Zero"
+# is when blockerd says the shield went up: it wakes at the instant its
+# ledger reaches zero, not on its next poll. "Mapped" is when blocker-overlay
+# says the first frame of the cover was drawn. Both lines are stamped as they
+# arrive, so the time includes the signal's trip over the session bus.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-if [ $# -gt 0 ]; then
-    export BLOCKER_BIN=$1
-else
+release=$(cd "$here" && swift build -c release --show-bin-path)
+export BLOCKER_BIN=${1:-$release}
+if [ -z "${BENCH_OVERLAY_BACKEND:-}" ]; then
     for product in blockerd blockerctl blocker-overlay; do
+        [ -x "$BLOCKER_BIN/$product" ] && [ $# -gt 0 ] && continue
+        [ "$BLOCKER_BIN" = "$release" ] || { echo "bench-overlay: $BLOCKER_BIN/$product is not built" >&2; exit 1; }
         (cd "$here" && swift build -c release --static-swift-stdlib --product "$product" >&2)
     done
-    BLOCKER_BIN=$(cd "$here" && swift build -c release --show-bin-path)
-    export BLOCKER_BIN
 fi
 
 # One backend per run of this script (each sets up and tears down its own servers).
@@ -37,21 +38,7 @@ backend=$BENCH_OVERLAY_BACKEND
 oe_init "bench-overlay-$backend"
 runs=10
 
-# A row of the bench table (as bench.sh's header: label, result right-aligned,
-# target); widths count characters, not bytes (→ and ≤ are 3 bytes each).
-row() { # LABEL RESULT TARGET
-    local -a cells=("$1" "$2" "$3") widths=(-46 15 -22)
-    local line="|" i extra
-    for i in 0 1 2; do
-        extra=$(($(printf %s "${cells[i]}" | wc -c) - ${#cells[i]}))
-        if [ "${widths[i]}" -lt 0 ]; then
-            line+=$(printf " %-$((-widths[i] + extra))s |" "${cells[i]}")
-        else
-            line+=$(printf " %$((widths[i] + extra))s |" "${cells[i]}")
-        fi
-    done
-    echo "$line"
-}
+row() { printf '| %-46s | %15s | %-22s |\n' "$@"; }
 
 oe_start_bus
 case $backend in
@@ -71,7 +58,7 @@ x11)
     oe_wait 10 eval 'xdotool search --onlyvisible --class blocker-meter >/dev/null 2>&1' || oe_fail "the xterm did not map"
     xdotool windowactivate --sync "$(xdotool search --onlyvisible --class blocker-meter | head -n 1)"
     oe_write_config 0.01 "probe-command = [\"$oe_dir/probe\"]"
-    # The x11 probe when this build has it, else the command probe on the same X properties.
+    # The x11 probe when this build can select it, else the command probe on the same X properties.
     cat >"$oe_dir/probe" <<EOF
 #!/bin/sh
 w=\$(xdotool getactivewindow 2>/dev/null) || exit 0
@@ -109,8 +96,8 @@ for _ in $(seq $runs); do
     latencies+=($((mapped - zero)))
 done
 median=$(printf '%s\n' "${latencies[@]}" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}')
-oe_note "zero → mapped ($label, $probe probe), ms: ${latencies[*]}"
-row "overlay: zero → mapped, $label (median of $runs)" "$median ms" "≤ 300 ms"
+oe_note "zero -> mapped ($label, $probe probe), ms: ${latencies[*]}"
+row "overlay: zero -> mapped, $label (median of $runs)" "$median ms" "<= 300 ms"
 
 if [ "$backend" = sway ]; then
     # Hidden, settled: 20 pushups = 12 s of balance.
@@ -119,5 +106,5 @@ if [ "$backend" = sway ]; then
     oe_wait 5 eval '[ "$(oe_count overlay.log "blocker-overlay: hidden")" -gt $hidden ]' || oe_fail "the cover did not go"
     sleep 2
     rss_kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$oe_overlay_pid/status")
-    row "overlay RSS while hidden" "$(awk "BEGIN {printf \"%.1f MiB\", $rss_kb / 1024}")" "(reported)"
+    row "overlay: RSS while hidden" "$(awk "BEGIN {printf \"%.1f MiB\", $rss_kb / 1024}")" "(reported)"
 fi

@@ -45,9 +45,9 @@ oe_write_config 0.05 "probe-command = [\"$oe_dir/probe\"]"
 probe=x11
 oe_start_blockerd $probe
 if oe_status 's["probe"]["error"] or ""' | grep -q "not in this build"; then
-    # Until the x11 probe is merged: the command probe, reading the same X
-    # properties the x11 probe reads, and skipping the cover like it does.
-    oe_note "this build has no x11 probe yet: using the command probe (xdotool + xprop)"
+    # Until ProbeSelection offers the x11 probe: the command probe, reading
+    # the same X properties and skipping the cover as the x11 probe does.
+    oe_note "this build cannot select the x11 probe yet: using the command probe (xdotool + xprop)"
     cat >"$oe_dir/probe" <<EOF
 #!/bin/sh
 w=\$(xdotool getactivewindow 2>/dev/null) || exit 0

@@ -129,10 +129,12 @@ oe_start_x11() {
     oe_wait 10 test -s "$oe_dir/display" || oe_fail "Xvfb did not start"
     display=$(head -n 1 "$oe_dir/display")
     export DISPLAY=:$display GDK_BACKEND=x11
-    openbox >"$oe_dir/openbox.log" 2>&1 &
+    # openbox sets _NET_SUPPORTING_WM_CHECK before it is done starting (a
+    # window mapped in between waits 5 s); its --startup command runs once it is.
+    openbox --startup "xprop -root -f _BLOCKER_TEST_WM_READY 8s -set _BLOCKER_TEST_WM_READY yes" \
+        >"$oe_dir/openbox.log" 2>&1 &
     oe_track $!
-    # openbox is ready when it has claimed the root's _NET_SUPPORTING_WM_CHECK.
-    oe_wait 10 eval 'xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id"' \
+    oe_wait 10 eval 'xprop -root _BLOCKER_TEST_WM_READY 2>/dev/null | grep -q "\"yes\""' \
         || oe_fail "openbox did not start on $DISPLAY"
 }
 
@@ -161,9 +163,25 @@ oe_start_sway() { # OUTPUTS
     export XDG_RUNTIME_DIR=$runtime WAYLAND_DISPLAY=$socket GDK_BACKEND=wayland
 }
 
+# A session bus with no service directories: nothing is started on demand
+# (a notification server would draw over the cover, an a11y bus would linger).
 oe_start_bus() {
     local out
-    out=$(dbus-daemon --session --fork --print-address=1 --print-pid=1 --address="unix:path=$oe_dir/bus") \
+    cat >"$oe_dir/bus.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$oe_dir/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+EOF
+    out=$(dbus-daemon --config-file="$oe_dir/bus.conf" --fork --print-address=1 --print-pid=1) \
         || oe_fail "dbus-daemon did not start"
     export DBUS_SESSION_BUS_ADDRESS
     DBUS_SESSION_BUS_ADDRESS=$(sed -n 1p <<<"$out")
@@ -171,7 +189,7 @@ oe_start_bus() {
 }
 
 # blocker.toml for the run: pushups earn PER_REP_MINUTES a rep; the app
-# `blocker-meter` is metered. Extra lines (say, probe-command) go under [daemon].
+# `blocker-meter` is metered. Extra lines go under [daemon].
 oe_write_config() { # PER_REP_MINUTES [DAEMON_LINE…]
     local rate=$1
     shift
