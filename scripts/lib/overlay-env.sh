@@ -33,7 +33,11 @@ oe_init() { # NAME
     mkdir -m 0700 "$oe_dir/runtime" "$oe_dir/state"
     oe_marker="BLOCKER_OVERLAY_RUN=$oe_name-$$-$RANDOM"
     trap oe_cleanup EXIT
+    # Signals end the run through the EXIT trap too (a closed pipe included:
+    # `itest | head` must not leave servers behind).
     trap 'exit 130' INT TERM
+    trap 'exit 129' HUP
+    trap 'exit 141' PIPE
     # Under set -e a failing command would end the run without a word: say which.
     set -E
     trap 'oe_fail "line $LINENO: \"$BASH_COMMAND\" failed"' ERR
@@ -79,12 +83,12 @@ oe_alive() {
 
 # SIGTERM, up to 3 s, then SIGKILL; reaps it when it is our child.
 oe_stop() {
-    local pid=$1 _
-    kill -TERM "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
-    for _ in $(seq 60); do oe_alive "$pid" || break; sleep 0.05; done
-    kill -KILL "$pid" 2>/dev/null || true
+    local pid=$1 _ p kept=()
+    if kill -TERM "$pid" 2>/dev/null; then
+        for _ in $(seq 60); do oe_alive "$pid" || break; sleep 0.05; done
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
     wait "$pid" 2>/dev/null || true
-    local kept=() p
     for p in "${oe_pids[@]}"; do [ "$p" = "$pid" ] || kept+=("$p"); done
     oe_pids=("${kept[@]}")
 }
@@ -102,7 +106,9 @@ oe_stop_marked() {
 
 oe_cleanup() {
     local status=$? i
-    trap - EXIT
+    # Stop everything, whatever fails on the way.
+    set +e
+    trap - EXIT ERR
     for ((i = ${#oe_pids[@]} - 1; i >= 0; i--)); do oe_stop "${oe_pids[i]}"; done
     oe_stop_marked
     [ -n "$oe_dir" ] && rm -rf "$oe_dir"
