@@ -54,7 +54,7 @@ chown "$uid:$gid" "$runtime/config"
 env -i HOME="/home/$user" USER="$user" LOGNAME="$user" SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
     XDG_RUNTIME_DIR="$runtime" WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman \
     WLR_HEADLESS_OUTPUTS=1 "$marker" \
-    setpriv --reuid="$uid" --regid="$gid" --init-groups -- sway -c "$runtime/config" >"$runtime/sway.log" 2>&1 &
+    setpriv --reuid="$uid" --regid="$gid" --init-groups -- env -C "$runtime" sway -c "$runtime/config" >"$runtime/sway.log" 2>&1 &
 sway_pid=$!
 
 export SWAYSOCK="$runtime/sway-ipc.$uid.$sway_pid.sock"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark, one table. Speed and memory targets are
 # checked here, not by timed assertions in tests (these machines are noisy).
-#   BENCH_SECONDS=60 make bench   — a shorter daemon run (default 600 s)
+#   BENCH_SECONDS=60 make bench   — shorter daemon runs (default 600 s each, two of them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for product in blockerd blockerctl blocker-bench; do
@@ -33,5 +33,5 @@ if [ -x scripts/bench-x11.sh ]; then
 fi
 scripts/bench-sway.sh "$bin/blocker-bench" 2>/dev/null | probe_rows sway "" "<= 20 ms (as X11)"
 if [ -x scripts/bench-overlay.sh ]; then scripts/bench-overlay.sh "$bin" 2>/dev/null; fi
-scripts/bench-daemon.sh "$bin/blockerd" | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
+{ scripts/bench-daemon.sh "$bin/blockerd"; PROBE=x11 scripts/with-xvfb.sh scripts/bench-daemon.sh "$bin/blockerd"; } | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
     while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done

@@ -19,14 +19,21 @@ bin=$(cd "$here" && swift build --show-bin-path)/blockerd
 units=(blockerd.service blockerd-watchdog.service blockerd-watchdog.timer)
 
 um_start
-# `make install`'s file copying and enabling, as the test user, with the debug build.
-install_as_user() { um_run make --no-print-directory -C "$here" install-files BINSRC="$(dirname "$bin")"; }
+# `make install`'s file copying and enabling, as the test user, with the debug
+# build — from a copy of what it reads, since the checkout may be root's alone.
+src=$UM_HOME/.cache/src
+mkdir -p "$src/scripts" "$src/bin"
+cp -r "$here/Makefile" "$here/README.md" "$here/systemd" "$here/config" "$src/"
+cp "$here/scripts/render-units.sh" "$here/scripts/enable-units.sh" "$src/scripts/"
+cp "$bin" "$(dirname "$bin")/blockerctl" "$src/bin/"
+chown -R "$UM_UID:$UM_GID" "$src"
+install_as_user() { um_run make --no-print-directory -C "$src" install-files BINSRC="$src/bin"; }
 install_as_user >"$UM_HOME/.cache-install.log" 2>&1 || { cat "$UM_HOME/.cache-install.log" >&2; fail "make install-files"; }
 for unit in blockerd.service blockerd-watchdog.timer; do
     [ "$(um_systemctl is-enabled "$unit")" = enabled ] || fail "make install did not enable $unit"
     [ "$(um_systemctl is-active "$unit")" = active ] || fail "make install did not start $unit"
 done
-cmp -s "$here/config/blocker.toml" "$UM_HOME/.config/blocker/blocker.toml" || fail "make install did not install the default config"
+cmp -s "$src/config/blocker.toml" "$UM_HOME/.config/blocker/blocker.toml" || fail "make install did not install the default config"
 grep -q "^ExecStart=$UM_HOME/.local/bin/blockerd$" "$UM_UNIT_DIR/blockerd.service" || fail "ExecStart= does not point at the installed binary"
 echo '# mine' | um_write .config/blocker/blocker.toml
 install_as_user >/dev/null 2>&1 || fail "make install-files, second run"
@@ -131,8 +138,8 @@ um_systemctl stop blockerd.service || fail "stop"
 stop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$stop_ms" -lt 1000 ] || fail "systemctl stop took $stop_ms ms (SIGTERM must exit within 1 s)"
 ok "systemctl stop (SIGTERM → flush → exit 0) took $stop_ms ms"
-um_run make --no-print-directory -C "$here" uninstall >/dev/null 2>&1 || fail "make uninstall"
-for f in "$UM_HOME/.local/bin/blockerd" "${units[@]/#/$UM_UNIT_DIR/}"; do
+um_run make --no-print-directory -C "$src" uninstall >/dev/null 2>&1 || fail "make uninstall"
+for f in "$UM_HOME/.local/bin/blockerd" "$UM_HOME/.local/bin/blockerctl" "${units[@]/#/$UM_UNIT_DIR/}"; do
     [ ! -e "$f" ] || fail "make uninstall left $f"
 done
 [ -e "$UM_HOME/.config/blocker/blocker.toml" ] || fail "make uninstall removed the user's config"

@@ -20,7 +20,7 @@ public struct ProbeSelection {
                                   passedOver: [])
         case .x11, .sway, .hyprland:
             switch open(choice, environment: environment) {
-            case let .success(probe): return ProbeSelection(probe: probe, passedOver: [])
+            case let .success(probe): return ProbeSelection(probe: lockAware(probe, environment), passedOver: [])
             case let .failure(why):
                 // Keep running: every sample fails with the reason, so status and the journal say it.
                 return ProbeSelection(probe: UnavailableProbe(name: choice.rawValue, reason: why.description),
@@ -29,8 +29,12 @@ public struct ProbeSelection {
         case .auto:
             var reasons: [String] = []
             for backend in autoOrder {
+                if backend == .x11, let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
+                    reasons.append("x11: a Wayland session (WAYLAND_DISPLAY=\(wayland)): X11 would only see XWayland windows")
+                    continue
+                }
                 switch open(backend, environment: environment) {
-                case let .success(probe): return ProbeSelection(probe: probe, passedOver: reasons)
+                case let .success(probe): return ProbeSelection(probe: lockAware(probe, environment), passedOver: reasons)
                 case let .failure(why): reasons.append(why.description)
                 }
             }
@@ -45,12 +49,17 @@ public struct ProbeSelection {
         switch backend {
         case .hyprland: HyprlandProbe.open(environment: environment).map { $0 as ForegroundProbe }
         case .sway: SwayProbe.open(environment: environment).map { $0 as ForegroundProbe }
-        case .x11:
-            .failure(ProbeUnavailable(probe: "x11", reason: "the x11 probe is not in this build yet"))
+        case .x11: X11Probe.open(environment: environment).map { $0 as ForegroundProbe }
         case .auto, .command:
             .failure(ProbeUnavailable(probe: backend.rawValue, reason: "not a display backend"))
         }
     }
+}
+
+/// Display probes also ask logind (LockedHint, IdleHint) and the desktop's
+/// screensaver: a locked screen is not usage, whatever the compositor says.
+private func lockAware(_ probe: ForegroundProbe, _ environment: [String: String]) -> ForegroundProbe {
+    LockAwareProbe(probe, session: SessionLock(environment: environment))
 }
 
 /// Stands in when no backend can run: every sample fails with the reason, so

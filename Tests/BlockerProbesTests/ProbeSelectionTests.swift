@@ -9,8 +9,15 @@ import BlockerCore
         #expect(selection.passedOver.count == 3)
         #expect(selection.passedOver[0].hasPrefix("hyprland: HYPRLAND_INSTANCE_SIGNATURE is not set"))
         #expect(selection.passedOver[1].hasPrefix("sway: SWAYSOCK is not set"))
-        #expect(selection.passedOver[2].hasPrefix("x11:"))
+        #expect(selection.passedOver[2].hasPrefix("x11: DISPLAY is not set"))
         #expect(throws: ProbeFailure.self) { try selection.probe.sample().get() }
+    }
+
+    @Test func underWaylandAutoDoesNotFallBackToX11() {
+        let selection = ProbeSelection.select(.auto, settings: DaemonSettings(),
+                                              environment: ["WAYLAND_DISPLAY": "wayland-1", "DISPLAY": ":0"])
+        #expect(selection.probe.name == "none")
+        #expect(selection.passedOver[2].contains("X11 would only see XWayland windows"))
     }
 
     @Test func anExplicitBackendThatCannotRunFailsEverySampleWithTheReason() {

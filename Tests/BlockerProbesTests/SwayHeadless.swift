@@ -62,8 +62,10 @@ final class SwayHeadless {
             "WLR_BACKENDS=headless", "WLR_LIBINPUT_NO_DEVICES=1", "WLR_RENDERER=pixman", "WLR_HEADLESS_OUTPUTS=1",
             marker,
         ] + (fixedSocketPath.map { ["SWAYSOCK=\($0)"] } ?? [])
+        // Started in its runtime dir: the checkout may be unreadable for the
+        // test user, and clients inherit sway's working directory.
         let arguments = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(gid)", "--init-groups", "--",
-                         "/usr/bin/sway", "-c", configPath]
+                         "/usr/bin/env", "-C", runtimeDir, "/usr/bin/sway", "-c", configPath]
         swayPID = try Self.spawn(arguments, environment: environment, log: runtimeDir + "/sway.log")
 
         let deadline = Date().addingTimeInterval(5)
