@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-overlay.sh — the overlay's rows of `make bench`:
 #   - balance reaching zero → cover mapped, median of 10, on headless sway
-#     (the sway probe is event-driven) and on Xvfb + openbox;
+#     and on Xvfb + openbox (the sway and x11 probes are event-driven);
 #   - the overlay's resident memory while hidden.
 #
 #   scripts/bench-overlay.sh [BIN_DIR]
@@ -57,29 +57,13 @@ x11)
     oe_track $!
     oe_wait 10 eval 'xdotool search --onlyvisible --class blocker-meter >/dev/null 2>&1' || oe_fail "the xterm did not map"
     xdotool windowactivate --sync "$(xdotool search --onlyvisible --class blocker-meter | head -n 1)"
-    oe_write_config 0.01 "probe-command = [\"$oe_dir/probe\"]"
-    # The x11 probe when this build can select it, else the command probe on the same X properties.
-    cat >"$oe_dir/probe" <<EOF
-#!/bin/sh
-w=\$(xdotool getactivewindow 2>/dev/null) || exit 0
-class=\$(xprop -id "\$w" WM_CLASS 2>/dev/null | sed -n 's/.*", "\\(.*\\)"\$/\\1/p')
-[ -n "\$class" ] || exit 0
-if [ "\$class" = blocker-overlay ]; then cat "$oe_dir/probe-last" 2>/dev/null; exit 0; fi
-printf '{"app":"%s","title":"","pid":0}\\n' "\$class" >"$oe_dir/probe-last"
-cat "$oe_dir/probe-last"
-EOF
-    chmod +x "$oe_dir/probe"
+    oe_write_config 0.01
     probe=x11
-    oe_start_blockerd $probe
-    if oe_status 's["probe"]["error"] or ""' | grep -q "not in this build"; then
-        oe_stop_blockerd
-        probe=command
-    fi
     label=X11
     ;;
 *) oe_fail "unknown backend $backend" ;;
 esac
-[ -n "$oe_blockerd_pid" ] || oe_start_blockerd $probe
+oe_start_blockerd $probe
 oe_start_overlay
 oe_wait 5 eval '[ "$(oe_count overlay.log "shown over")" -ge 1 ]' || oe_fail "the cover did not show at start"
 

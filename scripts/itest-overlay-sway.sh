@@ -37,6 +37,8 @@ oe_wait 10 meter_focused || oe_fail "foot did not map"
 # pushups earn 3 s a rep.
 oe_write_config 0.05
 oe_start_blockerd sway
+[ "$(oe_status 's["probe"]["name"], s["probe"]["ok"]')" = "sway True" ] \
+    || oe_fail "blockerd's sway probe is not working: $(oe_status 's["probe"]')"
 oe_start_overlay
 
 shown_count() { oe_count overlay.log "shown over blocker-meter"; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # itest-overlay-x11.sh — blocker-overlay on X11, the whole chain on real
 # servers: Xvfb + openbox, a private session bus, blockerd with the real
-# probe, blocker-overlay, and a metered xterm (class blocker-meter) in front.
+# probe (x11), blocker-overlay, and a metered xterm (class blocker-meter) in front.
 #
 #   1. with the balance at 0 the shield is up at start and the cover shows it
 #      (from Status); it is a proper X11 cover: WM_CLASS blocker-overlay
@@ -41,27 +41,10 @@ xterm_window=$(xdotool search --onlyvisible --class blocker-meter | head -n 1)
 xdotool windowactivate --sync "$xterm_window"
 
 # pushups earn 3 s a rep.
-oe_write_config 0.05 "probe-command = [\"$oe_dir/probe\"]"
-probe=x11
-oe_start_blockerd $probe
-if oe_status 's["probe"]["error"] or ""' | grep -q "not in this build"; then
-    # Until ProbeSelection offers the x11 probe: the command probe, reading
-    # the same X properties and skipping the cover as the x11 probe does.
-    oe_note "this build cannot select the x11 probe yet: using the command probe (xdotool + xprop)"
-    cat >"$oe_dir/probe" <<EOF
-#!/bin/sh
-w=\$(xdotool getactivewindow 2>/dev/null) || exit 0
-class=\$(xprop -id "\$w" WM_CLASS 2>/dev/null | sed -n 's/.*", "\\(.*\\)"\$/\\1/p')
-[ -n "\$class" ] || exit 0
-if [ "\$class" = blocker-overlay ]; then cat "$oe_dir/probe-last" 2>/dev/null; exit 0; fi
-printf '{"app":"%s","title":"","pid":0}\\n' "\$class" >"$oe_dir/probe-last"
-cat "$oe_dir/probe-last"
-EOF
-    chmod +x "$oe_dir/probe"
-    oe_stop_blockerd
-    probe=command
-    oe_start_blockerd $probe
-fi
+oe_write_config 0.05
+oe_start_blockerd x11
+[ "$(oe_status 's["probe"]["name"], s["probe"]["ok"]')" = "x11 True" ] \
+    || oe_fail "blockerd's x11 probe is not working: $(oe_status 's["probe"]')"
 oe_start_overlay
 
 # A quarter-size screenshot: quick to take and compare, plenty for "how much changed".
@@ -91,7 +74,7 @@ oe_note "1. cover shown from Status at start: WM_CLASS, fullscreen, above, stick
 # 2. blockerd stops: the cover goes; blockerd is back: the cover is back.
 oe_stop_blockerd
 oe_wait 2 cover_hidden || oe_fail "the cover stayed up after blockerd stopped"
-oe_start_blockerd $probe
+oe_start_blockerd x11
 oe_wait 3 cover_shown || oe_fail "the cover did not come back when blockerd restarted"
 grep -q "re-syncing from Status" "$oe_dir/overlay.log" || oe_fail "the overlay did not re-sync from Status after the restart"
 oe_note "2. blockerd stopped: cover gone; restarted: cover back (Status re-sync)"
