@@ -8,8 +8,8 @@ DOCDIR   ?= $(PREFIX)/share/doc/blocker
 UNITDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
 CONFDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/blocker
 SWIFT    ?= swift
-PROGRAMS := blockerd blockerctl
-UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer
+PROGRAMS := blockerd blockerctl blocker-overlay
+UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer blocker-overlay.service
 
 .PHONY: all build release check deps install install-files uninstall bench clean
 
@@ -41,7 +41,7 @@ install-files:
 	@scripts/enable-units.sh $(UNITS)
 
 uninstall:
-	-@systemctl --user disable --now blockerd-watchdog.timer blockerd.service 2>/dev/null
+	-@systemctl --user disable --now blockerd-watchdog.timer blockerd.service blocker-overlay.service 2>/dev/null
 	for p in $(PROGRAMS); do rm -f $(BINDIR)/$$p; done
 	for u in $(UNITS); do rm -f $(UNITDIR)/$$u; done
 	rm -rf $(DOCDIR)

@@ -4,7 +4,7 @@
 #   BENCH_SECONDS=60 make bench   — shorter daemon runs (default 600 s each, two of them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for product in blockerd blockerctl blocker-bench; do
+for product in blockerd blockerctl blocker-overlay blocker-bench; do
     swift build -c release --static-swift-stdlib --product "$product" >&2
 done
 bin=$(swift build -c release --show-bin-path)
@@ -28,10 +28,9 @@ row "measurement" "result" "target"
 printf '|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..52})" "$(printf -- '-%.0s' {1..20})" "$(printf -- '-%.0s' {1..28})"
 scripts/bench-bus.sh "$bin" | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
     while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done
-if [ -x scripts/bench-x11.sh ]; then
-    scripts/bench-x11.sh "$bin/blocker-bench" 2>/dev/null | probe_rows x11 "<= 100 us" "<= 20 ms"
-fi
+scripts/bench-x11.sh "$bin/blocker-bench" 2>/dev/null | probe_rows x11 "<= 100 us" "<= 20 ms"
 scripts/bench-sway.sh "$bin/blocker-bench" 2>/dev/null | probe_rows sway "" "<= 20 ms (as X11)"
-if [ -x scripts/bench-overlay.sh ]; then scripts/bench-overlay.sh "$bin" 2>/dev/null; fi
+scripts/bench-overlay.sh "$bin" 2>/dev/null | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
+    while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done
 { scripts/bench-daemon.sh "$bin/blockerd"; PROBE=x11 scripts/with-xvfb.sh scripts/bench-daemon.sh "$bin/blockerd"; } | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
     while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done

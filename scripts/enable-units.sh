@@ -7,12 +7,12 @@ if ! systemctl --user show-environment >/dev/null 2>&1; then
 make install: no systemd user manager is reachable from this shell, so nothing was started.
   Log in to a graphical session (or set XDG_RUNTIME_DIR=/run/user/$(id -u)) and run:
     systemctl --user daemon-reload
-    systemctl --user enable --now blockerd.service blockerd-watchdog.timer
+    systemctl --user enable --now blockerd.service blockerd-watchdog.timer blocker-overlay.service
 MSG
     exit 0
 fi
 systemctl --user daemon-reload
-systemctl --user enable --now blockerd.service blockerd-watchdog.timer
+systemctl --user enable --now blockerd.service blockerd-watchdog.timer blocker-overlay.service
 env=$(systemctl --user show-environment)
 if ! grep -qE '^(DISPLAY|WAYLAND_DISPLAY)=' <<<"$env"; then
     cat >&2 <<'MSG'

@@ -16,7 +16,7 @@ ok() { echo "itest-blockerd-systemd: ok ($((SECONDS - started))s): $*"; }
 
 bin=$(cd "$here" && swift build --show-bin-path)/blockerd
 [ -x "$bin" ] || { echo "itest-blockerd-systemd: FAIL: $bin not built (run swift build)" >&2; exit 1; }
-units=(blockerd.service blockerd-watchdog.service blockerd-watchdog.timer)
+units=(blockerd.service blockerd-watchdog.service blockerd-watchdog.timer blocker-overlay.service)
 
 um_start
 # `make install`'s file copying and enabling, as the test user, with the debug
@@ -25,7 +25,7 @@ src=$UM_HOME/.cache/src
 mkdir -p "$src/scripts" "$src/bin"
 cp -r "$here/Makefile" "$here/README.md" "$here/systemd" "$here/config" "$src/"
 cp "$here/scripts/render-units.sh" "$here/scripts/enable-units.sh" "$src/scripts/"
-cp "$bin" "$(dirname "$bin")/blockerctl" "$src/bin/"
+cp "$bin" "$(dirname "$bin")/blockerctl" "$(dirname "$bin")/blocker-overlay" "$src/bin/"
 chown -R "$UM_UID:$UM_GID" "$src"
 install_as_user() { um_run make --no-print-directory -C "$src" install-files BINSRC="$src/bin"; }
 install_as_user >"$UM_HOME/.cache-install.log" 2>&1 || { cat "$UM_HOME/.cache-install.log" >&2; fail "make install-files"; }
@@ -33,12 +33,14 @@ for unit in blockerd.service blockerd-watchdog.timer; do
     [ "$(um_systemctl is-enabled "$unit")" = enabled ] || fail "make install did not enable $unit"
     [ "$(um_systemctl is-active "$unit")" = active ] || fail "make install did not start $unit"
 done
+# The overlay needs a display this manager does not have: enabled is what install promises.
+[ "$(um_systemctl is-enabled blocker-overlay.service)" = enabled ] || fail "make install did not enable blocker-overlay.service"
 cmp -s "$src/config/blocker.toml" "$UM_HOME/.config/blocker/blocker.toml" || fail "make install did not install the default config"
 grep -q "^ExecStart=$UM_HOME/.local/bin/blockerd$" "$UM_UNIT_DIR/blockerd.service" || fail "ExecStart= does not point at the installed binary"
 echo '# mine' | um_write .config/blocker/blocker.toml
 install_as_user >/dev/null 2>&1 || fail "make install-files, second run"
 [ "$(cat "$UM_HOME/.config/blocker/blocker.toml")" = "# mine" ] || fail "a second make install overwrote the user's config"
-um_systemctl stop blockerd-watchdog.timer blockerd.service || fail "stop after install"
+um_systemctl stop blockerd-watchdog.timer blockerd.service blocker-overlay.service || fail "stop after install"
 ok "make install: programs, units (ExecStart= rendered), default config only when none, enabled and started"
 
 # The command probe reads what "is in front" from a file the test writes.
@@ -139,7 +141,7 @@ stop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$stop_ms" -lt 1000 ] || fail "systemctl stop took $stop_ms ms (SIGTERM must exit within 1 s)"
 ok "systemctl stop (SIGTERM → flush → exit 0) took $stop_ms ms"
 um_run make --no-print-directory -C "$src" uninstall >/dev/null 2>&1 || fail "make uninstall"
-for f in "$UM_HOME/.local/bin/blockerd" "$UM_HOME/.local/bin/blockerctl" "${units[@]/#/$UM_UNIT_DIR/}"; do
+for f in "$UM_HOME"/.local/bin/{blockerd,blockerctl,blocker-overlay} "${units[@]/#/$UM_UNIT_DIR/}"; do
     [ ! -e "$f" ] || fail "make uninstall left $f"
 done
 [ -e "$UM_HOME/.config/blocker/blocker.toml" ] || fail "make uninstall removed the user's config"

@@ -156,7 +156,7 @@ oe_start_sway() { # OUTPUTS
     env -i HOME="/home/$oe_sway_user" USER="$oe_sway_user" LOGNAME="$oe_sway_user" SHELL=/bin/sh \
         PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 XDG_RUNTIME_DIR="$runtime" \
         WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman WLR_HEADLESS_OUTPUTS="$1" \
-        "$oe_marker" setpriv --reuid="$uid" --regid="$gid" --init-groups -- sway -c "$runtime/config" \
+        "$oe_marker" setpriv --reuid="$uid" --regid="$gid" --init-groups -- env -C "$runtime" sway -c "$runtime/config" \
         >"$oe_dir/sway.log" 2>&1 &
     local sway_pid=$!
     oe_track $sway_pid

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `blockerctl probe` against a real X server (Xvfb + openbox, scripts/with-xvfb.sh):
+# --json names the WM_CLASS class of the window in front, --watch prints one
+# line per focus change until interrupted. Exit 0 = pass.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ -z "${DISPLAY:-}" ] || [ "${1:-}" != --inside ]; then
+    exec "$here/scripts/with-xvfb.sh" bash "$0" --inside
+fi
+bin=$(cd "$here" && swift build --show-bin-path)
+dir=$(mktemp -d /tmp/blocker-probe-itest.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$dir"; }
+trap cleanup EXIT
+fail() { echo "itest-probe-cli: FAIL: $*" >&2; exit 1; }
+ok() { echo "itest-probe-cli: ok: $*"; }
+export HOME=$dir XDG_CONFIG_HOME=$dir/config
+unset WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE
+
+window_id() { # CLASS: waits for an xterm of that class and prints its window id
+    for _ in $(seq 100); do
+        id=$(xdotool search --class "$1" 2>/dev/null | head -1)
+        [ -n "$id" ] && { echo "$id"; return 0; }
+        sleep 0.05
+    done
+    return 1
+}
+for class in Alpha Beta; do
+    xterm -class "$class" -title "title of $class" -e sleep 1000 >/dev/null 2>&1 &
+    pids+=($!)
+done
+alpha=$(window_id Alpha) || fail "no Alpha window"
+beta=$(window_id Beta) || fail "no Beta window"
+xdotool windowactivate --sync "$alpha"
+
+"$bin/blockerctl" probe --json >"$dir/probe.json" 2>"$dir/err" || fail "probe --json: $(cat "$dir/err")"
+python3 - "$dir/probe.json" <<'PY' || fail "probe --json: $(cat "$dir/probe.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["probe"] == "x11", p
+assert p["app"] == "Alpha" and p["title"] == "title of Alpha" and isinstance(p["pid"], int) and p["pid"] > 0, p
+assert p["groups"] == [], p
+PY
+ok "probe --json: the X11 probe, WM_CLASS class, title, pid"
+
+"$bin/blockerctl" probe --watch >"$dir/watch.txt" 2>&1 &
+watch_pid=$!
+pids+=("$watch_pid")
+sleep 0.5
+xdotool windowactivate --sync "$beta"; sleep 0.3
+xdotool windowactivate --sync "$alpha"; sleep 0.3
+kill -INT "$watch_pid"
+for _ in $(seq 20); do kill -0 "$watch_pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$watch_pid" 2>/dev/null && fail "probe --watch did not stop on SIGINT"
+lines=$(grep -c . "$dir/watch.txt")
+grep -q Beta "$dir/watch.txt" || fail "probe --watch did not show the focus change: $(cat "$dir/watch.txt")"
+[ "$lines" -ge 3 ] && [ "$lines" -le 4 ] || fail "probe --watch printed $lines lines for 2 changes: $(cat "$dir/watch.txt")"
+ok "probe --watch: one line per change ($lines lines), stops on SIGINT"
