@@ -105,17 +105,7 @@ oe_note "3. blockerctl earn: cover gone; typing reaches the uncovered shell"
 
 # 4. The balance runs out in the xterm: the cover within 1.5 s of zero.
 shields=$(oe_count blockerd.log "event=shield-up")
-seen=
-deadline=$(($(oe_now_ms) + 12000))
-while [ "$(oe_now_ms)" -lt "$deadline" ]; do
-    shot "$oe_dir/shot.png"
-    taken=$(oe_now_ms)
-    if [ "$(oe_diff_percent "$oe_dir/before.png" "$oe_dir/shot.png")" -ge 90 ]; then
-        seen=$taken
-        break
-    fi
-    sleep 0.05
-done
+seen=$(oe_screen_until shot "$oe_dir/before.png" ge 90 12000) || seen=
 zero=$(oe_stamp_of blockerd.log "event=shield-up" $((shields + 1)))
 [ -n "$zero" ] || oe_fail "the balance never ran out (no shield-up from blockerd within 12 s)"
 [ -n "$seen" ] || oe_fail "the shield went up but the screen never changed by 90%"
@@ -143,17 +133,7 @@ earned=$(oe_count blockerd.log "event=earn")
 typed=$(oe_now_ms)
 xdotool type 2
 xdotool key Return
-gone=
-deadline=$((typed + 5000))
-while [ "$(oe_now_ms)" -lt "$deadline" ]; do
-    shot "$oe_dir/shot.png"
-    taken=$(oe_now_ms)
-    if [ "$(oe_diff_percent "$oe_dir/before.png" "$oe_dir/shot.png")" -le 10 ]; then
-        gone=$taken
-        break
-    fi
-    sleep 0.05
-done
+gone=$(oe_screen_until shot "$oe_dir/before.png" le 10 5000) || gone=
 [ "$(oe_count blockerd.log "event=earn")" -gt "$earned" ] || oe_fail "reps + Enter earned nothing"
 grep "event=earn" "$oe_dir/blockerd.log" | tail -n 1 | grep -q "exercise=pushups reps=2 " \
     || oe_fail "the earn was not 2 pushups: $(grep "event=earn" "$oe_dir/blockerd.log" | tail -n 1)"

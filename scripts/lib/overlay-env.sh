@@ -258,3 +258,20 @@ oe_diff_percent() { # A B
     total=$(identify -format '%[fx:w*h]' "$1")
     python3 -c "print(int(float('$differing') * 100 / $total))"
 }
+
+# oe_screen_until SHOT_FN BEFORE ge|le PERCENT TIMEOUT_MS — screenshots with
+# SHOT_FN until the share of pixels that differ from BEFORE is ≥ (ge) or ≤ (le)
+# PERCENT; prints when that screenshot was taken (ms), or fails at the timeout.
+oe_screen_until() {
+    local shot=$1 before=$2 cmp=$3 percent=$4 deadline=$(($(oe_now_ms) + $5)) taken
+    while [ "$(oe_now_ms)" -lt "$deadline" ]; do
+        "$shot" "$oe_dir/shot.png"
+        taken=$(oe_now_ms)
+        if [ "$(oe_diff_percent "$before" "$oe_dir/shot.png")" -"$cmp" "$percent" ]; then
+            echo "$taken"
+            return 0
+        fi
+        sleep 0.05
+    done
+    return 1
+}
