@@ -9,23 +9,12 @@ dir=$(mktemp -d /tmp/blocker-bench-bus.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
 trap cleanup EXIT
-read -r address bus_pid < <(dbus-daemon --session --fork --print-address=1 --print-pid=1 \
-    --address="unix:path=$dir/bus" | paste -sd' ')
+source "$(dirname "$0")/lib/fixtures.sh"
+read -r address bus_pid < <(fx_session_bus "$dir")
 pids+=("$bus_pid")
 export DBUS_SESSION_BUS_ADDRESS=$address HOME=$dir TZ=UTC
-mkdir -p "$dir/.config/blocker"
-cat >"$dir/.config/blocker/blocker.toml" <<TOML
-[daemon]
-probe = "command"
-poll-interval = "1s"
-probe-command = ["/bin/cat", "$dir/front.json"]
-[earn]
-pushups = 0.5
-[[group]]
-name = "social"
-apps = ["discord"]
-TOML
-echo '{"app":"discord","title":"chat","pid":1}' >"$dir/front.json"
+fx_config "$dir/.config/blocker/blocker.toml" "$dir/front.json"
+fx_front "$dir/front.json" discord
 # The service manager's side of sd_notify: record when each WATCHDOG=1 arrives.
 python3 - "$dir/notify" "$dir/pings" <<'PY' &
 import socket, sys, time

@@ -23,18 +23,9 @@ if [ "$probe" = x11 ]; then
     for _ in $(seq 100); do xdotool search --class Discord >/dev/null 2>&1 && break; sleep 0.05; done
     xdotool windowactivate --sync "$(xdotool search --class Discord | head -1)"
 fi
-cat >"$dir/blocker.toml" <<TOML
-[daemon]
-probe = "$probe"
-poll-interval = "1s"
-probe-command = ["/bin/cat", "$dir/front.json"]
-[earn]
-pushups = 0.5
-[[group]]
-name = "social"
-apps = ["discord"]
-TOML
-echo '{"app":"discord","title":"chat","pid":1}' >"$dir/front.json"
+source "$(dirname "$0")/lib/fixtures.sh"
+fx_config "$dir/blocker.toml" "$dir/front.json" "$probe"
+fx_front "$dir/front.json" discord
 env -i HOME="$dir" TZ=UTC PATH=/usr/bin:/bin ${DISPLAY:+DISPLAY=$DISPLAY} "$bin" --config "$dir/blocker.toml" --state-dir "$dir/state" 2>"$dir/err" &
 pid=$!
 hz=$(getconf CLK_TCK)

@@ -17,22 +17,13 @@ fail() { echo "itest-blockerctl: FAIL: $*" >&2; [ -f "$dir/daemon.log" ] && tail
 ok() { echo "itest-blockerctl: ok: $*"; }
 ctl() { "$bin/blockerctl" "$@"; }
 
-read -r address bus_pid < <(dbus-daemon --session --fork --print-address=1 --print-pid=1 \
-    --address="unix:path=$dir/bus" | paste -sd' ') || fail "dbus-daemon did not start"
+source "$here/scripts/lib/fixtures.sh"
+read -r address bus_pid < <(fx_session_bus "$dir") || fail "dbus-daemon did not start"
 export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC NO_COLOR=1 HOME=$dir
 unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK
-mkdir -p "$dir/.config/blocker"
-cat >"$dir/.config/blocker/blocker.toml" <<TOML
-[daemon]
-probe = "command"
-poll-interval = "1s"
-probe-command = ["/bin/cat", "$dir/front.json"]
-[earn]
-pushups = 0.5
-squats = 1
-[[group]]
-name = "social"
-apps = ["discord"]
+fx_config "$dir/.config/blocker/blocker.toml" "$dir/front.json"
+sed -i 's/^pushups = 0.5$/pushups = 0.5\nsquats = 1/' "$dir/.config/blocker/blocker.toml"
+cat >>"$dir/.config/blocker/blocker.toml" <<TOML
 [[group]]
 name = "tools"
 apps = ["notes"]
