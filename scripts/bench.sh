@@ -31,7 +31,7 @@ scripts/bench-bus.sh "$bin" | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |
 # The x11 bench prints "label  value  target  verdict" columns of its own.
 scripts/bench-x11.sh "$bin/blocker-bench" 2>/dev/null | tail -n +2 |
     sed -E 's/µ/u/g; s/→/->/g; s/≤/<=/g; s/≥/>=/g; s/×/x/g' |
-    sed -E 's/^ *(.*[^ ]) {2,}([0-9.]+×?)( {2,}(.*))?$/\1\t\2\t\4/' |
+    sed -E 's/^ *(.*[^ ]) {2,}([0-9.]+x?)( {2,}(.*))?$/\1\t\2\t\4/' |
     while IFS=$'\t' read -r a b c; do row "x11: ${a#x11 }" "$b" "$c"; done
 scripts/bench-sway.sh "$bin/blocker-bench" 2>/dev/null | probe_rows sway "" "<= 20 ms (as X11)"
 scripts/bench-overlay.sh "$bin" 2>/dev/null | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
