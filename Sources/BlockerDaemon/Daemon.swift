@@ -141,9 +141,7 @@ public final class Daemon {
     public func snapshot(at wall: Int64) -> LedgerSnapshot {
         let today = meter.zone.localDate(atMs: wall).description
         return LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
-                              timedBlocks: ledger.timedBlocks(activeAtMs: wall).map {
-                                  TimedBlock(target: $0.target, untilMs: $0.untilMs)
-                              })
+                              timedBlocks: ledger.timedBlocks(activeAtMs: wall))
     }
 
     /// Re-decides the shield now without sampling (after an earning or a block).

@@ -90,9 +90,9 @@ public final class Ledger {
 
     /// Credits `reps × perRep` and returns when the earning is on disk (fsync'd).
     /// On failure nothing changes. `day` is the local day it counts for in
-    /// history (default: the day of `atMs` in the system time zone).
+    /// history, from the caller's calendar (the daemon owns the time zone).
     public func earn(exercise: String, reps: Int, perRep: Milliseconds, atMs: Int64,
-                     day: String? = nil) throws(StoreError) -> (earned: Milliseconds, balance: Milliseconds) {
+                     day: String) throws(StoreError) -> (earned: Milliseconds, balance: Milliseconds) {
         guard reps > 0, perRep >= 0 else {
             throw invalid("cannot save the earning", "reps must be at least 1 and the rate not negative (got \(reps) × \(perRep) ms)")
         }
@@ -100,7 +100,6 @@ public final class Ledger {
         guard !overflow, earned <= Int64.max - account.earnedTotal else {
             throw invalid("cannot save the earning", "\(reps) × \(perRep) ms does not fit in the ledger")
         }
-        let day = day ?? LocalDay.of(unixMs: atMs)
         let totals = try write("cannot save the earning", durable: true) { () throws(SQLiteError) in
             let totals = try database.firstRow(
                 """

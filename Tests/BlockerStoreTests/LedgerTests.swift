@@ -26,7 +26,7 @@ struct LedgerTests {
         defer { ledger.close() }
         for (reps, perRep) in [(0, 1000), (-3, 1000), (5, -1), (Int.max, Int64.max)] as [(Int, Milliseconds)] {
             #expect(throws: StoreError.self) {
-                _ = try ledger.earn(exercise: "x", reps: reps, perRep: perRep, atMs: 0)
+                _ = try ledger.earn(exercise: "x", reps: reps, perRep: perRep, atMs: 0, day: "1970-01-01")
             }
         }
         #expect(ledger.balance == 0)
@@ -119,17 +119,6 @@ struct LedgerTests {
         #expect(last.map(\.atMs) == [4_000, 3_000])
         #expect(last.map(\.reps) == [4, 3])
         #expect(last.map(\.ms) == [400, 300])
-    }
-
-    @Test func earnWithoutADayUsesTheLocalDayOfTheInstant() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
-        let ledger = try Ledger.open(stateDirectory: temp.path)
-        defer { ledger.close() }
-        let at: Int64 = 1_715_000_000_000
-        _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 500, atMs: at)
-        let day = LocalDay.of(unixMs: at)
-        #expect(try ledger.history(fromDay: day, toDay: day) == [DaySummary(day: day, earnedMs: 1_000)])
     }
 }
 
