@@ -1,5 +1,4 @@
 import BlockerCore
-import FoundationEssentials
 
 /// `probe = "command"`: runs `probe-command` once per sample (argv, never a
 /// shell). Its stdout is one JSON object
@@ -27,14 +26,6 @@ public final class CommandProbe: ForegroundProbe {
         }
     }
 
-    struct Answer: Decodable {
-        var app: String?
-        var title: String?
-        var pid: Int32?
-        var locked: Bool?
-        var idle_ms: Int64?
-    }
-
     /// The JSON contract, strictly: garbage is a failed sample, not "nothing in front".
     static func parse(_ bytes: [UInt8]) -> Result<Reading, ProbeFailure> {
         // Trim ASCII whitespace on bytes: this runs every tick.
@@ -43,16 +34,34 @@ public final class CommandProbe: ForegroundProbe {
         let end = bytes.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
         let trimmed = bytes[start..<max(start, end)]
         if trimmed.isEmpty || trimmed.elementsEqual("null".utf8) { return .success(Reading(window: nil)) }
-        guard trimmed.first == UInt8(ascii: "{"),
-              let answer = try? JSONDecoder().decode(Answer.self, from: Data(trimmed)) else {
+        guard let members = FlatJSON.object(trimmed) else {
             let text = String(decoding: trimmed, as: UTF8.self)
             let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
             return .failure(ProbeFailure("probe command printed something that is not a JSON object: \(shown)"))
         }
-        let window = answer.app.map { app in
-            Window(appID: app, exe: answer.pid.flatMap(ProcFS.executableName(pid:)),
-                   title: answer.title ?? "", pid: answer.pid)
+        // Each field is optional, but when present it must have its type.
+        func field<T>(_ name: String, _ read: (FlatJSON.Scalar) -> T?) -> Result<T?, ProbeFailure> {
+            guard let value = members[name], value != .null else { return .success(nil) }
+            guard let typed = read(value) else {
+                return .failure(ProbeFailure("probe command printed \"\(name)\" of the wrong type"))
+            }
+            return .success(typed)
         }
-        return .success(Reading(window: window, locked: answer.locked ?? false, idle: answer.idle_ms))
+        let string = { (v: FlatJSON.Scalar) -> String? in if case let .string(s) = v { s } else { nil } }
+        let integer = { (v: FlatJSON.Scalar) -> Int64? in if case let .integer(n) = v { n } else { nil } }
+        let bool = { (v: FlatJSON.Scalar) -> Bool? in if case let .bool(b) = v { b } else { nil } }
+        do {
+            let app = try field("app", string).get()
+            let title = try field("title", string).get()
+            let pid = try field("pid") { integer($0).flatMap { Int32(exactly: $0) } }.get()
+            let locked = try field("locked", bool).get()
+            let idle = try field("idle_ms", integer).get()
+            let window = app.map { app in
+                Window(appID: app, exe: pid.flatMap(ProcFS.executableName(pid:)), title: title ?? "", pid: pid)
+            }
+            return .success(Reading(window: window, locked: locked ?? false, idle: idle))
+        } catch {
+            return .failure(error)
+        }
     }
 }
