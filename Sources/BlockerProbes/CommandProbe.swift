@@ -5,6 +5,7 @@ import BlockerCore
 /// `{"app":"firefox","title":"…","pid":123}` with optional `"locked": true`
 /// and `"idle_ms": N`; empty output or `null` means nothing in front.
 public final class CommandProbe: ForegroundProbe {
+    private let executables = ExecutableNameCache()
     public let name = "command"
     public let argv: [String]
     /// A probe that hangs is killed after this long and its sample fails.
@@ -22,12 +23,12 @@ public final class CommandProbe: ForegroundProbe {
         case let .success(output) where output.status != 0:
             return .failure(ProbeFailure("probe command exited with status \(output.status)"))
         case let .success(output):
-            return Self.parse(output.stdout)
+            return Self.parse(output.stdout, executables: executables)
         }
     }
 
     /// The JSON contract, strictly: garbage is a failed sample, not "nothing in front".
-    static func parse(_ bytes: [UInt8]) -> Result<Reading, ProbeFailure> {
+    static func parse(_ bytes: [UInt8], executables: ExecutableNameCache = ExecutableNameCache()) -> Result<Reading, ProbeFailure> {
         // Trim ASCII whitespace on bytes: this runs every tick.
         let isSpace = { (b: UInt8) in b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
         let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
@@ -57,7 +58,7 @@ public final class CommandProbe: ForegroundProbe {
             let locked = try field("locked", bool).get()
             let idle = try field("idle_ms", integer).get()
             let window = app.map { app in
-                Window(appID: app, exe: pid.flatMap(ProcFS.executableName(pid:)), title: title ?? "", pid: pid)
+                Window(appID: app, exe: pid.flatMap(executables.name(pid:)), title: title ?? "", pid: pid)
             }
             return .success(Reading(window: window, locked: locked ?? false, idle: idle))
         } catch {

@@ -14,6 +14,7 @@ import Glibc
 /// connected, and its descriptor wakes the daemon. When our overlay
 /// (class `blocker-overlay`) is active, the last real window stays the foreground.
 public final class HyprlandProbe: ForegroundProbe {
+    private let executables = ExecutableNameCache()
     public let name = "hyprland"
     public static let overlayClass = "blocker-overlay"
 
@@ -86,7 +87,7 @@ public final class HyprlandProbe: ForegroundProbe {
         case let .success(active?) where Self.isOverlay(active):
             return .success(Reading(window: lastRealWindow))
         case let .success(active?):
-            let window = Self.window(of: active)
+            let window = Self.window(of: active, executables: executables)
             lastRealWindow = window
             return .success(Reading(window: window))
         }
@@ -195,12 +196,12 @@ public final class HyprlandProbe: ForegroundProbe {
     }
 
     /// Wayland windows' class is their app id; XWayland windows' is WM_CLASS's class.
-    static func window(of active: ActiveWindow) -> Window {
+    static func window(of active: ActiveWindow, executables: ExecutableNameCache = ExecutableNameCache()) -> Window {
         let pid = active.pid.flatMap { $0 > 0 ? $0 : nil }
         let isX11 = active.xwayland ?? false
         return Window(appID: isX11 ? nil : active.effectiveClass,
                       wmClass: isX11 ? active.effectiveClass : nil,
-                      exe: pid.flatMap(ProcFS.executableName(pid:)),
+                      exe: pid.flatMap(executables.name(pid:)),
                       title: active.title ?? active.initialTitle ?? "", pid: pid)
     }
 }

@@ -15,3 +15,16 @@ public enum ProcFS {
         return name.hasSuffix(" (deleted)") ? String(name.dropLast(10)) : name
     }
 }
+
+/// The executable of the window in front, read once per pid: the same window
+/// is sampled every second, and its process does not change under it.
+final class ExecutableNameCache {
+    private var last: (pid: Int32, name: String?)?
+
+    func name(pid: Int32) -> String? {
+        if let last, last.pid == pid { return last.name }
+        let name = ProcFS.executableName(pid: pid)
+        last = (pid, name)
+        return name
+    }
+}

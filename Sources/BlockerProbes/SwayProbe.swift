@@ -11,6 +11,7 @@ import Glibc
 /// away, samples fail with the reason and the probe reconnects with backoff,
 /// also to the socket a restarted sway created under a new name.
 public final class SwayProbe: ForegroundProbe {
+    private let executables = ExecutableNameCache()
     public let name = "sway"
     /// The app id (Wayland) or WM_CLASS (XWayland) of our own overlay.
     public static let overlayAppID = "blocker-overlay"
@@ -154,7 +155,7 @@ public final class SwayProbe: ForegroundProbe {
             return .failure(.outOfStep("GET_TREE answered something that is not a tree"))
         }
         let front = SwayTree.foreground(in: root, isOverlay: Self.isOverlay)
-        return .success(Reading(window: front.map(Self.window(of:))))
+        return .success(Reading(window: front.map { Self.window(of: $0, executables: executables) }))
     }
 
     // MARK: pure
@@ -165,11 +166,11 @@ public final class SwayProbe: ForegroundProbe {
             .contains { $0?.lowercased() == overlayAppID }
     }
 
-    static func window(of node: SwayNode) -> Window {
+    static func window(of node: SwayNode, executables: ExecutableNameCache = ExecutableNameCache()) -> Window {
         let pid = node.pid.flatMap { $0 > 0 ? $0 : nil }
         return Window(appID: node.appID, wmInstance: node.windowProperties?.instance,
                       wmClass: node.windowProperties?.wmClass,
-                      exe: pid.flatMap(ProcFS.executableName(pid:)),
+                      exe: pid.flatMap(executables.name(pid:)),
                       title: node.name ?? node.windowProperties?.title ?? "", pid: pid)
     }
 }

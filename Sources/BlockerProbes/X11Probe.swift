@@ -12,6 +12,7 @@ import Glibc
 /// - When the server goes away, samples fail with the reason, the descriptor
 ///   goes nil, and `sample()` reconnects with a short capped backoff.
 public final class X11Probe: ForegroundProbe {
+    private let executables = ExecutableNameCache()
     public let name = "x11"
     /// The display this probe talks to (`:0`).
     public let display: String
@@ -238,7 +239,7 @@ public final class X11Probe: ForegroundProbe {
         }
         if pid == 0 { pid = nil }
         let found = Window(wmInstance: instance, wmClass: wmClass,
-                           exe: pid.flatMap(ProcFS.executableName(pid:)), title: title, pid: pid)
+                           exe: pid.flatMap(executables.name(pid:)), title: title, pid: pid)
         return .success(Observation(window: found, screenSaver: screenSaver))
     }
 
