@@ -42,7 +42,7 @@ let package = Package(
         // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus", "CSystemd"]),
-        .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon"]),
+        .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerProbes", "BlockerBus"]),

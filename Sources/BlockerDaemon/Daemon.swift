@@ -56,6 +56,8 @@ public final class Daemon {
     private let lock: StateLock
     private let log: LogSink
     private let environment: [String: String]
+    /// Runs the command probe's program, so a tick does not fork (see ProbeLauncher).
+    private let launcher: ProbeLauncher?
 
     /// The last tick's result (nil before the first).
     public private(set) var lastTick: TickOutcome?
@@ -83,13 +85,16 @@ public final class Daemon {
         do { ledger = try Ledger.open(stateDirectory: options.stateDirectory) } catch { throw .storage(error) }
         meter = Meter(config: config, zone: zone)
         notificationPlan = NotificationPlan(thresholds: config.warnBefore)
-        probe = Self.selectProbe(config: config, override: options.probe, environment: environment, log: log)
+        launcher = options.probeLauncher.map(ProbeLauncher.init(executable:))
+        probe = Self.selectProbe(config: config, override: options.probe, environment: environment,
+                                 launcher: launcher, log: log)
     }
 
     private static func selectProbe(config: Config, override: ProbeChoice?, environment: [String: String],
+                                    launcher: ProbeLauncher?,
                                     log: LogSink) -> ForegroundProbe {
         let selection = ProbeSelection.select(override ?? config.daemon.probe, settings: config.daemon,
-                                              environment: environment)
+                                              environment: environment, launcher: launcher)
         for reason in selection.passedOver { log.write(LogEvent(priority: .info, "probe \(reason)")) }
         return selection.probe
     }
@@ -217,7 +222,10 @@ public final class Daemon {
             config = fresh
             meter.reconfigure(fresh)
             notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
-            if probeChanged { probe = Self.selectProbe(config: fresh, override: options.probe, environment: environment, log: log) }
+            if probeChanged {
+                probe = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
+                                         launcher: launcher, log: log)
+            }
             log.write(LogEvent(.reload, "Configuration reloaded from \(options.configPath)"))
             return .success(())
         } catch {
@@ -265,6 +273,7 @@ public final class Daemon {
     /// Flushes the ledger; never raises a shield (stopping must not block).
     public func shutdown() {
         ServiceManager.notify("STOPPING=1")
+        launcher?.stop()
         do { try ledger.flushPending() } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
         log.write(LogEvent(.stop, "blockerd stopping", fields: [("BALANCE_MS", "\(ledger.balance)")]))
         ledger.close()

@@ -5,6 +5,9 @@ public struct DaemonOptions: Equatable, Sendable {
     public var configPath: String
     public var stateDirectory: String
     public var probe: ProbeChoice?
+    /// A program that serves `--probe-launcher` (blockerd itself): the
+    /// command probe runs through it. Not a flag; nil in tests (spawn in-process).
+    public var probeLauncher: String?
 
     public init(configPath: String, stateDirectory: String, probe: ProbeChoice? = nil) {
         self.configPath = configPath

@@ -11,13 +11,18 @@ public final class CommandProbe: ForegroundProbe {
     /// A probe that hangs is killed after this long and its sample fails.
     public let timeoutMs: Int64
 
-    public init(argv: [String], timeoutMs: Int64) {
+    /// Runs the program for us when set (blockerd); else each sample spawns it here.
+    private let launcher: ProbeLauncher?
+
+    public init(argv: [String], timeoutMs: Int64, launcher: ProbeLauncher? = nil) {
         self.argv = argv
         self.timeoutMs = timeoutMs
+        self.launcher = launcher
     }
 
     public func sample() -> Result<Reading, ProbeFailure> {
-        switch Subprocess.run(argv, timeoutMs: timeoutMs) {
+        let result = launcher?.run(argv, timeoutMs: timeoutMs) ?? Subprocess.run(argv, timeoutMs: timeoutMs)
+        switch result {
         case let .failure(failure):
             return .failure(ProbeFailure("probe command \(failure)"))
         case let .success(output) where output.status != 0:

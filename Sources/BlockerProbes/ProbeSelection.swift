@@ -11,12 +11,14 @@ public struct ProbeSelection {
     /// (under Wayland an X11 probe only sees XWayland windows).
     static let autoOrder: [ProbeChoice] = [.hyprland, .sway, .x11]
 
-    public static func select(_ choice: ProbeChoice, settings: DaemonSettings,
-                              environment: [String: String]) -> ProbeSelection {
+    /// `launcher`: runs the command probe's program (blockerd passes its own helper).
+    public static func select(_ choice: ProbeChoice, settings: DaemonSettings, environment: [String: String],
+                              launcher: ProbeLauncher? = nil) -> ProbeSelection {
         switch choice {
         case .command:
             // A probe that hangs is killed after 2 × poll-interval and its tick debits nothing.
-            return ProbeSelection(probe: CommandProbe(argv: settings.probeCommand, timeoutMs: 2 * settings.pollInterval),
+            return ProbeSelection(probe: CommandProbe(argv: settings.probeCommand, timeoutMs: 2 * settings.pollInterval,
+                                                      launcher: launcher),
                                   passedOver: [])
         case .x11, .sway, .hyprland:
             switch open(choice, environment: environment) {

@@ -22,8 +22,7 @@ public enum Subprocess {
         }
     }
 
-    /// Runs `argv` with stdin from /dev/null and stderr inherited. The child
-    /// starts with an empty signal mask (the daemon blocks SIGTERM/SIGHUP for sd_event).
+    /// Runs `argv` (see `spawn`) and collects its stdout.
     public static func run(_ argv: [String], timeoutMs: Int64, outputLimit: Int = 65_536) -> Result<Output, Failure> {
         guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
         var fds: [Int32] = [-1, -1]
@@ -33,32 +32,12 @@ public enum Subprocess {
         _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGTERM, SIGHUP, SIGINT] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var pid: pid_t = 0
-        let cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        let spawned = posix_spawnp(&pid, program, &actions, &attributes, cArgs, environ)
+        let spawned = spawn(argv, passing: writeEnd, as: 1)
         close(writeEnd)
-        guard spawned == 0 else {
+        guard case let .success(pid) = spawned else {
             close(readEnd)
-            return .failure(.cannotStart(program, errno: spawned))
+            if case let .failure(failure) = spawned { return .failure(failure) }
+            return .failure(.cannotStart(program, errno: EINVAL))
         }
         defer { close(readEnd) }
 
@@ -91,6 +70,36 @@ public enum Subprocess {
         kill(pid, SIGKILL)
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return .failure(failure!)
+    }
+
+    /// Starts `argv` with `fd` as its descriptor `target`, stdin from
+    /// /dev/null, stderr inherited, an empty signal mask and default handlers
+    /// (the daemon blocks SIGTERM/SIGHUP for sd_event; its children must not).
+    public static func spawn(_ argv: [String], passing fd: Int32, as target: Int32) -> Result<pid_t, Failure> {
+        guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fd, target)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGTERM, SIGHUP, SIGINT] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var pid: pid_t = 0
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        let result = posix_spawnp(&pid, program, &actions, &attributes, cArgs, environ)
+        return result == 0 ? .success(pid) : .failure(.cannotStart(program, errno: result))
     }
 
     private static func exitCode(_ status: Int32) -> Int32 {

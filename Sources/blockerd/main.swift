@@ -1,4 +1,5 @@
 import BlockerDaemon
+import BlockerProbes
 import Glibc
 
 // blockerd: the long-running service. Everything but argument handling and
@@ -19,13 +20,19 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-let options: DaemonOptions
+// The command probe's helper (see ProbeLauncher): blockerd starts itself
+// once with this, so its ticks never fork.
+if CommandLine.arguments.dropFirst().first == "--probe-launcher" { ProbeLauncher.serve() }
+
+var options: DaemonOptions
 do {
     guard let parsed = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: environment) else {
         print(DaemonOptions.usage)
         exit(0)
     }
     options = parsed
+    // This very binary, even after an upgrade replaced the file.
+    options.probeLauncher = "/proc/self/exe"
 } catch {
     fail("\(error)", status: 64)
 }
