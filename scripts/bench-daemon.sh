@@ -29,8 +29,17 @@ fx_front "$dir/front.json" discord
 env -i HOME="$dir" TZ=UTC PATH=/usr/bin:/bin ${DISPLAY:+DISPLAY=$DISPLAY} "$bin" --config "$dir/blocker.toml" --state-dir "$dir/state" 2>"$dir/err" &
 pid=$!
 hz=$(getconf CLK_TCK)
-# Own CPU from schedstat (ns, exact); reaped children's from stat (clock ticks).
-cpu() { echo "$(awk '{print $1}' "/proc/$pid/schedstat") $(awk '{print $16 + $17}' "/proc/$pid/stat")"; }
+# Own CPU from schedstat (ns, exact). Child CPU: reaped children (stat, clock
+# ticks) plus the command probe's helper (blockerd --probe-launcher) and the
+# probes it reaped, in clock ticks.
+cpu() {
+    local kids helper
+    kids=$(awk '{print $16 + $17}' "/proc/$pid/stat")
+    for helper in $(pgrep -P "$pid"); do
+        kids=$((kids + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$helper/stat")))
+    done
+    echo "$(awk '{print $1}' "/proc/$pid/schedstat") $kids"
+}
 sleep 2
 read -r self0 kids0 < <(cpu)
 sleep "$seconds"
@@ -40,7 +49,7 @@ ticks=$seconds
 anon=$(awk '/^Anonymous/ {print $2}' "/proc/$pid/smaps_rollup")
 awk -v probe="$probe" -v s=$((self1 - self0)) -v k=$((kids1 - kids0)) -v t="$ticks" -v hz="$hz" -v rss="$rss" -v anon="$anon" -v secs="$seconds" 'BEGIN {
     printf "| %-46s | %12.1f us | %-22s |\n", "daemon CPU per tick, " probe " probe (" secs " s of 1 Hz)", s / 1000 / t, "<= 300 us"
-    printf "| %-46s | %12.1f us | %-22s |\n", "  its child processes CPU per tick", k / hz / t * 1e6, "(reported separately)"
+    printf "| %-46s | %12.1f us | %-22s |\n", "  its children (probe helper, probes) CPU/tick", k / hz / t * 1e6, "(reported separately)"
     printf "| %-46s | %12.1f MiB | %-22s |\n", "daemon RSS after " secs " s, " probe " probe", rss / 1024, "<= 20 MiB"
     printf "| %-46s | %12.1f MiB | %-22s |\n", "  of which anonymous (heap, stacks)", anon / 1024, ""
 }'
