@@ -5,13 +5,11 @@
 #   scripts/bench-bus.sh RELEASE_BIN_DIR     prints table rows
 set -euo pipefail
 bin=$1
-dir=$(mktemp -d /tmp/blocker-bench-bus.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
-trap cleanup EXIT
 source "$(dirname "$0")/lib/fixtures.sh"
+fx_begin bench-bus
+dir=$fx_dir
 read -r address bus_pid < <(fx_session_bus "$dir")
-pids+=("$bus_pid")
+fx_track "$bus_pid"
 export DBUS_SESSION_BUS_ADDRESS=$address HOME=$dir TZ=UTC
 fx_config "$dir/.config/blocker/blocker.toml" "$dir/front.json"
 fx_front "$dir/front.json" discord
@@ -26,11 +24,11 @@ with open(sys.argv[2], "w", buffering=1) as out:
         if b"WATCHDOG=1" in data:
             out.write(f"{time.monotonic()}\n")
 PY
-pids+=($!)
+fx_track $!
 for _ in $(seq 50); do [ -S "$dir/notify" ] && break; sleep 0.1; done
 NOTIFY_SOCKET=$dir/notify WATCHDOG_USEC=30000000 "$bin/blockerd" 2>"$dir/daemon.log" &
-pids+=($!)
-for _ in $(seq 50); do "$bin/blockerctl" status >/dev/null 2>&1 && break; sleep 0.1; done
+fx_track $!
+fx_wait_daemon "$bin"
 "$bin/blockerctl" earn 1000 pushups >/dev/null
 
 median=$(python3 - "$bin/blockerctl" <<'PY'

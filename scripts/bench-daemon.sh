@@ -8,26 +8,21 @@
 set -euo pipefail
 bin=$1
 seconds=${BENCH_SECONDS:-600}
-dir=$(mktemp -d)
-pid= xterm_pid=
-cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null
-    [ -n "$xterm_pid" ] && kill "$xterm_pid" 2>/dev/null
-    wait 2>/dev/null; rm -rf "$dir"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/lib/fixtures.sh"
+fx_begin bench-daemon
+dir=$fx_dir
 probe=${PROBE:-command}
 if [ "$probe" = x11 ]; then
     xterm -class Discord -e sleep 100000 &
-    xterm_pid=$!
+    fx_track $!
     for _ in $(seq 100); do xdotool search --class Discord >/dev/null 2>&1 && break; sleep 0.05; done
     xdotool windowactivate --sync "$(xdotool search --class Discord | head -1)"
 fi
-source "$(dirname "$0")/lib/fixtures.sh"
 fx_config "$dir/blocker.toml" "$dir/front.json" "$probe"
 fx_front "$dir/front.json" discord
 env -i HOME="$dir" TZ=UTC PATH=/usr/bin:/bin ${DISPLAY:+DISPLAY=$DISPLAY} "$bin" --config "$dir/blocker.toml" --state-dir "$dir/state" 2>"$dir/err" &
 pid=$!
+fx_track "$pid"
 hz=$(getconf CLK_TCK)
 # Own CPU from schedstat (ns, exact). Child CPU: reaped children (stat, clock
 # ticks) plus the command probe's helper (blockerd --probe-launcher) and the

@@ -5,20 +5,12 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$here" && swift build --show-bin-path)
-dir=$(mktemp -d /tmp/blocker-ctl-itest.XXXXXX)
-bus_pid= daemon_pid=
-cleanup() {
-    [ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
-    [ -n "$bus_pid" ] && kill -KILL "$bus_pid" 2>/dev/null
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-fail() { echo "itest-blockerctl: FAIL: $*" >&2; [ -f "$dir/daemon.log" ] && tail -20 "$dir/daemon.log" >&2; exit 1; }
-ok() { echo "itest-blockerctl: ok: $*"; }
-ctl() { "$bin/blockerctl" "$@"; }
-
 source "$here/scripts/lib/fixtures.sh"
+fx_begin itest-blockerctl
+dir=$fx_dir daemon_pid=
+ctl() { "$bin/blockerctl" "$@"; }
 read -r address bus_pid < <(fx_session_bus "$dir") || fail "dbus-daemon did not start"
+fx_track "$bus_pid"
 export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC NO_COLOR=1 HOME=$dir
 unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK
 fx_config "$dir/.config/blocker/blocker.toml" "$dir/front.json"
@@ -32,8 +24,8 @@ TOML
 echo null >"$dir/front.json"
 "$bin/blockerd" >"$dir/daemon.log" 2>&1 &
 daemon_pid=$!
-for _ in $(seq 50); do ctl status >/dev/null 2>&1 && break; sleep 0.1; done
-ctl status >/dev/null || fail "blockerd did not answer Status"
+fx_track "$daemon_pid"
+fx_wait_daemon "$bin" || fail "blockerd did not answer Status"
 
 # status --json: exactly the contract's keys and types.
 ctl status --json >"$dir/status.json" || fail "status --json"

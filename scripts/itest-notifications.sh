@@ -6,63 +6,36 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$here" && swift build --show-bin-path)
-dir=$(mktemp -d /tmp/blocker-notify-itest.XXXXXX)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-fail() { echo "itest-notifications: FAIL: $*" >&2; tail -20 "$dir/daemon.log" >&2 2>/dev/null; exit 1; }
-ok() { echo "itest-notifications: ok: $*"; }
+source "$here/scripts/lib/fixtures.sh"
+fx_begin itest-notifications
+dir=$fx_dir
 
-exec {displayfd}<> <(:)
-Xvfb -displayfd "$displayfd" -screen 0 800x600x24 -nolisten tcp >"$dir/xvfb.log" 2>&1 &
-pids+=($!)
-read -r -t 10 display <&"$displayfd" || fail "Xvfb did not start"
+read -r display xvfb_pid < <(fx_xvfb "$dir" 800x600x24) || fail "Xvfb did not start"
+fx_track "$xvfb_pid"
 export DISPLAY=":$display"
 # A session bus without service activation, so a stopped dunst stays stopped.
-cat >"$dir/bus.conf" <<XML
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$dir/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-</busconfig>
-XML
-read -r address bus_pid < <(dbus-daemon --config-file="$dir/bus.conf" --fork --print-address=1 --print-pid=1 |
-    paste -sd' ') || fail "dbus-daemon did not start"
-pids+=("$bus_pid")
+read -r address bus_pid < <(fx_session_bus "$dir") || fail "dbus-daemon did not start"
+fx_track "$bus_pid"
 export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC HOME=$dir NO_AT_BRIDGE=1
 mkdir -p "$dir/dunst"
 # Urgencies are told apart by their timeouts (dunstctl history has no urgency field).
 printf '[global]\n    history_length = 50\n[urgency_low]\n    timeout = 777\n[urgency_normal]\n    timeout = 888\n' >"$dir/dunst/dunstrc"
 dunst -config "$dir/dunst/dunstrc" >"$dir/dunst.log" 2>&1 &
-pids+=($!)
+dunst_pid=$!
+fx_track "$dunst_pid"
 for _ in $(seq 50); do dunstctl is-paused >/dev/null 2>&1 && break; sleep 0.1; done
 dunstctl is-paused >/dev/null 2>&1 || fail "dunst did not take the bus name"
 
-mkdir -p "$dir/.config/blocker"
-cat >"$dir/.config/blocker/blocker.toml" <<TOML
-[daemon]
-probe = "command"
-poll-interval = "500ms"
-probe-command = ["/bin/cat", "$dir/front.json"]
-[earn]
-pushups = 0.1
+fx_config "$dir/.config/blocker/blocker.toml" "$dir/front.json" command 500ms 0.1
+cat >>"$dir/.config/blocker/blocker.toml" <<TOML
 [warn]
 before = ["4s", "2s"]
-[[group]]
-name = "social"
-apps = ["discord"]
 TOML
 echo null >"$dir/front.json"
 "$bin/blockerd" >"$dir/daemon.log" 2>&1 &
 daemon_pid=$!
-pids+=("$daemon_pid")
-for _ in $(seq 50); do "$bin/blockerctl" status >/dev/null 2>&1 && break; sleep 0.1; done
+fx_track "$daemon_pid"
+fx_wait_daemon "$bin" || fail "blockerd did not answer Status"
 "$bin/blockerctl" earn 1 pushups >/dev/null || fail "earn"            # 6 s
 echo '{"app":"discord","title":"chat","pid":1}' >"$dir/front.json"
 # 6 s of balance at 2 ticks a second: crosses 4 s, counts down under 2 s, runs out.
@@ -94,7 +67,7 @@ PY
 ok "dunst received one warning, one countdown updated in place (low urgency), one time's up"
 
 # No notification server: said once in the journal, not once per tick.
-kill -TERM "${pids[2]}"; wait "${pids[2]}" 2>/dev/null
+kill -TERM "$dunst_pid"; wait "$dunst_pid" 2>/dev/null
 "$bin/blockerctl" earn 1 pushups >/dev/null || fail "earn again"
 for _ in $(seq 100); do
     "$bin/blockerctl" status --json | grep -q '"reason": *"balance"' && break

@@ -8,12 +8,9 @@ if [ -z "${DISPLAY:-}" ] || [ "${1:-}" != --inside ]; then
     exec "$here/scripts/with-xvfb.sh" bash "$0" --inside
 fi
 bin=$(cd "$here" && swift build --show-bin-path)
-dir=$(mktemp -d /tmp/blocker-probe-itest.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; rm -rf "$dir"; }
-trap cleanup EXIT
-fail() { echo "itest-probe-cli: FAIL: $*" >&2; exit 1; }
-ok() { echo "itest-probe-cli: ok: $*"; }
+source "$here/scripts/lib/fixtures.sh"
+fx_begin itest-probe-cli
+dir=$fx_dir
 export HOME=$dir XDG_CONFIG_HOME=$dir/config
 unset WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE
 
@@ -27,7 +24,7 @@ window_id() { # CLASS: waits for an xterm of that class and prints its window id
 }
 for class in Alpha Beta; do
     xterm -class "$class" -title "title of $class" -e sleep 1000 >/dev/null 2>&1 &
-    pids+=($!)
+    fx_track $!
 done
 alpha=$(window_id Alpha) || fail "no Alpha window"
 beta=$(window_id Beta) || fail "no Beta window"
@@ -45,7 +42,7 @@ ok "probe --json: the X11 probe, WM_CLASS class, title, pid"
 
 "$bin/blockerctl" probe --watch >"$dir/watch.txt" 2>&1 &
 watch_pid=$!
-pids+=("$watch_pid")
+fx_track "$watch_pid"
 sleep 0.5
 xdotool windowactivate --sync "$beta"; sleep 0.3
 xdotool windowactivate --sync "$alpha"; sleep 0.3

@@ -1,15 +1,109 @@
 # shellcheck shell=bash
 # Small fixtures shared by the benchmark and integration scripts.
 
-# fx_session_bus DIR — starts a private dbus-daemon with its socket in DIR and
-# prints "ADDRESS PID" (the caller stops PID).
-fx_session_bus() {
-    dbus-daemon --session --fork --print-address=1 --print-pid=1 --address="unix:path=$1/bus" | paste -sd' '
+# fx_begin NAME — a scratch directory ($fx_dir, removed at exit), `fx_track`
+# for processes to stop at exit (newest first, by PID, pass or fail), and
+# `fail`/`ok` lines prefixed with NAME. `fail` shows the tail of $fx_dir/*.log.
+fx_begin() {
+    fx_name=$1
+    fx_pids=()
+    fx_dir=$(mktemp -d "/tmp/blocker-$fx_name.XXXXXX")
+    trap fx_cleanup EXIT
+    trap 'exit 130' INT TERM
+    trap 'exit 129' HUP
 }
 
-# fx_config FILE FRONT_JSON [PROBE] [POLL] — a blocker.toml whose command probe
-# prints FRONT_JSON, [earn] pushups = 0.5 and a metered group "social"
-# (discord). Callers append sections of their own with >>.
+fx_track() { fx_pids+=("$@"); }
+
+# Whether PID runs (a zombie does not).
+fx_alive() {
+    local state
+    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+    [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# fx_stop PID — SIGTERM (so Xvfb removes its /tmp/.X*-lock), up to 3 s, then
+# SIGKILL; reaps it when it is our child.
+fx_stop() {
+    local pid=$1
+    if kill -TERM "$pid" 2>/dev/null; then
+        for _ in $(seq 60); do fx_alive "$pid" || break; sleep 0.05; done
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+# Stops the tracked processes newest first.
+fx_cleanup() {
+    local i
+    for ((i = ${#fx_pids[@]} - 1; i >= 0; i--)); do fx_stop "${fx_pids[i]}"; done
+    rm -rf "$fx_dir"
+}
+
+fail() {
+    echo "$fx_name: FAIL: $*" >&2
+    local log
+    for log in "$fx_dir"/*.log; do
+        [ -s "$log" ] || continue
+        echo "--- ${log##*/} (last lines)" >&2
+        tail -n 20 "$log" >&2
+    done
+    exit 1
+}
+
+ok() { echo "$fx_name: ok: $*"; }
+
+# fx_session_bus DIR — starts a private dbus-daemon with its socket in DIR and
+# prints "ADDRESS PID" (the caller stops PID). It has no service directories:
+# nothing is started on demand (a notification server would draw over the
+# cover, a stopped one must stay stopped, an a11y bus would linger).
+fx_session_bus() {
+    cat >"$1/bus.conf" <<XML
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$1/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+XML
+    dbus-daemon --config-file="$1/bus.conf" --fork --print-address=1 --print-pid=1 | paste -sd' '
+}
+
+# fx_xvfb DIR [SIZE] — starts Xvfb on a display it picks itself (-displayfd)
+# and prints "DISPLAY_NUMBER PID" (the caller stops PID); fails after 10 s.
+fx_xvfb() {
+    local dir=$1 size=${2:-1280x800x24} pid
+    Xvfb -displayfd 3 -screen 0 "$size" -nolisten tcp 3>"$dir/display" >"$dir/xvfb.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do [ -s "$dir/display" ] && break; sleep 0.05; done
+    [ -s "$dir/display" ] || { kill -KILL "$pid" 2>/dev/null; cat "$dir/xvfb.log" >&2; return 1; }
+    echo "$(head -n1 "$dir/display") $pid"
+}
+
+# fx_openbox DIR — starts openbox on $DISPLAY and prints its PID once it is
+# ready. openbox sets _NET_SUPPORTING_WM_CHECK before it is done starting (a
+# window mapped in between waits 5 s); its --startup command runs once it is.
+fx_openbox() {
+    local pid
+    openbox --startup "xprop -root -f _BLOCKER_WM_READY 8s -set _BLOCKER_WM_READY yes" >"$1/openbox.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do
+        xprop -root _BLOCKER_WM_READY 2>/dev/null | grep -q '"yes"' && { echo "$pid"; return 0; }
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null
+    return 1
+}
+
+# fx_config FILE FRONT_JSON [PROBE] [POLL] [PUSHUP_MINUTES] — a blocker.toml
+# whose command probe prints FRONT_JSON, [earn] pushups (default 0.5) and a
+# metered group "social" (discord). Callers append sections of their own with >>.
 fx_config() {
     mkdir -p "$(dirname "$1")"
     cat >"$1" <<TOML
@@ -18,7 +112,7 @@ probe = "${3:-command}"
 poll-interval = "${4:-1s}"
 probe-command = ["/bin/cat", "$2"]
 [earn]
-pushups = 0.5
+pushups = ${5:-0.5}
 [[group]]
 name = "social"
 apps = ["discord"]
@@ -28,4 +122,10 @@ TOML
 # fx_front FILE [APP] — what the command probe reports: APP in front, or nothing.
 fx_front() {
     if [ -n "${2:-}" ]; then echo "{\"app\":\"$2\",\"title\":\"chat\",\"pid\":1}" >"$1"; else echo null >"$1"; fi
+}
+
+# fx_wait_daemon BIN_DIR — until blockerd answers `blockerctl status` (5 s).
+fx_wait_daemon() {
+    for _ in $(seq 50); do "$1/blockerctl" status >/dev/null 2>&1 && return 0; sleep 0.1; done
+    return 1
 }

@@ -11,6 +11,9 @@
 #
 # Binaries come from BLOCKER_BIN (default: `swift build --show-bin-path`).
 
+# shellcheck source=fixtures.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fixtures.sh"
+
 oe_name=overlay
 oe_dir=
 oe_bin=
@@ -74,21 +77,10 @@ oe_stamp() {
 
 oe_track() { oe_pids+=("$1"); }
 
-# Whether PID runs (a zombie does not).
-oe_alive() {
-    local state
-    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-    [ -n "$state" ] && [ "$state" != Z ]
-}
-
-# SIGTERM, up to 3 s, then SIGKILL; reaps it when it is our child.
+# SIGTERM, up to 3 s, then SIGKILL (fx_stop); forgets the pid.
 oe_stop() {
-    local pid=$1 _ p kept=()
-    if kill -TERM "$pid" 2>/dev/null; then
-        for _ in $(seq 60); do oe_alive "$pid" || break; sleep 0.05; done
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
+    local pid=$1 p kept=()
+    fx_stop "$pid"
     for p in "${oe_pids[@]}"; do [ "$p" = "$pid" ] || kept+=("$p"); done
     oe_pids=("${kept[@]}")
 }
@@ -129,19 +121,12 @@ oe_wait() {
 # --- servers ---------------------------------------------------------------
 
 oe_start_x11() {
-    local display
-    Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$oe_dir/display" >"$oe_dir/xvfb.log" 2>&1 &
-    oe_track $!
-    oe_wait 10 test -s "$oe_dir/display" || oe_fail "Xvfb did not start"
-    display=$(head -n 1 "$oe_dir/display")
+    local display pid
+    read -r display pid < <(fx_xvfb "$oe_dir") || oe_fail "Xvfb did not start"
+    oe_track "$pid"
     export DISPLAY=:$display GDK_BACKEND=x11
-    # openbox sets _NET_SUPPORTING_WM_CHECK before it is done starting (a
-    # window mapped in between waits 5 s); its --startup command runs once it is.
-    openbox --startup "xprop -root -f _BLOCKER_TEST_WM_READY 8s -set _BLOCKER_TEST_WM_READY yes" \
-        >"$oe_dir/openbox.log" 2>&1 &
-    oe_track $!
-    oe_wait 10 eval 'xprop -root _BLOCKER_TEST_WM_READY 2>/dev/null | grep -q "\"yes\""' \
-        || oe_fail "openbox did not start on $DISPLAY"
+    pid=$(fx_openbox "$oe_dir") || oe_fail "openbox did not start on $DISPLAY"
+    oe_track "$pid"
 }
 
 # Headless sway as the unprivileged user $oe_sway_user with OUTPUTS outputs.
@@ -169,29 +154,12 @@ oe_start_sway() { # OUTPUTS
     export XDG_RUNTIME_DIR=$runtime WAYLAND_DISPLAY=$socket GDK_BACKEND=wayland
 }
 
-# A session bus with no service directories: nothing is started on demand
-# (a notification server would draw over the cover, an a11y bus would linger).
+# A session bus with no service directories: nothing is started on demand.
 oe_start_bus() {
-    local out
-    cat >"$oe_dir/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$oe_dir/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-EOF
-    out=$(dbus-daemon --config-file="$oe_dir/bus.conf" --fork --print-address=1 --print-pid=1) \
-        || oe_fail "dbus-daemon did not start"
-    export DBUS_SESSION_BUS_ADDRESS
-    DBUS_SESSION_BUS_ADDRESS=$(sed -n 1p <<<"$out")
-    oe_track "$(sed -n 2p <<<"$out")"
+    local address pid
+    read -r address pid < <(fx_session_bus "$oe_dir") || oe_fail "dbus-daemon did not start"
+    oe_track "$pid"
+    export DBUS_SESSION_BUS_ADDRESS=$address
 }
 
 # blocker.toml for the run: pushups earn PER_REP_MINUTES a rep; the app
