@@ -9,6 +9,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/user-manager.sh
 source "$here/scripts/lib/user-manager.sh"
 um_enter "$@"
+# shellcheck source=lib/fixtures.sh
+source "$here/scripts/lib/fixtures.sh"
 
 started=$SECONDS
 fail() { echo "itest-blockerd-systemd: FAIL: $*" >&2; um_systemctl status --no-pager -n 30 blockerd.service >&2; exit 1; }
@@ -52,6 +54,20 @@ echo '{"app":"discord","title":"chat","pid":1}' | um_write front.json
 
 um_verify "${units[@]/#/$UM_UNIT_DIR/}" || fail "systemd-analyze --user verify complained about the installed units"
 ok "units verify with no output on stderr"
+
+# The sandbox, as the running user manager rates it (lower is safer).
+scores=""
+for unit in blockerd.service blocker-overlay.service blockerd-watchdog.service; do
+    score=$(um_run systemd-analyze --user security --no-pager "$unit" 2>/dev/null |
+        sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+    [ -n "$score" ] || fail "systemd-analyze --user security $unit printed no score"
+    scores+="$unit $score, "
+done
+blockerd_score=${scores#blockerd.service }
+blockerd_score=${blockerd_score%%,*}
+python3 -c "import sys; sys.exit(0 if float('$blockerd_score') <= 4.0 else 1)" ||
+    fail "blockerd.service is rated $blockerd_score by systemd-analyze security (target <= 4.0)"
+ok "exposure (systemd-analyze --user security): ${scores%, }"
 
 # Test-only drop-ins: a short watchdog and a fast watchdog timer. In a timer an
 # empty On…Sec= clears every trigger, so reset once, then set them all.
@@ -129,6 +145,35 @@ n=$(um_show blockerd.service NRestarts)
 sleep 2
 [ "$(um_show blockerd.service NRestarts)" = "$n" ] || fail "RestartPreventExitStatus=78 did not stop the restart loop"
 ok "bad config → exit 78 with file:line:column, no restart loop"
+
+# --- the X11 probe under the unit's sandbox settings. Where the user manager
+# can make namespaces, PrivateTmp= hides /tmp but /tmp/.X11-unix is bound in,
+# and PrivateNetwork= leaves xcb the socket path; this sandbox's manager logs
+# that it ignores the namespace settings, so here it proves the unit starts and
+# the probe answers with every setting in place, not the bind itself. ---
+xdir=$(mktemp -d /tmp/blocker-systemd-x11.XXXXXX)
+read -r xdisplay xvfb_pid < <(fx_xvfb "$xdir" 800x600x24) || fail "Xvfb did not start"
+x_pids=("$xvfb_pid")
+stop_x() { local i; for ((i = ${#x_pids[@]} - 1; i >= 0; i--)); do fx_stop "${x_pids[i]}"; done; rm -rf "$xdir"; }
+export DISPLAY=:$xdisplay
+wm_pid=$(fx_openbox "$xdir") || { stop_x; fail "openbox did not start"; }
+x_pids+=("$wm_pid")
+xterm -class Discord -e sleep 1000 >/dev/null 2>&1 &
+x_pids+=($!)
+for _ in $(seq 100); do xdotool search --class Discord >/dev/null 2>&1 && break; sleep 0.05; done
+xdotool windowactivate --sync "$(xdotool search --class Discord | head -1)" >/dev/null 2>&1
+um_systemctl set-environment DISPLAY=":$xdisplay"
+printf '%s\n' '[daemon]' 'probe = "x11"' '[earn]' 'pushups = 0.5' '[[group]]' 'name = "social"' 'apps = ["discord"]' |
+    um_write .config/blocker/blocker.toml
+um_systemctl reset-failed blockerd.service
+um_systemctl restart blockerd.service && um_wait_active blockerd.service 10 || { stop_x; fail "start with the x11 probe"; }
+status=$(um_show blockerd.service StatusText)
+um_systemctl stop blockerd.service
+um_systemctl unset-environment DISPLAY
+unset DISPLAY
+stop_x
+[[ "${status,,}" == "shield up: discord (balance)" ]] || fail "under the unit's sandbox the x11 probe saw: '$status'"
+ok "x11 probe inside the unit's sandbox: STATUS='$status'"
 
 # --- SIGTERM is quick; make uninstall removes what install put there --------------
 um_systemctl reset-failed blockerd.service
