@@ -4,6 +4,8 @@
 /// What a file on disk is, judged without opening it with SQLite (opening
 /// can write: a hot journal is rolled back, a WAL is recovered, -shm created).
 enum LedgerFileKind: Equatable, Sendable {
+    /// No file yet: ours to create.
+    case missing
     /// Zero bytes: ours to initialize.
     case empty
     /// A SQLite database stamped with blocker's application_id.

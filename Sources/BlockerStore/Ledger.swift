@@ -49,14 +49,20 @@ public final class Ledger {
     /// empty nor blocker's database is refused and left byte-for-byte as it was.
     public init(path: String) throws(StoreError) {
         self.path = path
-        let kind = try StateFiles.prepareDatabaseFile(path)
+        var kind = try StateFiles.prepareDatabaseFile(path)
+        if kind == .missing || kind == .empty {
+            try StateFiles.createAtomically(path, replacingEmpty: kind == .empty) { (temporary: String) throws(StoreError) in
+                try Schema.create(at: temporary)
+            }
+            kind = try StateFiles.prepareDatabaseFile(path)
+        }
         do throws(SQLiteError) {
             // No .create: the file exists by now, and SQLite must never make one.
             database = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex, .extendedResultCodes])
         } catch {
             throw StoreError(error, path: path, action: "cannot open the ledger")
         }
-        try Schema.prepare(database, path: path, fileWasEmpty: kind == .empty)
+        try Schema.prepare(database, path: path)
         let loaded: (Account?, [String: Int64])
         do throws(SQLiteError) {
             let account = try database.firstRow("SELECT \(Self.accountColumns) FROM account WHERE id = 1", [], Account.init)

@@ -67,10 +67,24 @@ enum Schema {
 
     static var latestVersion: Int64 { migrations.last!.version }
 
-    /// Verifies the open file is empty or ours (reading only), brings it to the
-    /// latest schema, then switches to WAL. `fileWasEmpty` comes from the
-    /// header check in StateFiles.
-    static func prepare(_ db: SQLiteDatabase, path: String, fileWasEmpty: Bool) throws(StoreError) {
+    /// Fills the new, empty file at `path` with the latest schema, stamped
+    /// with blocker's application_id, in rollback mode (the WAL is switched on
+    /// once the file has its real name: WAL side files follow the name).
+    static func create(at path: String) throws(StoreError) {
+        do throws(SQLiteError) {
+            let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex, .extendedResultCodes])
+            defer { db.close() }
+            try db.run("PRAGMA busy_timeout = \(busyTimeoutMs)")
+            try db.run("PRAGMA synchronous = FULL")
+            try migrate(db, stampApplicationID: true)
+        } catch {
+            throw StoreError(error, path: path, action: "cannot create the ledger's tables")
+        }
+    }
+
+    /// Verifies the open file is ours and undamaged (reading only), brings it
+    /// to the latest schema, then switches to WAL.
+    static func prepare(_ db: SQLiteDatabase, path: String) throws(StoreError) {
         func sqlite<T>(_ action: String, _ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
             do throws(SQLiteError) { return try body() } catch { throw StoreError(error, path: path, action: action) }
         }
@@ -78,27 +92,31 @@ enum Schema {
             try db.run("PRAGMA busy_timeout = \(busyTimeoutMs)")
         }
         // Read-only look first: journal_mode=WAL below writes to the file.
-        let (applicationID, version, objects) = try sqlite("cannot read the ledger") { () throws(SQLiteError) in
+        let (applicationID, version) = try sqlite("cannot read the ledger") { () throws(SQLiteError) in
             let id = try db.firstRow("PRAGMA application_id") { $0.int64(0) } ?? 0
             let version = try db.firstRow("PRAGMA user_version") { $0.int64(0) } ?? 0
-            let objects = try db.firstRow("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } ?? 0
-            return (id, version, objects)
+            return (id, version)
         }
-        let fresh = fileWasEmpty && applicationID == 0 && version == 0 && objects == 0
-        if !fresh {
-            guard applicationID == Int64(Schema.applicationID) else {
-                throw StoreError(.notALedger, path: path, action: "refusing to open the ledger",
-                                 detail: "the file is not blocker's database (application_id \(applicationID))")
-            }
-            guard version <= latestVersion else {
-                throw StoreError(.newerSchema(found: version, supported: latestVersion), path: path,
-                                 action: "refusing to open the ledger",
-                                 detail: "its schema version is \(version), this blocker knows up to \(latestVersion)")
-            }
+        guard applicationID == Int64(Schema.applicationID) else {
+            throw StoreError(.notALedger, path: path, action: "refusing to open the ledger",
+                             detail: "the file is not blocker's database (application_id \(applicationID))")
         }
-        if fresh || version < latestVersion {
-            try sqlite("cannot create or upgrade the ledger's tables") { () throws(SQLiteError) in
-                try migrate(db, stampApplicationID: fresh)
+        guard version <= latestVersion else {
+            throw StoreError(.newerSchema(found: version, supported: latestVersion), path: path,
+                             action: "refusing to open the ledger",
+                             detail: "its schema version is \(version), this blocker knows up to \(latestVersion)")
+        }
+        // A damaged page found now is reported before anything writes over it.
+        let problems = try sqlite("cannot check the ledger") { () throws(SQLiteError) in
+            try db.rows("PRAGMA quick_check(5)") { $0.text(0) }
+        }
+        guard problems == ["ok"] else {
+            throw StoreError(.damaged, path: path, action: "refusing to open the ledger",
+                             detail: "it is damaged (\(problems.joined(separator: "; ")))")
+        }
+        if version < latestVersion {
+            try sqlite("cannot upgrade the ledger's tables") { () throws(SQLiteError) in
+                try migrate(db, stampApplicationID: false)
             }
         }
         try sqlite("cannot switch the ledger to WAL mode") { () throws(SQLiteError) in

@@ -29,22 +29,15 @@ enum StateFiles {
         }
     }
 
-    /// Makes sure `path` is a file we may open read-write: creates it (0600)
-    /// when missing, and refuses anything that is not empty or our ledger.
-    /// Nothing here writes to an existing file.
+    /// Judges `path` before it is opened read-write: missing (to be created),
+    /// empty (to be initialized), or our ledger; anything else is refused.
+    /// Nothing here writes.
     static func prepareDatabaseFile(_ path: String) throws(StoreError) -> LedgerFileKind {
         var info = stat()
         if stat(path, &info) != 0 {
             let code = errno
             guard code == ENOENT else { throw StoreError(errno: code, path: path, action: "cannot open the ledger") }
-            // O_EXCL: if another process created it meanwhile, judge that file instead.
-            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if fd >= 0 {
-                close(fd)
-                return .empty
-            }
-            guard errno == EEXIST else { throw StoreError(errno: errno, path: path, action: "cannot create the ledger") }
-            guard stat(path, &info) == 0 else { throw StoreError(errno: errno, path: path, action: "cannot open the ledger") }
+            return .missing
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw StoreError(.notALedger, path: path, action: "refusing to open the ledger",
@@ -55,7 +48,7 @@ enum StateFiles {
         switch kind {
         case .ledger:
             return kind
-        case .empty:
+        case .missing, .empty:
             // Another program's fresh WAL database can have an empty main file
             // and everything in the -wal; we never leave one like that.
             if fileSize(path + "-wal") ?? 0 > 0 {
@@ -71,6 +64,54 @@ enum StateFiles {
             throw StoreError(.notALedger, path: path, action: "refusing to open the ledger",
                              detail: "the file is another program's SQLite database (\(owner))")
         }
+    }
+
+    /// Creates the ledger at `path` whole or not at all: `build` fills a new
+    /// file under a temporary name, which is synced and then put in place.
+    /// A kill -9 at any instant leaves either no `path` or a complete ledger
+    /// (and at worst a stale temporary file, removed by the next attempt).
+    /// `replacingEmpty`: `path` is an empty file of ours to replace; otherwise
+    /// a file that appears at `path` meanwhile wins and is judged instead.
+    static func createAtomically(_ path: String, replacingEmpty: Bool,
+                                 build: (String) throws(StoreError) -> Void) throws(StoreError) {
+        let temporary = path + ".creating"
+        unlink(temporary)
+        unlink(temporary + "-journal")
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError(errno: errno, path: temporary, action: "cannot create the ledger") }
+        close(fd)
+        do throws(StoreError) {
+            try build(temporary)
+            try syncFile(temporary)
+            if replacingEmpty {
+                guard rename(temporary, path) == 0 else {
+                    throw StoreError(errno: errno, path: path, action: "cannot put the new ledger in place")
+                }
+            } else {
+                // link(2) never replaces: if another process made `path` meanwhile, keep theirs.
+                if link(temporary, path) != 0 && errno != EEXIST {
+                    throw StoreError(errno: errno, path: path, action: "cannot put the new ledger in place")
+                }
+                unlink(temporary)
+            }
+        } catch {
+            unlink(temporary)
+            unlink(temporary + "-journal")
+            throw error
+        }
+        try syncFile(directoryOf(path))
+    }
+
+    private static func syncFile(_ path: String) throws(StoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError(errno: errno, path: path, action: "cannot sync the new ledger") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StoreError(errno: errno, path: path, action: "cannot sync the new ledger") }
+    }
+
+    private static func directoryOf(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     private static func readPrefix(_ path: String, count: Int) throws(StoreError) -> [UInt8] {

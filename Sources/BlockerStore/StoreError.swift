@@ -8,6 +8,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public enum Reason: Equatable, Sendable {
         /// The file is garbage or another program's database; it was left untouched.
         case notALedger
+        /// blocker's ledger, but `PRAGMA quick_check` found damage; it was left untouched.
+        case damaged
         /// Written by a newer blocker; it was left untouched.
         case newerSchema(found: Int64, supported: Int64)
         /// A system call failed (creating the directory, reading the header…).
@@ -60,6 +62,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         switch reason {
         case .notALedger:
             return "this is not blocker's ledger and was not modified; move it aside or use another --state-dir"
+        case .damaged:
+            return "it was not modified; save what can be saved with: sqlite3 \(path) .recover >ledger.sql, "
+                + "then move it aside (mv \(path) \(path).damaged) and blocker starts a new ledger"
         case .newerSchema:
             return "it was written by a newer blocker and was not modified; upgrade blocker"
         case .fileSystem(let code):
