@@ -52,6 +52,13 @@ public struct Accountant: Sendable {
         return last.monotonic + balance
     }
 
+    /// The same open interval under a new cap (a reload may change the poll interval).
+    public func withCap(_ cap: Milliseconds) -> Accountant {
+        var copy = Accountant(cap: cap)
+        copy.last = last
+        return copy
+    }
+
     /// Forget the last sample (after a reload or a resume, the next sample starts afresh).
     public mutating func reset() { last = nil }
 }

@@ -69,12 +69,14 @@ public struct Meter: Sendable {
         accountant = Accountant(cap: config.daemon.sampleGapCap)
     }
 
-    /// A reload: new rules from the next sample on; the time since the last
-    /// sample is not charged (reloading never costs or blocks by itself).
+    /// A reload: new rules from the next sample on. The interval open since
+    /// the last sample is carried over and charged, at the next sample, to
+    /// what the previous config saw: reloading neither costs nor frees time
+    /// (a reload every 0.3 s must not make a metered app free).
     public mutating func reconfigure(_ config: Config) {
         self.config = config
         matcher = Matcher(groups: config.groups)
-        accountant = Accountant(cap: config.daemon.sampleGapCap)
+        accountant = accountant.withCap(config.daemon.sampleGapCap)
     }
 
     public func decide(window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {

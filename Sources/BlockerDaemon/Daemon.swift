@@ -72,6 +72,8 @@ public final class Daemon {
     /// Where desktop notifications go (the session bus); nil: none are sent.
     public var notify: ((NotificationRequest) -> Void)?
     private var notificationPlan: NotificationPlan
+    /// A reload storm logs one line per 10 s, not one per reload.
+    private var reloadLines = LogRateLimit(intervalMs: 10_000)
 
     public init(options: DaemonOptions, log: LogSink, environment: [String: String]) throws(StartFailure) {
         self.options = options
@@ -215,7 +217,7 @@ public final class Daemon {
 
     /// Re-reads the config. A bad config is logged and the old one stays in force.
     @discardableResult
-    public func reload() -> Result<Void, ConfigError> {
+    public func reload(monotonic: Int64 = Clocks.monotonic) -> Result<Void, ConfigError> {
         do {
             let fresh = try Config.load(path: options.configPath)
             let probeChanged = fresh.daemon != config.daemon
@@ -226,7 +228,10 @@ public final class Daemon {
                 probe = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
                                          launcher: launcher, log: log)
             }
-            log.write(LogEvent(.reload, "Configuration reloaded from \(options.configPath)"))
+            if let folded = reloadLines.admit(at: monotonic) {
+                let more = folded > 0 ? " (and \(folded) more reloads in the \(reloadLines.interval / 1000) s before)" : ""
+                log.write(LogEvent(.reload, "Configuration reloaded from \(options.configPath)\(more)"))
+            }
             return .success(())
         } catch {
             log.write(LogEvent(.configError, "Keeping the previous configuration: \(error)"))

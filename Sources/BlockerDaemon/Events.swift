@@ -93,3 +93,26 @@ public final class MemoryLog: LogSink {
     public func write(_ event: LogEvent) { events.append(event) }
     public func events(_ kind: EventKind) -> [LogEvent] { events.filter { $0.kind == kind } }
 }
+
+/// At most one journal line per `interval` for an event that can come in a
+/// storm (`blockerctl reload` in a loop): the first line goes out, the next
+/// ones within the interval are only counted, and the first line after it
+/// says how many it stands for. Pure: the caller passes the monotonic time.
+struct LogRateLimit {
+    let interval: Int64
+    private var windowStart: Int64?
+    private var folded = 0
+
+    init(intervalMs: Int64) { interval = intervalMs }
+
+    /// nil: stay quiet. Otherwise log now, mentioning the returned count of
+    /// lines folded into this one.
+    mutating func admit(at now: Int64) -> Int? {
+        if let start = windowStart, now - start < interval {
+            folded += 1
+            return nil
+        }
+        defer { windowStart = now; folded = 0 }
+        return folded
+    }
+}

@@ -147,3 +147,53 @@ import BlockerStore
         #expect(daemon.ledger.balance == 60_000)
     }
 }
+
+@Suite("Reloading in a storm")
+struct ReloadStormTests {
+    @Test func aReloadEvery300msStillChargesTheMeteredApp() throws {
+        let box = try Sandbox()
+        let log = MemoryLog()
+        let daemon = try box.daemon(log: log)
+        var clock = Clock()
+        _ = try daemon.earn(exercise: Exercise(name: "pushups", perRep: 30_000), reps: 4, wall: clock.wall)
+        box.front("discord")
+        daemon.tick(clock)
+        // blockerctl reload every 0.3 s for 15 s, each followed by its tick (as DaemonLoop.reload does).
+        for _ in 0..<50 {
+            clock.advance(300)
+            _ = daemon.reload(monotonic: clock.monotonic)
+            daemon.tick(clock)
+        }
+        #expect(daemon.ledger.balance == 120_000 - 50 * 300)
+        // One journal line per 10 s of storm, the second saying how many it stands for.
+        let lines = log.events(.reload)
+        #expect(lines.count == 2, "\(lines.map(\.message))")
+        #expect(lines.last?.message.contains("(and 33 more reloads in the 10 s before)") == true,
+                "\(lines.map(\.message))")
+    }
+
+    @Test func theDailyLimitIsReachedThroughAReloadStorm() throws {
+        let box = try Sandbox(config: """
+            [daemon]
+            probe = "command"
+            probe-command = ["/bin/cat", "FRONT"]
+            [[group]]
+            name = "social"
+            apps = ["discord"]
+            metered = false
+            daily-limit = "1m"
+            """)
+        try box.write(try String(contentsOfFile: box.configPath, encoding: .utf8)
+                        .replacingOccurrences(of: "FRONT", with: box.frontPath), to: box.configPath)
+        let daemon = try box.daemon()
+        var clock = Clock()
+        box.front("discord")
+        daemon.tick(clock)
+        for _ in 0..<250 {
+            clock.advance(300)
+            _ = daemon.reload(monotonic: clock.monotonic)
+            daemon.tick(clock)
+        }
+        #expect(daemon.shield?.reason == .dailyLimit)
+    }
+}
