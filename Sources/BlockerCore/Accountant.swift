@@ -45,6 +45,9 @@ public struct Accountant: Sendable {
         if let monotonic = last?.monotonic { last = (monotonic, charge) }
     }
 
+    /// What the interval open since the last sample is charged to, if anything.
+    public var openCharge: Charge? { last?.charge }
+
     /// The monotonic instant the balance reaches zero if what is in front now
     /// stays there: nil when nothing metered is being charged.
     public func zeroInstant(balance: Milliseconds) -> Int64? {

@@ -47,6 +47,14 @@ public struct TickOutcome: Equatable, Sendable {
     public var warnings: [Milliseconds]
     /// Monotonic ms at which the balance runs out if nothing changes.
     public var zeroAt: Int64?
+    /// Unix ms of the next instant where a rule changes the answer for what is
+    /// in front if nothing else changes: a schedule starts, a daily limit is
+    /// reached, a timed block or schedule ends. The daemon wakes up then
+    /// instead of at the next poll.
+    public var nextRuleChange: Int64? = nil
+    /// Monotonic ms of the earlier of `zeroAt` and `nextRuleChange`: when to
+    /// sample again without waiting for the next poll.
+    public var wakeAt: Int64? = nil
     /// The ledger as the policy saw it after this tick.
     public var ledger: LedgerSnapshot
 }
@@ -103,17 +111,41 @@ public struct Meter: Sendable {
         guard let reading else {
             // Don't trust a burst: keep showing what we had, charge nothing.
             return TickOutcome(debit: debit, usage: usage, window: nil, decision: lastDecision,
-                               warnings: [], zeroAt: nil, ledger: ledger)
+                               warnings: [], zeroAt: nil, nextRuleChange: nil, wakeAt: nil, ledger: ledger)
         }
         let decision = decide(window: reading.window, ledger: ledger, now: input.wall)
         // A shielded app is covered: the time until the next sample is not its use.
         accountant.charge(chargeIfLooking(reading, decision: decision))
         lastDecision = decision
         lastWindow = reading.window
+        let zeroAt = accountant.zeroInstant(balance: ledger.balance)
+        let ruleChange = nextRuleChange(window: reading.window, decision: decision, ledger: ledger, now: input.wall)
         return TickOutcome(
             debit: debit, usage: usage, window: reading.window, decision: decision,
             warnings: thresholdsCrossed(from: before.balance, to: ledger.balance, thresholds: config.warnBefore),
-            zeroAt: accountant.zeroInstant(balance: ledger.balance), ledger: ledger)
+            zeroAt: zeroAt, nextRuleChange: ruleChange,
+            wakeAt: [zeroAt, ruleChange.map { input.monotonic + ($0 - input.wall) }].compactMap { $0 }.min(),
+            ledger: ledger)
+    }
+
+    /// See `TickOutcome.nextRuleChange`. A daily limit is reached only while
+    /// its group is being charged (someone looking, not shielded).
+    public func nextRuleChange(window: Window?, decision: Decision, ledger: LedgerSnapshot, now: Int64) -> Int64? {
+        guard let window else { return nil }
+        if let shield = decision.shield { return shield.until }
+        let groups = matcher.groups(for: window)
+        var candidates: [Int64] = []
+        for group in groups {
+            candidates += group.schedules.compactMap { $0.nextStart(after: now, in: zone) }
+        }
+        if let charged = accountant.openCharge {
+            for group in groups where charged.groups.contains(group.name) {
+                if let limit = group.dailyLimit {
+                    candidates.append(now + max(limit - ledger.used(group.name), 0))
+                }
+            }
+        }
+        return candidates.filter { $0 > now }.min()
     }
 
     /// What the coming interval belongs to, or nil when nobody is using a grouped app.

@@ -104,6 +104,19 @@ extension Schedule {
         return nil
     }
 
+    /// The first start of this window strictly after `t`, looking up to a week
+    /// and a day ahead (every window recurs within a week).
+    public func nextStart(after t: Int64, in zone: TimeZoneRules) -> Int64? {
+        let date = zone.localDate(atMs: t)
+        for offset in -1...8 {
+            let day = date.adding(days: offset)
+            guard days.contains(isoWeekday: day.isoWeekday) else { continue }
+            let start = bounds(startingOn: day, in: zone).start
+            if start > t { return start }
+        }
+        return nil
+    }
+
     func bounds(startingOn day: CivilDate, in zone: TimeZoneRules) -> (start: Int64, end: Int64) {
         switch span {
         case .allDay:

@@ -4,7 +4,8 @@ import BlockerCore
 import Glibc
 
 /// Drives a `Daemon` from one sd_event loop: a timer at `poll-interval`, the
-/// probe's event fd, a wake-up at the instant the balance runs out,
+/// probe's event fd, a wake-up at the instant the balance runs out or a rule
+/// changes the answer,
 /// SIGTERM/SIGINT/SIGHUP, and the session bus. WATCHDOG=1 follows only a
 /// completed tick.
 public final class DaemonLoop {
@@ -13,7 +14,7 @@ public final class DaemonLoop {
     /// The D-Bus API; nil when there is no session bus (the daemon still enforces).
     public private(set) var bus: BusService?
     private var pollTimer: Timer!
-    private var zeroTimer: Timer!
+    private var wakeTimer: Timer!
     private var probeSource: EventSource?
     private var watched: (fd: Int32?, generation: Int) = (nil, 0)
     private let watchdog: Bool
@@ -26,7 +27,7 @@ public final class DaemonLoop {
         loop = try EventLoop()
         watchdog = ServiceManager.watchdogInterval != nil
         pollTimer = try loop.timer { [unowned self] in self.tick() }
-        zeroTimer = try loop.timer { [unowned self] in self.tick() }
+        wakeTimer = try loop.timer { [unowned self] in self.tick() }
         try loop.onSignal(SIGTERM) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGINT) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGHUP) { [unowned self] in self.reload() }
@@ -90,11 +91,12 @@ public final class DaemonLoop {
     public func tick() {
         daemon.tick()
         pollTimer.arm(afterMicroseconds: UInt64(daemon.config.daemon.pollInterval) * 1000)
-        if let zeroAt = daemon.lastTick?.zeroAt {
-            // Sample again the moment the balance runs out, not up to a poll later.
-            zeroTimer.arm(atMicroseconds: UInt64(max(zeroAt, 0)) * 1000)
+        if let wakeAt = daemon.lastTick?.wakeAt {
+            // Sample again the moment the balance runs out or a rule starts or
+            // ends (a schedule, a daily limit, a timed block), not up to a poll later.
+            wakeTimer.arm(atMicroseconds: UInt64(max(wakeAt, 0)) * 1000)
         } else {
-            zeroTimer.disarm()
+            wakeTimer.disarm()
         }
         watchProbe()
         // STATUS= only when it changed; WATCHDOG=1 after every completed tick.

@@ -143,3 +143,52 @@ struct MeterHarness {
         #expect(h.tick(after: 300, discord).debit == 300)
     }
 }
+
+/// The daemon wakes up at the instant a rule changes the answer, not at the next poll.
+@Suite("The next rule change")
+struct NextRuleChangeTests {
+    let discord = Window(appID: "discord", title: "chat", pid: 42)
+    let poll = DaemonSettings(pollInterval: 10_000)
+
+    @Test func aScheduleStartIsTheNextWakeUp() {
+        // 2026-11-30 is a Monday; bedtime starts at 22:30.
+        let config = Config(daemon: poll, groups: [group("social", apps: ["discord"], schedules: [schedule("Mon-Fri", "22:30", "07:00")])])
+        var h = MeterHarness(config: config, balance: 3_600_000, wall: utc("2026-11-30T22:29:55Z"))
+        let out = h.tick(after: 0, discord)
+        #expect(out.decision.shield == nil)
+        #expect(out.nextRuleChange == utc("2026-11-30T22:30:00Z"))
+        #expect(out.wakeAt == h.monotonic + 5_000)
+        // At that instant the schedule covers the app, until the morning.
+        let then = h.tick(after: 5_000, discord)
+        #expect(then.decision.shield?.reason == .schedule)
+        #expect(then.nextRuleChange == utc("2026-12-01T07:00:00Z"))
+    }
+
+    @Test func aDailyLimitIsReachedAtItsInstantWhileCharged() {
+        let config = Config(daemon: poll, groups: [group("social", apps: ["discord"], metered: false, dailyLimit: 60_000)])
+        var h = MeterHarness(config: config, balance: 0)
+        h.ledger.usedToday = ["social": 57_500]
+        let out = h.tick(after: 0, discord)
+        #expect(out.nextRuleChange == h.wall + 2_500)
+        // Locked: nothing is charged, so no limit is coming.
+        let locked = h.tick(after: 1_000, discord, locked: true)
+        #expect(locked.nextRuleChange == nil)
+    }
+
+    @Test func aTimedBlockEndingIsTheNextWakeUp() {
+        let config = Config(daemon: poll, groups: [group("social", apps: ["discord"])])
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.ledger.timedBlocks = [TimedBlock(target: "social", untilMs: h.wall + 4_000)]
+        let out = h.tick(after: 0, discord)
+        #expect(out.decision.shield?.reason == .timedBlock)
+        #expect(out.wakeAt == h.monotonic + 4_000)
+    }
+
+    @Test func theEarlierOfZeroAndARuleWins() {
+        let config = Config(daemon: poll, groups: [group("social", apps: ["discord"], dailyLimit: 60_000)])
+        var h = MeterHarness(config: config, balance: 2_000)
+        h.ledger.usedToday = ["social": 50_000]
+        h.tick(after: 0, discord)
+        #expect(h.tick(after: 1_000, discord).wakeAt == h.monotonic + 1_000)   // balance 1 s, limit 9 s away
+    }
+}
