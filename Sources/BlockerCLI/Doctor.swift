@@ -64,7 +64,7 @@ struct DoctorFacts {
 enum Doctor {
     /// The units blockerd is made of; `required` ones FAIL when not running.
     static let units: [(name: String, required: Bool)] = [
-        ("blockerd.service", true), ("blockerd-watchdog.timer", false), ("blocker-overlay.service", true),
+        ("blockerd.service", true), ("blockerd-watchdog.timer", false), (OverlayIdentity.name + ".service", true),
     ]
     static let sessionVariables = ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK", "HYPRLAND_INSTANCE_SIGNATURE"]
     static let managerFix = "log in through a session that starts systemd --user "

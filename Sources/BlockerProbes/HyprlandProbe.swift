@@ -11,12 +11,11 @@ import Glibc
 /// closed at once: Hyprland serves it synchronously and freezes while a
 /// client holds it open. `.socket2.sock` streams `EVENT>>DATA` lines
 /// (`activewindow>>class,title`, `activewindowv2>>address`, …); the probe stays
-/// connected, and its descriptor wakes the daemon. When our overlay
-/// (class `blocker-overlay`) is active, the last real window stays the foreground.
+/// connected, and its descriptor wakes the daemon. When our overlay is
+/// active, the last real window stays the foreground (`OverlayFilter`).
 public final class HyprlandProbe: ForegroundProbe {
     private let executables = ExecutableNameCache()
     public let name = "hyprland"
-    public static let overlayClass = "blocker-overlay"
 
     /// The instance directory holding `.socket.sock` and `.socket2.sock`.
     public let socketDirectory: String
@@ -29,8 +28,8 @@ public final class HyprlandProbe: ForegroundProbe {
     private var eventLines = HyprlandEventLines()
     private var backoff = SocketReconnectBackoff()
     private var lastConnectError = ""
-    /// The last window in front that was not the overlay.
-    private var lastRealWindow: Window?
+    /// Keeps the last real window while the overlay is active.
+    private var overlay = OverlayFilter()
     /// Event lines read by `drainEvents`, newest last (a few are kept for tests and `--watch`).
     private(set) var recentEvents: [String] = []
     /// Event-socket connections tried so far: tests check that a missing Hyprland costs no spin.
@@ -82,14 +81,11 @@ public final class HyprlandProbe: ForegroundProbe {
         case let .failure(failure):
             return .failure(failure)
         case .success(nil):
-            lastRealWindow = nil
-            return .success(Reading(window: nil))
-        case let .success(active?) where Self.isOverlay(active):
-            return .success(Reading(window: lastRealWindow))
+            return .success(Reading(window: overlay.foreground(.nothing)))
         case let .success(active?):
-            let window = Self.window(of: active, executables: executables)
-            lastRealWindow = window
-            return .success(Reading(window: window))
+            let focus: OverlayFilter.Focus = Self.isOverlay(active)
+                ? .overlay : .window(Self.window(of: active, executables: executables))
+            return .success(Reading(window: overlay.foreground(focus)))
         }
     }
 
@@ -192,7 +188,8 @@ public final class HyprlandProbe: ForegroundProbe {
     }
 
     static func isOverlay(_ active: ActiveWindow) -> Bool {
-        [active.wmClass, active.initialClass].contains { $0?.lowercased() == overlayClass }
+        // Both classes: the window reported takes only the first that is set.
+        OverlayIdentity.isOverlay(names: [active.wmClass, active.initialClass])
     }
 
     /// Wayland windows' class is their app id; XWayland windows' is WM_CLASS's class.

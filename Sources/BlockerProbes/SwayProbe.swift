@@ -7,14 +7,12 @@ import Glibc
 /// Two connections: one answers GET_TREE for each sample; the other is
 /// subscribed to `window` events, and its descriptor wakes the daemon on a
 /// focus change. When our overlay holds the focus, the app beneath it is
-/// reported (DESIGN: "The overlay is not the foreground"). When sway goes
+/// reported (the overlay is not the foreground). When sway goes
 /// away, samples fail with the reason and the probe reconnects with backoff,
 /// also to the socket a restarted sway created under a new name.
 public final class SwayProbe: ForegroundProbe {
     private let executables = ExecutableNameCache()
     public let name = "sway"
-    /// The app id (Wayland) or WM_CLASS (XWayland) of our own overlay.
-    public static let overlayAppID = "blocker-overlay"
 
     /// SWAYSOCK as the session gave it.
     public let configuredSocketPath: String
@@ -161,9 +159,7 @@ public final class SwayProbe: ForegroundProbe {
     // MARK: pure
 
     static func isOverlay(_ node: SwayNode) -> Bool {
-        // GTK on XWayland capitalises the class ("Blocker-overlay"); the instance stays as is.
-        [node.appID, node.windowProperties?.wmClass, node.windowProperties?.instance]
-            .contains { $0?.lowercased() == overlayAppID }
+        OverlayIdentity.isOverlay(names: [node.appID, node.windowProperties?.wmClass, node.windowProperties?.instance])
     }
 
     static func window(of node: SwayNode, executables: ExecutableNameCache = ExecutableNameCache()) -> Window {
@@ -227,8 +223,9 @@ struct SwayNode: Decodable {
 enum SwayTree {
     /// The view in front: the focused one, or, when the overlay holds the
     /// focus, the most recently focused other view, found by following the
-    /// `focus` lists (most recent first) down from the root — the same "last
-    /// real window" the X11 and Hyprland probes keep.
+    /// `focus` lists (most recent first) down from the root: sway's own
+    /// history gives the "last real window" that `OverlayFilter` keeps for
+    /// the X11 and Hyprland probes.
     static func foreground(in root: SwayNode, isOverlay: (SwayNode) -> Bool) -> SwayNode? {
         guard let path = pathToFocused(from: root), let focused = path.last else {
             // A layer-shell surface holds the keyboard (our layer-shell overlay,

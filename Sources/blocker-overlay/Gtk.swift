@@ -1,3 +1,4 @@
+import BlockerCore
 import CGtk
 
 // The only file that touches GTK, GDK, GLib and gtk-layer-shell. Each C object
@@ -438,7 +439,7 @@ final class CoverWindow {
         switch display.kind {
         case .layerShell:
             gtk_layer_init_for_window(gtkWindow)
-            gtk_layer_set_namespace(gtkWindow, "blocker-overlay")
+            gtk_layer_set_namespace(gtkWindow, OverlayIdentity.name)
             gtk_layer_set_layer(gtkWindow, GTK_LAYER_SHELL_LAYER_OVERLAY)
             for edge in [GTK_LAYER_SHELL_EDGE_LEFT, GTK_LAYER_SHELL_EDGE_RIGHT, GTK_LAYER_SHELL_EDGE_TOP,
                          GTK_LAYER_SHELL_EDGE_BOTTOM] {
