@@ -1,6 +1,7 @@
 import BlockerBus
 import BlockerConfig
 import BlockerCore
+import BlockerJSON
 import BlockerProbes
 
 /// `blockerctl probe [--json] [--watch] [--config FILE]`: the probe blockerd

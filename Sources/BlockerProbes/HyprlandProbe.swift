@@ -1,5 +1,5 @@
 import BlockerCore
-import FoundationEssentials
+import BlockerJSON
 import Glibc
 
 /// `probe = "hyprland"`: the active window, over Hyprland's two sockets in
@@ -157,7 +157,7 @@ public final class HyprlandProbe: ForegroundProbe {
     // MARK: pure
 
     /// `hyprctl activewindow -j`: the fields the probe reads.
-    struct ActiveWindow: Decodable, Equatable {
+    struct ActiveWindow: Equatable {
         var address: String?
         var wmClass: String?
         var initialClass: String?
@@ -166,8 +166,19 @@ public final class HyprlandProbe: ForegroundProbe {
         var pid: Int32?
         var xwayland: Bool?
 
-        enum CodingKeys: String, CodingKey {
-            case address, wmClass = "class", initialClass, title, initialTitle, pid, xwayland
+        /// nil when a field the probe reads has the wrong type; absent and null fields are nil.
+        init?(_ object: JSONValue) {
+            func field<T>(_ key: String, _ read: (JSONValue) -> T?) -> T?? {
+                guard let value = object[key], !value.isNull else { return .some(nil) }
+                return read(value).map { .some($0) }
+            }
+            guard let address = field("address", \.string), let wmClass = field("class", \.string),
+                  let initialClass = field("initialClass", \.string), let title = field("title", \.string),
+                  let initialTitle = field("initialTitle", \.string),
+                  let pid = field("pid", { $0.integer.flatMap { Int32(exactly: $0) } }),
+                  let xwayland = field("xwayland", \.bool) else { return nil }
+            (self.address, self.wmClass, self.initialClass, self.title) = (address, wmClass, initialClass, title)
+            (self.initialTitle, self.pid, self.xwayland) = (initialTitle, pid, xwayland)
         }
 
         /// The class now, else the one the window was created with.
@@ -177,9 +188,8 @@ public final class HyprlandProbe: ForegroundProbe {
     /// nil: nothing in front (`{}`). Anything that is not a JSON object
     /// (Hyprland answers "unknown request" as text) is a failure.
     static func parseActiveWindow(_ bytes: [UInt8]) -> Result<ActiveWindow?, ProbeFailure> {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let trimmed = text.drop { $0.isWhitespace }
-        guard trimmed.first == "{", let active = try? JSONDecoder().decode(ActiveWindow.self, from: Data(bytes)) else {
+        guard let object = try? JSONReader.value(bytes), object.members != nil, let active = ActiveWindow(object) else {
+            let text = String(decoding: bytes, as: UTF8.self)
             let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
             return .failure(ProbeFailure("Hyprland answered j/activewindow with something that is not a JSON object: \(shown)"))
         }
