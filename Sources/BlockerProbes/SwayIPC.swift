@@ -1,6 +1,6 @@
 // The i3 IPC protocol as sway speaks it, apart from its users (as sway's
 // common/ipc-client.c): framing, message types, one connection.
-import FoundationEssentials
+import BlockerJSON
 import Glibc
 
 /// The i3 IPC framing sway speaks: "i3-ipc", u32 payload length, u32 type
@@ -147,8 +147,7 @@ package final class SwayIPCConnection {
     package func subscribe(to events: [String]) throws(SwayIPCError) {
         let list = "[" + events.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         let answer = try request(.subscribe, payload: list)
-        struct Success: Decodable { var success: Bool }
-        guard (try? JSONDecoder().decode(Success.self, from: Data(answer)))?.success == true else {
+        guard (try? JSONReader.value(answer))?["success"]?.bool == true else {
             throw .refused("sway refused SUBSCRIBE \(list): \(String(decoding: answer.prefix(200), as: UTF8.self))")
         }
     }

@@ -1,6 +1,5 @@
 import BlockerCore
-import FoundationEssentials
-import Glibc
+import BlockerJSON
 
 /// `probe = "sway"`: the focused container, over sway's IPC socket (i3 IPC).
 ///
@@ -149,7 +148,9 @@ public final class SwayProbe: ForegroundProbe {
         guard let commands = connection?.commands else { return .failure(.socket(.closedByPeer)) }
         let payload: [UInt8]
         do { payload = try commands.request(.getTree) } catch { return .failure(error) }
-        guard let root = try? JSONDecoder().decode(SwayNode.self, from: Data(payload)) else {
+        // Trees nest two levels (a node, its `nodes`) per container.
+        let limits = JSONReader.Limits(maxBytes: SwayIPC.payloadLimit, maxDepth: 256)
+        guard let json = try? JSONReader.value(payload, limits: limits), let root = SwayNode(json) else {
             return .failure(.outOfStep("GET_TREE answered something that is not a tree"))
         }
         let front = SwayTree.foreground(in: root, isOverlay: Self.isOverlay)

@@ -1,7 +1,8 @@
 // sway's GET_TREE answer and the walk that finds the view in front.
+import BlockerJSON
 
 /// One node of sway's GET_TREE answer, with only the fields the probe reads.
-struct SwayNode: Decodable {
+struct SwayNode {
     var id: Int
     var type: String
     var name: String?
@@ -15,36 +16,60 @@ struct SwayNode: Decodable {
     var floatingNodes: [SwayNode]
     var windowProperties: WindowProperties?
 
-    struct WindowProperties: Decodable {
+    struct WindowProperties {
         var wmClass: String?
         var instance: String?
         var title: String?
-        enum CodingKeys: String, CodingKey { case wmClass = "class", instance, title }
     }
 
-    enum CodingKeys: String, CodingKey {
-        case id, type, name, appID = "app_id", pid, shell, focused, focus, nodes
-        case floatingNodes = "floating_nodes", windowProperties = "window_properties"
-    }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(Int.self, forKey: .id)
-        type = try c.decode(String.self, forKey: .type)
-        name = try c.decodeIfPresent(String.self, forKey: .name)
-        appID = try c.decodeIfPresent(String.self, forKey: .appID)
-        pid = try c.decodeIfPresent(Int32.self, forKey: .pid)
-        shell = try c.decodeIfPresent(String.self, forKey: .shell)
-        focused = try c.decodeIfPresent(Bool.self, forKey: .focused) ?? false
-        focus = try c.decodeIfPresent([Int].self, forKey: .focus) ?? []
-        nodes = try c.decodeIfPresent([SwayNode].self, forKey: .nodes) ?? []
-        floatingNodes = try c.decodeIfPresent([SwayNode].self, forKey: .floatingNodes) ?? []
-        windowProperties = try c.decodeIfPresent(WindowProperties.self, forKey: .windowProperties)
+    /// nil when `json` is not a node: `id` and `type` are required, and a
+    /// field the probe reads must have its type when present (null is absent).
+    init?(_ json: JSONValue) {
+        guard let id = json["id"]?.integer.flatMap({ Int(exactly: $0) }), let type = json["type"]?.string,
+              let name = json.optional("name", \.string), let appID = json.optional("app_id", \.string),
+              let pid = json.optional("pid", { $0.integer.flatMap { Int32(exactly: $0) } }),
+              let shell = json.optional("shell", \.string), let focused = json.optional("focused", \.bool),
+              let focus = json.optional("focus", { $0.array?.compactMapAll { $0.integer.flatMap { Int(exactly: $0) } } }),
+              let nodes = json.optional("nodes", { $0.array?.compactMapAll(SwayNode.init) }),
+              let floatingNodes = json.optional("floating_nodes", { $0.array?.compactMapAll(SwayNode.init) }),
+              let properties = json.optional("window_properties", WindowProperties.init) else { return nil }
+        (self.id, self.type, self.name, self.appID, self.pid, self.shell) = (id, type, name, appID, pid, shell)
+        (self.focused, self.focus, self.nodes, self.floatingNodes) = (focused ?? false, focus ?? [], nodes ?? [], floatingNodes ?? [])
+        windowProperties = properties
     }
 
     /// A window (as opposed to a split container, workspace or output):
     /// sway gives views a `shell` (xdg_shell, xwayland).
     var isView: Bool { shell != nil || appID != nil || windowProperties != nil }
+}
+
+extension SwayNode.WindowProperties {
+    init?(_ json: JSONValue) {
+        guard json.members != nil, let wmClass = json.optional("class", \.string),
+              let instance = json.optional("instance", \.string), let title = json.optional("title", \.string) else { return nil }
+        (self.wmClass, self.instance, self.title) = (wmClass, instance, title)
+    }
+}
+
+extension JSONValue {
+    /// `.some(nil)` when the member is absent or null, nil when it has the wrong type.
+    fileprivate func optional<T>(_ key: String, _ read: (JSONValue) -> T?) -> T?? {
+        guard let value = self[key], !value.isNull else { return .some(nil) }
+        return read(value).map { .some($0) }
+    }
+}
+
+extension Array {
+    /// Every element transformed, or nil when one cannot be.
+    fileprivate func compactMapAll<T>(_ transform: (Element) -> T?) -> [T]? {
+        var result: [T] = []
+        result.reserveCapacity(count)
+        for element in self {
+            guard let value = transform(element) else { return nil }
+            result.append(value)
+        }
+        return result
+    }
 }
 
 enum SwayTree {
