@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // blocker — earned screen time for the Linux desktop.
 // Dependencies point down only: executables → BlockerDaemon/BlockerBus →
-// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore.
+// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore (and BlockerJSON).
 import PackageDescription
 
 let package = Package(
@@ -31,12 +31,14 @@ let package = Package(
 
         // Pure domain: no I/O, no C.
         .target(name: "BlockerCore"),
+        // The one JSON reader (strict, bounded) and writer (keys in order): probes and blockerctl.
+        .target(name: "BlockerJSON"),
         // Reads blocker.toml (through CTOML) and the system time zone.
         .target(name: "BlockerConfig", dependencies: ["BlockerCore", "CTOML"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "CSQLite"]),
         // Which window is in front: one file per backend.
-        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "CXCB", "CSystemd"]),
+        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "CXCB", "CSystemd"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
         .target(name: "BlockerBus", dependencies: ["BlockerCore", "CSystemd", "CBusShim"]),
         // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
@@ -45,7 +47,7 @@ let package = Package(
         .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
-                dependencies: ["BlockerCore", "BlockerConfig", "BlockerProbes", "BlockerBus"]),
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerJSON", "BlockerProbes", "BlockerBus"]),
         .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
         // The full-screen cover over a blocked app (GTK 3, gtk-layer-shell on wlroots).
         .executableTarget(name: "blocker-overlay",
@@ -54,12 +56,13 @@ let package = Package(
         .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus"]),
 
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
+        .testTarget(name: "BlockerJSONTests", dependencies: ["BlockerJSON"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore"]),
         .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore"]),
-        .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore"]),
+        .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

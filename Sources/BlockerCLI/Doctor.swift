@@ -1,5 +1,6 @@
 import BlockerBus
 import BlockerCore
+import BlockerProbes
 
 /// One line of `blockerctl doctor`.
 struct DoctorCheck: Equatable {
@@ -64,9 +65,13 @@ struct DoctorFacts {
 enum Doctor {
     /// The units blockerd is made of; `required` ones FAIL when not running.
     static let units: [(name: String, required: Bool)] = [
-        ("blockerd.service", true), ("blockerd-watchdog.timer", false), ("blocker-overlay.service", true),
+        ("blockerd.service", true), ("blockerd-watchdog.timer", false), (OverlayIdentity.name + ".service", true),
     ]
-    static let sessionVariables = ["WAYLAND_DISPLAY", "DISPLAY", "SWAYSOCK", "HYPRLAND_INSTANCE_SIGNATURE"]
+    /// The display (the overlay needs it too), then what the probes read.
+    static let sessionVariables: [String] = {
+        var seen = Set<String>()
+        return (["WAYLAND_DISPLAY", "DISPLAY"] + ProbeRegistry.sessionVariables).filter { seen.insert($0).inserted }
+    }()
     static let managerFix = "log in through a session that starts systemd --user "
         + "(loginctl enable-linger $USER keeps it running)"
     static let installFix = "install the units: make install (into ~/.config/systemd/user), then systemctl --user daemon-reload"
@@ -173,10 +178,10 @@ enum Doctor {
         }
         let manager = parseEnvironment(text)
         let mine = sessionVariables.compactMap { key in facts.environment[key].flatMap { $0.isEmpty ? nil : (key, $0) } }
-        let importFix = "systemctl --user import-environment \(sessionVariables.prefix(3).joined(separator: " ")) "
+        let importFix = "systemctl --user import-environment \(sessionVariables.joined(separator: " ")) "
             + "(in your session startup), then systemctl --user restart blockerd"
-        if facts.probeChoice == .command {
-            return DoctorCheck(.ok, subject, "not needed: the command probe does not read the display")
+        if let why = ProbeRegistry.backend(facts.probeChoice)?.needsNoSessionEnvironment {
+            return DoctorCheck(.ok, subject, "not needed: \(why)")
         }
         if mine.isEmpty {
             let has = ["WAYLAND_DISPLAY", "DISPLAY"].compactMap { key in manager[key].map { "\(key)=\($0)" } }

@@ -1,5 +1,6 @@
 import BlockerBus
 import BlockerCore
+import BlockerJSON
 
 /// `blockerctl history [--days N] [--json]`
 struct HistoryCommand: BlockerCommand {

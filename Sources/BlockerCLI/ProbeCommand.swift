@@ -1,6 +1,7 @@
 import BlockerBus
 import BlockerConfig
 import BlockerCore
+import BlockerJSON
 import BlockerProbes
 
 /// `blockerctl probe [--json] [--watch] [--config FILE]`: the probe blockerd
@@ -15,8 +16,8 @@ struct ProbeCommand: BlockerCommand {
             .value("--config", "FILE", help: "read [daemon] and the groups from FILE (default: the XDG config)"),
         ],
         discussion: """
-            The probe is chosen as blockerd chooses it: [daemon] probe in blocker.toml (auto: Hyprland,
-            then sway, then X11). When none can run, each backend's reason is printed and the status is 1.
+            The probe is chosen as blockerd chooses it: [daemon] probe in blocker.toml (auto: \(autoOrder)).
+            When none can run, each backend's reason is printed and the status is 1.
             """)
 
     let json: Bool
@@ -71,6 +72,9 @@ struct ProbeCommand: BlockerCommand {
         }
     }
 }
+
+/// "hyprland, then sway, then x11"
+private let autoOrder = ProbeRegistry.automatic.map(\.name).joined(separator: ", then ")
 
 enum ProbeSetup {
     /// The config at `path` (or the XDG default); its defaults when it cannot

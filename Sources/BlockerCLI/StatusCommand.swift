@@ -1,5 +1,6 @@
 import BlockerBus
 import BlockerCore
+import BlockerJSON
 
 /// `blockerctl status [--json]`
 struct StatusCommand: BlockerCommand {

@@ -25,8 +25,11 @@ public struct Config: Sendable {
     }
 }
 
+/// `probe = …`: the names of BlockerProbes' `ProbeRegistry` backends, in its
+/// order (a test keeps them in step), after `auto`. They are listed here
+/// because the config is checked without linking the probes.
 public enum ProbeChoice: String, Sendable, CaseIterable {
-    case auto, x11, sway, hyprland, command
+    case auto, hyprland, sway, x11, command
 }
 
 public struct DaemonSettings: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerProbes
 
 /// `blockerd [--config FILE] [--state-dir DIR] [--probe NAME]`, with XDG defaults.
 public struct DaemonOptions: Equatable, Sendable {
@@ -21,14 +22,14 @@ public struct DaemonOptions: Equatable, Sendable {
     }
 
     public static let usage = """
-        usage: blockerd [--config FILE] [--state-dir DIR] [--probe auto|x11|sway|hyprland|command]
+        usage: blockerd [--config FILE] [--state-dir DIR] [--probe \(ProbeRegistry.choiceNames.joined(separator: "|"))]
 
         Earned screen time: spends your balance while a metered app is in front.
         Usually started by systemd: systemctl --user start blockerd
 
           --config FILE     default $XDG_CONFIG_HOME/blocker/blocker.toml
           --state-dir DIR   default $XDG_STATE_HOME/blocker (the ledger is blocker.db inside)
-          --probe NAME      overrides [daemon] probe
+          --probe NAME      overrides [daemon] probe (auto tries \(ProbeRegistry.automatic.map(\.name).joined(separator: ", ")))
         """
 
     /// Returns nil for `--help`.
@@ -53,7 +54,7 @@ public struct DaemonOptions: Equatable, Sendable {
             case "--state-dir": options.stateDirectory = value
             default:
                 guard let choice = ProbeChoice(rawValue: value) else {
-                    let names = ProbeChoice.allCases.map(\.rawValue).joined(separator: ", ")
+                    let names = ProbeRegistry.choiceNames.joined(separator: ", ")
                     throw UsageError(message: "unknown probe \"\(value)\" (one of: \(names))")
                 }
                 options.probe = choice

@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerJSON
 
 /// `probe = "command"`: runs `probe-command` once per sample (argv, never a
 /// shell). Its stdout is one JSON object
@@ -40,28 +41,26 @@ public final class CommandProbe: ForegroundProbe {
         let end = bytes.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
         let trimmed = bytes[start..<max(start, end)]
         if trimmed.isEmpty || trimmed.elementsEqual("null".utf8) { return .success(Reading(window: nil)) }
-        guard let members = FlatJSON.object(trimmed) else {
+        // The reader is small and strict: JSONDecoder would cost more than the rest of the tick.
+        guard let object = try? JSONReader.value(trimmed), object.members != nil else {
             let text = String(decoding: trimmed, as: UTF8.self)
             let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
             return .failure(ProbeFailure("probe command printed something that is not a JSON object: \(shown)"))
         }
         // Each field is optional, but when present it must have its type.
-        func field<T>(_ name: String, _ read: (FlatJSON.Scalar) -> T?) -> Result<T?, ProbeFailure> {
-            guard let value = members[name], value != .null else { return .success(nil) }
+        func field<T>(_ name: String, _ read: (JSONValue) -> T?) -> Result<T?, ProbeFailure> {
+            guard let value = object[name], !value.isNull else { return .success(nil) }
             guard let typed = read(value) else {
                 return .failure(ProbeFailure("probe command printed \"\(name)\" of the wrong type"))
             }
             return .success(typed)
         }
-        let string = { (v: FlatJSON.Scalar) -> String? in if case let .string(s) = v { s } else { nil } }
-        let integer = { (v: FlatJSON.Scalar) -> Int64? in if case let .integer(n) = v { n } else { nil } }
-        let bool = { (v: FlatJSON.Scalar) -> Bool? in if case let .bool(b) = v { b } else { nil } }
         do {
-            let app = try field("app", string).get()
-            let title = try field("title", string).get()
-            let pid = try field("pid") { integer($0).flatMap { Int32(exactly: $0) } }.get()
-            let locked = try field("locked", bool).get()
-            let idle = try field("idle_ms", integer).get()
+            let app = try field("app", \.string).get()
+            let title = try field("title", \.string).get()
+            let pid = try field("pid") { $0.integer.flatMap { Int32(exactly: $0) } }.get()
+            let locked = try field("locked", \.bool).get()
+            let idle = try field("idle_ms", \.integer).get()
             let window = app.map { app in
                 Window(appID: app, exe: pid.flatMap(executables.name(pid:)), title: title ?? "", pid: pid)
             }

@@ -1,5 +1,5 @@
 import BlockerCore
-import FoundationEssentials
+import BlockerJSON
 import Glibc
 
 /// `probe = "hyprland"`: the active window, over Hyprland's two sockets in
@@ -11,12 +11,11 @@ import Glibc
 /// closed at once: Hyprland serves it synchronously and freezes while a
 /// client holds it open. `.socket2.sock` streams `EVENT>>DATA` lines
 /// (`activewindow>>class,title`, `activewindowv2>>address`, …); the probe stays
-/// connected, and its descriptor wakes the daemon. When our overlay
-/// (class `blocker-overlay`) is active, the last real window stays the foreground.
+/// connected, and its descriptor wakes the daemon. When our overlay is
+/// active, the last real window stays the foreground (`OverlayFilter`).
 public final class HyprlandProbe: ForegroundProbe {
     private let executables = ExecutableNameCache()
     public let name = "hyprland"
-    public static let overlayClass = "blocker-overlay"
 
     /// The instance directory holding `.socket.sock` and `.socket2.sock`.
     public let socketDirectory: String
@@ -29,8 +28,8 @@ public final class HyprlandProbe: ForegroundProbe {
     private var eventLines = HyprlandEventLines()
     private var backoff = SocketReconnectBackoff()
     private var lastConnectError = ""
-    /// The last window in front that was not the overlay.
-    private var lastRealWindow: Window?
+    /// Keeps the last real window while the overlay is active.
+    private var overlay = OverlayFilter()
     /// Event lines read by `drainEvents`, newest last (a few are kept for tests and `--watch`).
     private(set) var recentEvents: [String] = []
     /// Event-socket connections tried so far: tests check that a missing Hyprland costs no spin.
@@ -82,14 +81,11 @@ public final class HyprlandProbe: ForegroundProbe {
         case let .failure(failure):
             return .failure(failure)
         case .success(nil):
-            lastRealWindow = nil
-            return .success(Reading(window: nil))
-        case let .success(active?) where Self.isOverlay(active):
-            return .success(Reading(window: lastRealWindow))
+            return .success(Reading(window: overlay.foreground(.nothing)))
         case let .success(active?):
-            let window = Self.window(of: active, executables: executables)
-            lastRealWindow = window
-            return .success(Reading(window: window))
+            let focus: OverlayFilter.Focus = Self.isOverlay(active)
+                ? .overlay : .window(Self.window(of: active, executables: executables))
+            return .success(Reading(window: overlay.foreground(focus)))
         }
     }
 
@@ -161,7 +157,7 @@ public final class HyprlandProbe: ForegroundProbe {
     // MARK: pure
 
     /// `hyprctl activewindow -j`: the fields the probe reads.
-    struct ActiveWindow: Decodable, Equatable {
+    struct ActiveWindow: Equatable {
         var address: String?
         var wmClass: String?
         var initialClass: String?
@@ -170,8 +166,19 @@ public final class HyprlandProbe: ForegroundProbe {
         var pid: Int32?
         var xwayland: Bool?
 
-        enum CodingKeys: String, CodingKey {
-            case address, wmClass = "class", initialClass, title, initialTitle, pid, xwayland
+        /// nil when a field the probe reads has the wrong type; absent and null fields are nil.
+        init?(_ object: JSONValue) {
+            func field<T>(_ key: String, _ read: (JSONValue) -> T?) -> T?? {
+                guard let value = object[key], !value.isNull else { return .some(nil) }
+                return read(value).map { .some($0) }
+            }
+            guard let address = field("address", \.string), let wmClass = field("class", \.string),
+                  let initialClass = field("initialClass", \.string), let title = field("title", \.string),
+                  let initialTitle = field("initialTitle", \.string),
+                  let pid = field("pid", { $0.integer.flatMap { Int32(exactly: $0) } }),
+                  let xwayland = field("xwayland", \.bool) else { return nil }
+            (self.address, self.wmClass, self.initialClass, self.title) = (address, wmClass, initialClass, title)
+            (self.initialTitle, self.pid, self.xwayland) = (initialTitle, pid, xwayland)
         }
 
         /// The class now, else the one the window was created with.
@@ -181,9 +188,8 @@ public final class HyprlandProbe: ForegroundProbe {
     /// nil: nothing in front (`{}`). Anything that is not a JSON object
     /// (Hyprland answers "unknown request" as text) is a failure.
     static func parseActiveWindow(_ bytes: [UInt8]) -> Result<ActiveWindow?, ProbeFailure> {
-        let text = String(decoding: bytes, as: UTF8.self)
-        let trimmed = text.drop { $0.isWhitespace }
-        guard trimmed.first == "{", let active = try? JSONDecoder().decode(ActiveWindow.self, from: Data(bytes)) else {
+        guard let object = try? JSONReader.value(bytes), object.members != nil, let active = ActiveWindow(object) else {
+            let text = String(decoding: bytes, as: UTF8.self)
             let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
             return .failure(ProbeFailure("Hyprland answered j/activewindow with something that is not a JSON object: \(shown)"))
         }
@@ -192,7 +198,8 @@ public final class HyprlandProbe: ForegroundProbe {
     }
 
     static func isOverlay(_ active: ActiveWindow) -> Bool {
-        [active.wmClass, active.initialClass].contains { $0?.lowercased() == overlayClass }
+        // Both classes: the window reported takes only the first that is set.
+        OverlayIdentity.isOverlay(names: [active.wmClass, active.initialClass])
     }
 
     /// Wayland windows' class is their app id; XWayland windows' is WM_CLASS's class.

@@ -7,61 +7,38 @@ public struct ProbeSelection {
     /// One line per backend that was considered and refused: "sway: SWAYSOCK is not set".
     public var passedOver: [String]
 
-    /// The order `auto` tries: the compositor's own IPC first, X11 last
-    /// (under Wayland an X11 probe only sees XWayland windows).
-    static let autoOrder: [ProbeChoice] = [.hyprland, .sway, .x11]
-
     /// `launcher`: runs the command probe's program (blockerd passes its own helper).
     public static func select(_ choice: ProbeChoice, settings: DaemonSettings, environment: [String: String],
                               launcher: ProbeLauncher? = nil) -> ProbeSelection {
-        switch choice {
-        case .command:
-            // A probe that hangs is killed after 2 × poll-interval and its tick debits nothing.
-            return ProbeSelection(probe: CommandProbe(argv: settings.probeCommand, timeoutMs: 2 * settings.pollInterval,
-                                                      launcher: launcher),
-                                  passedOver: [])
-        case .x11, .sway, .hyprland:
-            switch open(choice, environment: environment) {
-            case let .success(probe): return ProbeSelection(probe: lockAware(probe, environment), passedOver: [])
-            case let .failure(why):
-                // Keep running: every sample fails with the reason, so status and the journal say it.
-                return ProbeSelection(probe: UnavailableProbe(name: choice.rawValue, reason: why.description),
-                                      passedOver: [why.description])
-            }
-        case .auto:
-            var reasons: [String] = []
-            for backend in autoOrder {
-                if backend == .x11, let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
-                    reasons.append("x11: a Wayland session (WAYLAND_DISPLAY=\(wayland)): X11 would only see XWayland windows")
-                    continue
-                }
-                switch open(backend, environment: environment) {
-                case let .success(probe): return ProbeSelection(probe: lockAware(probe, environment), passedOver: reasons)
-                case let .failure(why): reasons.append(why.description)
-                }
-            }
-            let why = "no probe can run here (\(reasons.joined(separator: "; "))); import the session "
-                + "environment: systemctl --user import-environment DISPLAY WAYLAND_DISPLAY SWAYSOCK, "
-                + "or set probe = \"command\" with probe-command in blocker.toml"
-            return ProbeSelection(probe: UnavailableProbe(name: "none", reason: why), passedOver: reasons)
+        let context = ProbeContext(environment: environment, settings: settings, launcher: launcher)
+        guard let backend = ProbeRegistry.backend(choice) else { return auto(context) }
+        switch backend.open(context) {
+        case let .success(probe): return ProbeSelection(probe: probe, passedOver: [])
+        case let .failure(why):
+            // Keep running: every sample fails with the reason, so status and the journal say it.
+            return ProbeSelection(probe: UnavailableProbe(name: backend.name, reason: why.description),
+                                  passedOver: [why.description])
         }
     }
 
-    static func open(_ backend: ProbeChoice, environment: [String: String]) -> Result<ForegroundProbe, ProbeUnavailable> {
-        switch backend {
-        case .hyprland: HyprlandProbe.open(environment: environment).map { $0 as ForegroundProbe }
-        case .sway: SwayProbe.open(environment: environment).map { $0 as ForegroundProbe }
-        case .x11: X11Probe.open(environment: environment).map { $0 as ForegroundProbe }
-        case .auto, .command:
-            .failure(ProbeUnavailable(probe: backend.rawValue, reason: "not a display backend"))
+    /// The first display backend that opens, in the registry's order.
+    private static func auto(_ context: ProbeContext) -> ProbeSelection {
+        var reasons: [String] = []
+        for backend in ProbeRegistry.automatic {
+            if let why = backend.autoPassesOver(context.environment) {
+                reasons.append(why.description)
+                continue
+            }
+            switch backend.open(context) {
+            case let .success(probe): return ProbeSelection(probe: probe, passedOver: reasons)
+            case let .failure(why): reasons.append(why.description)
+            }
         }
+        let why = "no probe can run here (\(reasons.joined(separator: "; "))); import the session "
+            + "environment: systemctl --user import-environment \(ProbeRegistry.sessionVariables.joined(separator: " ")), "
+            + "or set probe = \"command\" with probe-command in blocker.toml"
+        return ProbeSelection(probe: UnavailableProbe(name: "none", reason: why), passedOver: reasons)
     }
-}
-
-/// Display probes also ask logind (LockedHint, IdleHint) and the desktop's
-/// screensaver: a locked screen is not usage, whatever the compositor says.
-private func lockAware(_ probe: ForegroundProbe, _ environment: [String: String]) -> ForegroundProbe {
-    LockAwareProbe(probe, session: SessionLock(environment: environment))
 }
 
 /// Stands in when no backend can run: every sample fails with the reason, so

@@ -16,8 +16,6 @@ public final class X11Probe: ForegroundProbe {
     public let name = "x11"
     /// The display this probe talks to (`:0`).
     public let display: String
-    /// The overlay's WM_CLASS (GTK makes the class `Blocker-overlay`): never the foreground.
-    public static let overlayClass = "blocker-overlay"
 
     /// A server that does not answer within this long fails the sample instead of hanging the daemon.
     var replyTimeoutNs: UInt64 = 500_000_000
@@ -274,28 +272,23 @@ public final class X11Probe: ForegroundProbe {
     }
 }
 
-/// DESIGN.md's rules that turn what X says into what is in front, apart from X.
+/// X11's own rule, on top of the shared "the overlay is not the foreground"
+/// (`OverlayFilter`): one empty `_NET_ACTIVE_WINDOW` happens between focus
+/// changes and keeps the last answer; two in a row mean the desktop is empty.
 struct ForegroundSmoother {
-    /// What the last sample reported.
-    private(set) var reported: Window?
+    private var overlay = OverlayFilter()
     private var emptyInARow = 0
 
-    static func isOverlay(_ window: Window) -> Bool {
-        [window.wmInstance, window.wmClass].contains { $0?.lowercased() == X11Probe.overlayClass }
-    }
+    /// What the last sample reported.
+    var reported: Window? { overlay.lastRealWindow }
 
     mutating func next(_ seen: Window?) -> Window? {
         guard let seen else {
-            // One empty answer happens between focus changes; two mean the desktop is empty.
             emptyInARow += 1
-            if emptyInARow >= 2 { reported = nil }
-            return reported
+            return emptyInARow >= 2 ? overlay.foreground(.nothing) : reported
         }
         emptyInARow = 0
-        // The overlay covers the app that stays in front.
-        if Self.isOverlay(seen) { return reported }
-        reported = seen
-        return seen
+        return overlay.foreground(seen)
     }
 }
 

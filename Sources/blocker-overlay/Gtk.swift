@@ -327,25 +327,6 @@ struct Monitor: Hashable, CustomStringConvertible {
     }
 }
 
-/// How the display is driven, which decides how a cover is made.
-enum DisplayKind: Equatable, CustomStringConvertible {
-    /// A compositor with wlr-layer-shell (sway, Hyprland…).
-    case layerShell
-    case x11
-    /// Wayland without layer-shell (GNOME): a plain fullscreen window, best effort.
-    case otherWayland
-    case other
-
-    var description: String {
-        switch self {
-        case .layerShell: "Wayland with layer-shell"
-        case .x11: "X11"
-        case .otherWayland: "Wayland without layer-shell (fullscreen window, best effort)"
-        case .other: "an unknown GDK backend (fullscreen window, best effort)"
-        }
-    }
-}
-
 /// The default GdkDisplay.
 final class Display {
     private let raw: OpaquePointer
@@ -397,18 +378,12 @@ final class Display {
 
 // MARK: - the cover window
 
-/// One full-screen cover on one monitor.
-///
-/// - layer-shell: an OVERLAY-layer surface anchored to every edge, exclusive
-///   zone −1 (nothing moves to make room), keyboard exclusive when it holds the form.
-/// - X11: undecorated, fullscreen on its monitor, keep-above, sticky, out of
-///   taskbar and pager; the cover with the form grabs the keyboard while shown,
-///   so typing cannot reach the app beneath.
-/// - elsewhere: fullscreen on its monitor, best effort.
+/// One full-screen cover on one monitor, made as `CoverPolicy` says for the display.
 final class CoverWindow {
     let monitor: Monitor
     private let window: Widget
     private let display: Display
+    private let policy: CoverPolicy
     private var takesKeyboard = false
     private var grabbed = false
     private var grabRetry: LoopSource?
@@ -419,6 +394,7 @@ final class CoverWindow {
     init(display: Display, monitor: Monitor, content: Widget) {
         self.display = display
         self.monitor = monitor
+        policy = CoverPolicy(for: display.kind)
         g_object_ref(UnsafeMutableRawPointer(monitor.raw))
         window = Widget(gtk_window_new(GTK_WINDOW_TOPLEVEL))
         let gtkWindow: UnsafeMutablePointer<GtkWindow> = window.cast()
@@ -435,10 +411,10 @@ final class CoverWindow {
             window.addStyleClass("opaque")
         }
 
-        switch display.kind {
-        case .layerShell:
+        switch policy.surface {
+        case let .layerShell(namespace):
             gtk_layer_init_for_window(gtkWindow)
-            gtk_layer_set_namespace(gtkWindow, "blocker-overlay")
+            gtk_layer_set_namespace(gtkWindow, namespace)
             gtk_layer_set_layer(gtkWindow, GTK_LAYER_SHELL_LAYER_OVERLAY)
             for edge in [GTK_LAYER_SHELL_EDGE_LEFT, GTK_LAYER_SHELL_EDGE_RIGHT, GTK_LAYER_SHELL_EDGE_TOP,
                          GTK_LAYER_SHELL_EDGE_BOTTOM] {
@@ -447,7 +423,7 @@ final class CoverWindow {
             gtk_layer_set_exclusive_zone(gtkWindow, -1)
             gtk_layer_set_monitor(gtkWindow, monitor.raw)
             gtk_layer_set_keyboard_mode(gtkWindow, GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
-        case .x11, .otherWayland, .other:
+        case .fullscreenWindow:
             placeOnMonitor()
         }
 
@@ -480,7 +456,7 @@ final class CoverWindow {
     func setTakesKeyboard(_ takes: Bool) {
         guard takes != takesKeyboard else { return }
         takesKeyboard = takes
-        if display.kind == .layerShell {
+        if policy.keyboard == .layerShellExclusive {
             gtk_layer_set_keyboard_mode(window.cast(), takes ? GTK_LAYER_SHELL_KEYBOARD_MODE_EXCLUSIVE
                                                              : GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
         } else if isShown {
@@ -493,8 +469,7 @@ final class CoverWindow {
     func show() {
         guard !isShown else { return }
         waitingForFirstFrame = true
-        // A window manager forgets a withdrawn window's state: ask again at each showing.
-        if display.kind != .layerShell { placeOnMonitor() }
+        if policy.placedAtEachShowing { placeOnMonitor() }
         gtk_widget_show(window.raw)
         present()
     }
@@ -527,23 +502,20 @@ final class CoverWindow {
     }
 
     private func present() {
-        guard takesKeyboard, display.kind != .layerShell else { return }
-        // Ask the window manager for focus (the entry shows its cursor), then
-        // grab the keyboard once mapped: the grab, not focus, keeps keys from the app.
+        guard takesKeyboard, case let .grab(serverTimestamp, _) = policy.keyboard else { return }
         let gdkWindow = gtk_widget_get_window(window.raw)
-        let time = display.kind == .x11 && gdkWindow != nil ? gdk_x11_get_server_time(gdkWindow) : guint32(GDK_CURRENT_TIME)
+        let time = serverTimestamp && gdkWindow != nil ? gdk_x11_get_server_time(gdkWindow) : guint32(GDK_CURRENT_TIME)
         gtk_window_present_with_time(window.cast(), time)
         grabKeyboard()
     }
 
     private func mapped() {
-        if takesKeyboard, display.kind != .layerShell { present() }
+        if takesKeyboard, policy.grabsKeyboard { present() }
     }
 
-    /// X11 refuses a grab while another client holds one (a menu, the window
-    /// manager mid-move) or before the window is viewable: retry until it takes.
+    /// Grabs, or retries later (see `CoverPolicy.Keyboard.grab`).
     private func grabKeyboard() {
-        guard takesKeyboard, display.kind != .layerShell, !grabbed, isShown,
+        guard takesKeyboard, policy.grabsKeyboard, !grabbed, isShown,
               let seat = display.seat, let gdkWindow = gtk_widget_get_window(window.raw),
               gdk_window_is_viewable(gdkWindow) != 0 else {
             scheduleGrabRetry()
@@ -559,8 +531,9 @@ final class CoverWindow {
     }
 
     private func scheduleGrabRetry() {
-        guard takesKeyboard, display.kind != .layerShell, isShown, !grabbed, grabRetry?.isActive != true else { return }
-        grabRetry = LoopSource.timer(milliseconds: 20) { [weak self] in
+        guard takesKeyboard, case let .grab(_, retryMs) = policy.keyboard, isShown, !grabbed,
+              grabRetry?.isActive != true else { return }
+        grabRetry = LoopSource.timer(milliseconds: retryMs) { [weak self] in
             guard let self else { return false }
             self.grabRetry = nil
             self.grabKeyboard()

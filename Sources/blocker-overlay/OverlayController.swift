@@ -301,7 +301,7 @@ struct OverlayLog {
     func error(_ message: String) { write(3, message) }
 
     private func write(_ priority: Int, _ message: String) {
-        var line = Array("<\(priority)>blocker-overlay: \(message)\n".utf8)
+        var line = Array("<\(priority)>\(OverlayIdentity.name): \(message)\n".utf8)
         _ = Glibc.write(2, &line, line.count)
     }
 }

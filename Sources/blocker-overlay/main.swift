@@ -1,15 +1,16 @@
 import BlockerBus
+import BlockerCore
 import Glibc
 
 // blocker-overlay: the full-screen cover over a shielded app. It follows
 // blockerd's signals on the session bus; started by blocker-overlay.service.
 
 let usage = """
-    usage: blocker-overlay [--config FILE]
+    usage: \(OverlayIdentity.name) [--config FILE]
 
     Covers the app in front while blockerd's shield is up, on every monitor,
     with a form to log reps when the balance is spent. Runs in the graphical
-    session (systemctl --user start blocker-overlay).
+    session (systemctl --user start \(OverlayIdentity.name)).
 
       --config FILE   where the [earn] exercises are read
                       (default $XDG_CONFIG_HOME/blocker/blocker.toml)
@@ -17,7 +18,7 @@ let usage = """
     """
 
 func fail(_ message: String, status: Int32) -> Never {
-    var line = Array("blocker-overlay: \(message)\n".utf8)
+    var line = Array("\(OverlayIdentity.name): \(message)\n".utf8)
     _ = write(2, &line, line.count)
     exit(status)
 }
@@ -52,7 +53,7 @@ let config = configPath ?? configHome + "/blocker/blocker.toml"
 
 // The program's name is its WM_CLASS (instance and class) and app id: the
 // probes recognise the cover by it and keep reporting the app beneath.
-guard Gtk.start(programName: "blocker-overlay") else {
+guard Gtk.start(programName: OverlayIdentity.name) else {
     fail("cannot open a display (DISPLAY / WAYLAND_DISPLAY); run it inside the graphical session", status: 1)
 }
 guard let display = Display() else { fail("GTK has no default display", status: 1) }

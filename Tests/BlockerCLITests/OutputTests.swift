@@ -56,23 +56,6 @@ import Testing
     }
 }
 
-@Suite struct JSONWriterTests {
-    @Test func stringsAreEscapedAndParseBack() throws {
-        let tricky = "quote \" backslash \\ newline \n tab \t bell \u{07} del \u{7F} é 🎉 \u{2028}"
-        let value = JSONValue.object([("text", .string(tricky)), ("n", .integer(-9_007_199_254_740_993)),
-                                      ("list", .array([.bool(true), .null]))])
-        #expect(value.rendered.hasPrefix("{\"text\":\"quote \\\" backslash \\\\ newline \\n tab \\t bell \\u0007 del \\u007f"))
-        let parsed = try object(parseJSON(value.rendered))
-        #expect(parsed["text"] as? String == tricky)
-        #expect((parsed["n"] as? NSNumber)?.int64Value == -9_007_199_254_740_993)
-        #expect((parsed["list"] as? [Any])?.count == 2)
-    }
-
-    @Test func keysKeepTheirOrder() {
-        #expect(JSONValue.object([("b", .integer(1)), ("a", .integer(2))]).rendered == "{\"b\":1,\"a\":2}")
-    }
-}
-
 @Suite struct ColorTests {
     @Test func colorsOnlyOnATerminalWithoutNO_COLOR() {
         #expect(colorEnabled(stdoutIsTerminal: true, environment: [:]))

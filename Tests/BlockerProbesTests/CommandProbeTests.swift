@@ -55,4 +55,14 @@ import BlockerCore
         #expect(throws: ProbeFailure.self) { try missing.get() }
         if case let .failure(f) = missing { #expect(f.message.contains("/nonexistent/probe")) }
     }
+
+    @Test func wrongTypesInTheContractAreAFailedSample() {
+        #expect(throws: (any Error).self) { try CommandProbe.parse(Array(#"{"app": 5}"#.utf8)).get() }
+        #expect(throws: (any Error).self) { try CommandProbe.parse(Array(#"{"app": "x", "pid": 1.5}"#.utf8)).get() }
+        #expect(throws: (any Error).self) { try CommandProbe.parse(Array(#"{"app": "x", "locked": "yes"}"#.utf8)).get() }
+        #expect(throws: (any Error).self) { try CommandProbe.parse(Array(#"{"app": "x", "pid": 99999999999}"#.utf8)).get() }
+        #expect(throws: (any Error).self) { try CommandProbe.parse(Array(#"["app"]"#.utf8)).get() }
+        let ok = try? CommandProbe.parse(Array(#"{"app": "x", "title": null, "extra": [1]}"#.utf8)).get()
+        #expect(ok?.window?.app == "x")
+    }
 }

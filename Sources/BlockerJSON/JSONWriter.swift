@@ -1,18 +1,4 @@
-/// JSON written by hand (RFC 8259): keys stay in the order the contract lists
-/// them, and the binary needs no Foundation.
-public indirect enum JSONValue: Equatable, Sendable {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case string(String)
-    case array([JSONValue])
-    /// Ordered key/value pairs.
-    case object([(String, JSONValue)])
-
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.rendered == rhs.rendered }
-
-    public static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
-
+extension JSONValue {
     /// Compact, one line: fits `--watch` output, one object per line.
     public var rendered: String {
         var text = ""
@@ -25,6 +11,7 @@ public indirect enum JSONValue: Equatable, Sendable {
         case .null: text += "null"
         case let .bool(value): text += value ? "true" : "false"
         case let .integer(value): text += String(value)
+        case let .number(literal): text += literal
         case let .string(value): JSONValue.writeString(value, to: &text)
         case let .array(values):
             text += "["
