@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // blocker — earned screen time for the Linux desktop.
 // Dependencies point down only: executables → BlockerDaemon/BlockerBus →
-// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore.
+// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore, BlockerSystem.
 import PackageDescription
 
 let package = Package(
@@ -31,12 +31,15 @@ let package = Package(
 
         // Pure domain: no I/O, no C.
         .target(name: "BlockerCore"),
+        // The system layer, in the style of swift-system: errno, clocks, files,
+        // environment, sockets. Glibc only; BlockerCore stays pure without it.
+        .target(name: "BlockerSystem"),
         // Reads blocker.toml (through CTOML) and the system time zone.
         .target(name: "BlockerConfig", dependencies: ["BlockerCore", "CTOML"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "CSQLite"]),
         // Which window is in front: one file per backend.
-        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "CXCB", "CSystemd"]),
+        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerSystem", "CXCB", "CSystemd"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
         .target(name: "BlockerBus", dependencies: ["BlockerCore", "CSystemd", "CBusShim"]),
         // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
@@ -45,15 +48,16 @@ let package = Package(
         .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
-                dependencies: ["BlockerCore", "BlockerConfig", "BlockerProbes", "BlockerBus"]),
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerProbes", "BlockerBus", "BlockerSystem"]),
         .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
         // The full-screen cover over a blocked app (GTK 3, gtk-layer-shell on wlroots).
         .executableTarget(name: "blocker-overlay",
                           dependencies: ["BlockerCore", "BlockerConfig", "BlockerBus", "CGtk"]),
         // Measurements for `make bench`.
-        .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus"]),
+        .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSystem"]),
 
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
+        .testTarget(name: "BlockerSystemTests", dependencies: ["BlockerSystem"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore"]),

@@ -1,3 +1,4 @@
+import BlockerSystem
 import Glibc
 
 /// The few libc calls blockerctl makes itself; raw pointers stay in this file.
@@ -22,16 +23,13 @@ public enum SystemCalls {
     /// write(2) until everything is written; gives up silently on a closed pipe
     /// (SIGPIPE has already ended us unless it is ignored).
     static func writeAll(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            let written = try? retryOnInterrupt {
+                bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            guard let written else { return }
             offset += written
         }
     }
@@ -43,12 +41,7 @@ public enum SystemCalls {
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         execvp(program, cArguments)
-        return describe(errno: errno)
-    }
-
-    static func describe(errno code: Int32) -> String {
-        guard let message = strerror(code) else { return "errno \(code)" }
-        return String(cString: message)
+        return Errno.current.description
     }
 
     /// What stat(2) says about a path, or the reason it could not.
@@ -69,7 +62,7 @@ public enum SystemCalls {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
-            return .failure(code == ENOENT || code == ENOTDIR ? .missing : .other(describe(errno: code)))
+            return .failure(code == ENOENT || code == ENOTDIR ? .missing : .other(Errno(rawValue: code).description))
         }
         let kind = info.st_mode & S_IFMT
         return .success(FileStatus(isRegularFile: kind == S_IFREG, isDirectory: kind == S_IFDIR,
@@ -79,7 +72,7 @@ public enum SystemCalls {
     /// Opens `path` read-only and closes it again: nil when it can be read, else why not.
     static func readFailure(of path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return describe(errno: errno) }
+        guard descriptor >= 0 else { return Errno.current.description }
         close(descriptor)
         return nil
     }

@@ -1,3 +1,4 @@
+import BlockerSystem
 import Glibc
 
 /// Runs the command probe's program on the daemon's behalf from a helper
@@ -61,7 +62,7 @@ public final class ProbeLauncher {
         if pid > 0 {
             kill(pid, SIGKILL)
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
         }
         pid = 0
     }
@@ -133,9 +134,10 @@ struct Wire {
         frame.bytes(payload)
         var sent = 0
         while sent < frame.data.count {
-            let n = frame.data[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
+            let n = try? retryOnInterrupt {
+                frame.data[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            guard let n, n > 0 else { return false }
             sent += n
         }
         return true
@@ -153,9 +155,8 @@ struct Wire {
                     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                     guard left > 0, poll(&pfd, 1, Int32(left)) > 0 || errno == EINTR else { return nil }
                 }
-                let n = out[got...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return nil }
+                let n = try? retryOnInterrupt { out[got...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+                guard let n, n > 0 else { return nil }
                 got += n
             }
             return out

@@ -1,3 +1,4 @@
+import BlockerSystem
 import Glibc
 
 /// Runs a program (argv, never a shell) and collects its stdout, killing it
@@ -15,7 +16,7 @@ public enum Subprocess {
 
         public var description: String {
             switch self {
-            case let .cannotStart(program, errno): "cannot run \(program): \(String(cString: strerror(errno)))"
+            case let .cannotStart(program, errno): "cannot run \(program): \(Errno(rawValue: errno))"
             case let .timedOut(ms): "did not answer within \(ms) ms and was killed"
             case let .tooMuchOutput(limit): "printed more than \(limit) bytes"
             }
@@ -52,8 +53,7 @@ public enum Subprocess {
             let ready = poll(&pfd, 1, Int32(left))
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 { failure = .timedOut(ms: timeoutMs); break }
-            let n = read(readEnd, &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
+            let n = (try? retryOnInterrupt { read(readEnd, &chunk, chunk.count) }) ?? -1
             if n <= 0 { break reading }
             output += chunk[0..<n]
             if output.count > outputLimit { failure = .tooMuchOutput(limit: outputLimit); break }
@@ -68,7 +68,7 @@ public enum Subprocess {
             usleep(1000)
         }
         kill(pid, SIGKILL)
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
         return .failure(failure!)
     }
 

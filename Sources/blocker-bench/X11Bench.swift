@@ -1,5 +1,6 @@
 import BlockerCore
 import BlockerProbes
+import BlockerSystem
 import Glibc
 
 // `blocker-bench x11 [--samples N] [--switches N] [--naive N]`
@@ -227,7 +228,7 @@ private func spawnQuietly(_ argv: [String]) -> pid_t? {
 
 private func waitChild(_ pid: pid_t) {
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
 }
 
 private func stopChild(_ pid: pid_t) {
