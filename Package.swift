@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "BlockerBus", dependencies: ["BlockerCore", "CSystemd", "CBusShim"]),
         // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
-                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus", "CSystemd"]),
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus", "BlockerSystem", "CSystemd"]),
         .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
@@ -52,7 +52,7 @@ let package = Package(
         .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
         // The full-screen cover over a blocked app (GTK 3, gtk-layer-shell on wlroots).
         .executableTarget(name: "blocker-overlay",
-                          dependencies: ["BlockerCore", "BlockerConfig", "BlockerBus", "CGtk"]),
+                          dependencies: ["BlockerCore", "BlockerConfig", "BlockerBus", "BlockerSystem", "CGtk"]),
         // Measurements for `make bench`.
         .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSystem"]),
 
@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore"]),
-        .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore"]),
+        .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore", "BlockerSystem"]),
         .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore"]),
         .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore"]),
     ],

@@ -1,6 +1,7 @@
 import BlockerBus
 import BlockerCore
 import BlockerConfig
+import BlockerSystem
 
 /// Opens a connection to blockerd. main.swift passes the real bus client;
 /// tests pass an in-memory service.
@@ -45,7 +46,7 @@ public struct Invocation {
 
     public init(environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,
                 stdoutIsTerminal: Bool, connect: @escaping ServiceFactory,
-                clock: @escaping () -> Int64 = SystemCalls.nowMs,
+                clock: @escaping () -> Int64 = { WallClock.nowMs },
                 replaceProcess: @escaping ([String]) -> String = SystemCalls.replaceProcess) {
         self.environment = environment
         self.stdout = stdout

@@ -104,13 +104,6 @@ public enum SystemCalls {
         sigaddset(&interrupt, SIGINT)
         sigprocmask(SIG_UNBLOCK, &interrupt, nil)
     }
-
-    /// Wall clock, unix milliseconds.
-    public static func nowMs() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
 }
 
 extension SystemCalls {

@@ -145,13 +145,13 @@ struct Wire {
 
     /// One frame, or nil on EOF, error or when `deadlineMs` passes.
     static func receive(from fd: Int32, deadlineMs: Int64?) -> [UInt8]? {
-        let start = monotonicMs()
+        let start = MonotonicClock.nowMs
         func read(_ count: Int) -> [UInt8]? {
             var out = [UInt8](repeating: 0, count: count)
             var got = 0
             while got < count {
                 if let deadlineMs {
-                    let left = deadlineMs - (monotonicMs() - start)
+                    let left = deadlineMs - (MonotonicClock.nowMs - start)
                     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                     guard left > 0, poll(&pfd, 1, Int32(left)) > 0 || errno == EINTR else { return nil }
                 }
@@ -165,11 +165,5 @@ struct Wire {
         var reader = Reader(data: header)
         guard let length = reader.u32(), length <= 1 << 20 else { return nil }
         return read(Int(length))
-    }
-
-    private static func monotonicMs() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
     }
 }

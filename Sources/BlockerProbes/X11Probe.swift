@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 import Glibc
 
 /// `probe = "x11"`: asks the X server (through xcb) which window is active.
@@ -20,7 +21,7 @@ public final class X11Probe: ForegroundProbe {
     public static let overlayClass = "blocker-overlay"
 
     /// A server that does not answer within this long fails the sample instead of hanging the daemon.
-    var replyTimeoutNs: UInt64 = 500_000_000
+    var replyTimeoutNs: Int64 = 500_000_000
 
     private var connection: XConnection?
     private var atoms = Atoms()
@@ -65,7 +66,7 @@ public final class X11Probe: ForegroundProbe {
         }
         // Whatever the queued events say, the look below is newer.
         _ = drainPending(c)
-        let deadline = XConnection.monotonicNanoseconds() + replyTimeoutNs
+        let deadline = MonotonicClock.nowNs + replyTimeoutNs
         var seen: Observation
         var looks = 0
         repeat {
@@ -103,7 +104,7 @@ public final class X11Probe: ForegroundProbe {
 
     /// Sets up a fresh connection: atoms, event masks. Returns a problem, or nil.
     private func adopt(_ c: XConnection) -> String? {
-        let deadline = XConnection.monotonicNanoseconds() + replyTimeoutNs
+        let deadline = MonotonicClock.nowNs + replyTimeoutNs
         let cookies = ["_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "_NET_WM_PID"].map(c.requestAtom)
         var interned: [XAtom] = []
         for cookie in cookies {
@@ -125,7 +126,7 @@ public final class X11Probe: ForegroundProbe {
 
     private func connected() -> Result<XConnection, ProbeFailure> {
         if let connection { return .success(connection) }
-        let now = XConnection.monotonicNanoseconds()
+        let now = UInt64(MonotonicClock.nowNs)
         guard reconnect.mayTry(at: now) else {
             return .failure(ProbeFailure("\(disconnectedBecause); retrying in \(reconnect.msUntilNextTry(at: now)) ms"))
         }
@@ -147,7 +148,7 @@ public final class X11Probe: ForegroundProbe {
         connection = nil                       // xcb_disconnect closes the fd
         watched = .none
         disconnectedBecause = "lost the connection to the X server at \(display): \(error)"
-        reconnect.failed(at: XConnection.monotonicNanoseconds())
+        reconnect.failed(at: UInt64(MonotonicClock.nowNs))
         return ProbeFailure(disconnectedBecause)
     }
 
@@ -198,7 +199,7 @@ public final class X11Probe: ForegroundProbe {
         watched = window
     }
 
-    private func observe(_ c: XConnection, deadline: UInt64) -> Result<Observation, XRequestFailure> {
+    private func observe(_ c: XConnection, deadline: Int64) -> Result<Observation, XRequestFailure> {
         let activeCookie = c.requestProperty(c.root, atoms.netActiveWindow, maxBytes: 4)
         let saverCookie = c.requestScreenSaverInfo()
         let active = c.reply(activeCookie, deadline: deadline)

@@ -59,12 +59,12 @@ func benchX11(_ arguments: [String]) {
     // 1. CPU per sample (the foreground does not change meanwhile).
     for _ in 0..<50 { _ = probe.sample() }
     var failures = 0
-    let cpuStart = cpuMicroseconds(), wallStart = monotonicMicroseconds()
+    let cpuStart = ProcessCPUClock.nowUs, wallStart = MonotonicClock.nowUs
     for _ in 0..<samples {
         if case .failure = probe.sample() { failures += 1 }
     }
-    let cpuPerSample = Double(cpuMicroseconds() - cpuStart) / Double(samples)
-    let wallPerSample = Double(monotonicMicroseconds() - wallStart) / Double(samples)
+    let cpuPerSample = Double(ProcessCPUClock.nowUs - cpuStart) / Double(samples)
+    let wallPerSample = Double(MonotonicClock.nowUs - wallStart) / Double(samples)
     if failures > 0 { fail("\(failures) of \(samples) samples failed") }
 
     // 2. Focus change → descriptor readable → sample done.
@@ -73,7 +73,7 @@ func benchX11(_ arguments: [String]) {
         let target = windows[(round + 1) % 2]
         settle(probe)
         guard let fd = probe.eventDescriptor else { fail("the probe lost its connection") }
-        let started = monotonicMicroseconds()
+        let started = MonotonicClock.nowUs
         guard let xdotool = spawnQuietly(["/usr/bin/xdotool", "windowactivate", target.id]) else {
             fail("cannot run xdotool (apt-get install xdotool)")
         }
@@ -81,10 +81,10 @@ func benchX11(_ arguments: [String]) {
         while !done {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&pfd, 1, 2000) > 0 else { fail("no event within 2 s of activating \(target.wmClass)") }
-            let woke = monotonicMicroseconds()
+            let woke = MonotonicClock.nowUs
             probe.drainEvents()
             if case let .success(reading) = probe.sample(), reading.window?.wmClass == target.wmClass {
-                let finished = monotonicMicroseconds()
+                let finished = MonotonicClock.nowUs
                 latencies.append(Double(finished - started) / 1000)
                 afterWake.append(Double(finished - woke))
                 done = true
@@ -95,12 +95,12 @@ func benchX11(_ arguments: [String]) {
 
     // 3. The naive loop people write.
     let shellLine = "xprop -id \"$(xdotool getactivewindow)\" WM_CLASS"
-    let naiveCPUStart = cpuMicroseconds(), childrenStart = childrenCPUMicroseconds()
+    let naiveCPUStart = ProcessCPUClock.nowUs, childrenStart = childrenCPUMicroseconds()
     for _ in 0..<naiveRounds {
         guard case let .success(output) = Subprocess.run(["/bin/sh", "-c", shellLine], timeoutMs: 5000),
               output.status == 0 else { fail("the naive loop failed: /bin/sh -c '\(shellLine)'") }
     }
-    let naivePerRound = Double(cpuMicroseconds() - naiveCPUStart + childrenCPUMicroseconds() - childrenStart) / Double(naiveRounds)
+    let naivePerRound = Double(ProcessCPUClock.nowUs - naiveCPUStart + childrenCPUMicroseconds() - childrenStart) / Double(naiveRounds)
     let ratio = naivePerRound / cpuPerSample
 
     let latencyMedian = median(latencies)
@@ -183,23 +183,11 @@ private func processEnvironment() -> [String: String] {
     return result
 }
 
-private func cpuMicroseconds() -> Int64 {
-    var t = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
-    return Int64(t.tv_sec) * 1_000_000 + Int64(t.tv_nsec) / 1000
-}
-
 private func childrenCPUMicroseconds() -> Int64 {
     var usage = rusage()
     getrusage(RUSAGE_CHILDREN.rawValue, &usage)
     func us(_ t: timeval) -> Int64 { Int64(t.tv_sec) * 1_000_000 + Int64(t.tv_usec) }
     return us(usage.ru_utime) + us(usage.ru_stime)
-}
-
-private func monotonicMicroseconds() -> Int64 {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return Int64(t.tv_sec) * 1_000_000 + Int64(t.tv_nsec) / 1000
 }
 
 /// Starts `argv` in the background, stdio on /dev/null, with default signal
