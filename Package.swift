@@ -35,9 +35,9 @@ let package = Package(
         // environment, sockets. Glibc only; BlockerCore stays pure without it.
         .target(name: "BlockerSystem"),
         // Reads blocker.toml (through CTOML) and the system time zone.
-        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "CTOML"]),
+        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerSystem", "CTOML"]),
         // The SQLite ledger.
-        .target(name: "BlockerStore", dependencies: ["BlockerCore", "CSQLite"]),
+        .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "CSQLite"]),
         // Which window is in front: one file per backend.
         .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerSystem", "CXCB", "CSystemd"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.

@@ -71,10 +71,12 @@ public enum SystemCalls {
 
     /// Opens `path` read-only and closes it again: nil when it can be read, else why not.
     static func readFailure(of path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return Errno.current.description }
-        close(descriptor)
-        return nil
+        do {
+            try FileDescriptor.open(readingFrom: path).close()
+            return nil
+        } catch {
+            return error.description
+        }
     }
 
     static var userID: UInt32 { getuid() }
