@@ -45,7 +45,7 @@ let package = Package(
         // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus", "BlockerSystem", "CSystemd"]),
-        .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes"]),
+        .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes", "BlockerSystem"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerProbes", "BlockerBus", "BlockerSystem"]),

@@ -59,7 +59,7 @@ public struct Invocation {
 
     /// This process: its environment, fds 1 and 2, and whether fd 1 is a terminal.
     public static func process(connect: @escaping ServiceFactory) -> Invocation {
-        Invocation(environment: SystemCalls.environment(),
+        Invocation(environment: Environment.current(),
                    stdout: FileDescriptorOutput(descriptor: 1), stderr: FileDescriptorOutput(descriptor: 2),
                    stdoutIsTerminal: SystemCalls.isTerminal(1), connect: connect)
     }

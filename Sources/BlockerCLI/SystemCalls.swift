@@ -3,21 +3,6 @@ import Glibc
 
 /// The few libc calls blockerctl makes itself; raw pointers stay in this file.
 public enum SystemCalls {
-    /// The process environment as a dictionary (the first value wins, as getenv does).
-    public static func environment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                let key = String(text[..<equals])
-                if result[key] == nil { result[key] = String(text[text.index(after: equals)...]) }
-            }
-            entry += 1
-        }
-        return result
-    }
-
     public static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
     /// write(2) until everything is written; gives up silently on a closed pipe

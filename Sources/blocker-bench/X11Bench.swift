@@ -28,7 +28,7 @@ func benchX11(_ arguments: [String]) {
         }
     }
 
-    let environment = processEnvironment()
+    let environment = Environment.current()
     let probe: X11Probe
     switch X11Probe.open(environment: environment) {
     case let .success(opened): probe = opened
@@ -168,19 +168,6 @@ private func median(_ values: [Double]) -> Double {
     guard !values.isEmpty else { return 0 }
     let sorted = values.sorted()
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
-private func processEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var entry = environ
-    while let pointer = entry.pointee {
-        let text = String(cString: pointer)
-        if let eq = text.firstIndex(of: "=") {
-            result[String(text[..<eq])] = String(text[text.index(after: eq)...])
-        }
-        entry += 1
-    }
-    return result
 }
 
 private func childrenCPUMicroseconds() -> Int64 {

@@ -1,4 +1,5 @@
 import BlockerBus
+import BlockerSystem
 import Glibc
 
 // blocker-overlay: the full-screen cover over a shielded app. It follows
@@ -22,13 +23,7 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-var environment: [String: String] = [:]
-var envp = environ
-while let entry = envp.pointee {
-    let pair = String(cString: entry).split(separator: "=", maxSplits: 1).map(String.init)
-    if pair.count == 2 { environment[pair[0]] = pair[1] }
-    envp += 1
-}
+let environment = Environment.current()
 
 var configPath: String?
 var arguments = CommandLine.arguments.dropFirst()
