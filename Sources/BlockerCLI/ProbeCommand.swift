@@ -2,6 +2,7 @@ import BlockerBus
 import BlockerConfig
 import BlockerCore
 import BlockerProbes
+import BlockerSystem
 
 /// `blockerctl probe [--json] [--watch] [--config FILE]`: the probe blockerd
 /// would use, run here, without the daemon.

@@ -41,9 +41,7 @@ while let argument = arguments.popFirst() {
         fail("unknown argument \"\(argument)\"\n\n\(usage)", status: 2)
     }
 }
-let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    ?? (environment["HOME"] ?? "/") + "/.config"
-let config = configPath ?? configHome + "/blocker/blocker.toml"
+let config = configPath ?? BlockerPaths.configFile(environment: environment)
 
 // The program's name is its WM_CLASS (instance and class) and app id: the
 // probes recognise the cover by it and keep reporting the app beneath.
