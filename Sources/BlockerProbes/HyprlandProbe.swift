@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 import FoundationEssentials
 import Glibc
 
@@ -27,7 +28,7 @@ public final class HyprlandProbe: ForegroundProbe {
     let timeoutMs: Int32
     private var events: UnixSocket?
     private var eventLines = HyprlandEventLines()
-    private var backoff = SocketReconnectBackoff()
+    private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
     private var lastConnectError = ""
     /// The last window in front that was not the overlay.
     private var lastRealWindow: Window?

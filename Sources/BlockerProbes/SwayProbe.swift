@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 import FoundationEssentials
 import Glibc
 
@@ -27,7 +28,7 @@ public final class SwayProbe: ForegroundProbe {
     let timeoutMs: Int32
     private var connection: (commands: SwayIPCConnection, events: SwayIPCConnection)?
     private var eventBuffer = SwayIPC.MessageBuffer()
-    private var backoff = SocketReconnectBackoff()
+    private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
     private var lastConnectError = ""
     /// Connections tried so far: tests check that a missing sway costs no spin.
     private(set) var connectionAttempts = 0

@@ -234,31 +234,3 @@ package struct UnixListener: RawRepresentable, Hashable, Sendable {
         _ = Glibc.close(rawValue)
     }
 }
-
-/// When to try connecting again after a failure: soon at first, then
-/// doubling up to a ceiling, so a compositor that is gone costs a connect()
-/// every few seconds at most, never a spin.
-package struct SocketReconnectBackoff: Sendable {
-    package let firstDelayMs: Int64
-    package let maximumDelayMs: Int64
-    private var delayMs: Int64 = 0
-    private var notBeforeMs: Int64 = 0
-
-    package init(firstDelayMs: Int64 = 100, maximumDelayMs: Int64 = 2_000) {
-        self.firstDelayMs = firstDelayMs
-        self.maximumDelayMs = maximumDelayMs
-    }
-
-    /// Milliseconds until the next attempt is allowed (0: now).
-    package func waitMs(now: Int64) -> Int64 { max(0, notBeforeMs - now) }
-
-    package mutating func failed(now: Int64) {
-        delayMs = delayMs == 0 ? firstDelayMs : min(maximumDelayMs, delayMs * 2)
-        notBeforeMs = now + delayMs
-    }
-
-    package mutating func succeeded() {
-        delayMs = 0
-        notBeforeMs = 0
-    }
-}

@@ -30,7 +30,10 @@ public final class X11Probe: ForegroundProbe {
     private var smoother = ForegroundSmoother()
     public private(set) var eventGeneration = 0
 
-    private var reconnect = ReconnectBackoff()
+    /// 50 ms after a loss, doubling to at most 500 ms: a server that comes
+    /// back is found within half a second of the next sample, and one that
+    /// stays away costs two failed connects a second.
+    private var reconnect = ReconnectBackoff(initialMs: 50, capMs: 500)
     /// Why the connection is down, for every sample until it is back.
     private var disconnectedBecause = ""
 
@@ -126,10 +129,9 @@ public final class X11Probe: ForegroundProbe {
 
     private func connected() -> Result<XConnection, ProbeFailure> {
         if let connection { return .success(connection) }
-        let now = UInt64(MonotonicClock.nowNs)
-        guard reconnect.mayTry(at: now) else {
-            return .failure(ProbeFailure("\(disconnectedBecause); retrying in \(reconnect.msUntilNextTry(at: now)) ms"))
-        }
+        let now = MonotonicClock.nowMs
+        let wait = reconnect.waitMs(now: now)
+        guard wait == 0 else { return .failure(ProbeFailure("\(disconnectedBecause); retrying in \(wait) ms")) }
         let problem: String
         switch XConnection.open(display: display) {
         case let .success(c):
@@ -138,9 +140,9 @@ public final class X11Probe: ForegroundProbe {
         case let .failure(error):
             problem = "cannot connect to the X server at \(display): \(error)"
         }
-        reconnect.failed(at: now)
+        reconnect.failed(now: now)
         disconnectedBecause = problem
-        return .failure(ProbeFailure("\(problem); retrying in \(reconnect.msUntilNextTry(at: now)) ms"))
+        return .failure(ProbeFailure("\(problem); retrying in \(reconnect.waitMs(now: now)) ms"))
     }
 
     /// Drops a broken connection; the next samples reconnect.
@@ -148,7 +150,7 @@ public final class X11Probe: ForegroundProbe {
         connection = nil                       // xcb_disconnect closes the fd
         watched = .none
         disconnectedBecause = "lost the connection to the X server at \(display): \(error)"
-        reconnect.failed(at: UInt64(MonotonicClock.nowNs))
+        reconnect.failed(now: MonotonicClock.nowMs)
         return ProbeFailure(disconnectedBecause)
     }
 
@@ -297,29 +299,6 @@ struct ForegroundSmoother {
         if Self.isOverlay(seen) { return reported }
         reported = seen
         return seen
-    }
-}
-
-/// When to try reconnecting: 50 ms after a loss, doubling to at most 500 ms,
-/// so a server that comes back is found within half a second of the next sample
-/// and a server that stays away costs two failed connects a second.
-struct ReconnectBackoff {
-    static let firstDelayNs: UInt64 = 50_000_000
-    static let maxDelayNs: UInt64 = 500_000_000
-    private var delayNs: UInt64 = 0
-    private var notBeforeNs: UInt64 = 0
-
-    func mayTry(at now: UInt64) -> Bool { now >= notBeforeNs }
-    func msUntilNextTry(at now: UInt64) -> UInt64 { notBeforeNs > now ? (notBeforeNs - now + 999_999) / 1_000_000 : 0 }
-
-    mutating func failed(at now: UInt64) {
-        delayNs = delayNs == 0 ? Self.firstDelayNs : min(delayNs * 2, Self.maxDelayNs)
-        notBeforeNs = now + delayNs
-    }
-
-    mutating func succeeded() {
-        delayNs = 0
-        notBeforeNs = 0
     }
 }
 
