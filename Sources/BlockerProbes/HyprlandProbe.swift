@@ -130,7 +130,7 @@ public final class HyprlandProbe: ForegroundProbe {
 
     private func connectIfDue() -> ProbeFailure? {
         if events != nil { return nil }
-        let wait = backoff.waitMs(now: UnixSocket.Deadline.nowMs())
+        let wait = backoff.waitMs(now: MonotonicClock.nowMs)
         if wait > 0 {
             return ProbeFailure("cannot connect to Hyprland at \(eventSocketPath): \(lastConnectError) (next try in \(wait) ms)")
         }
@@ -143,7 +143,7 @@ public final class HyprlandProbe: ForegroundProbe {
             return nil
         } catch {
             lastConnectError = "\(error)"
-            backoff.failed(now: UnixSocket.Deadline.nowMs())
+            backoff.failed(now: MonotonicClock.nowMs)
             return ProbeFailure("cannot connect to Hyprland at \(eventSocketPath): \(error)")
         }
     }

@@ -107,7 +107,7 @@ public final class SwayProbe: ForegroundProbe {
     /// while the backoff after a failed attempt has not run out).
     private func connectIfDue() -> ProbeFailure? {
         if connection != nil { return nil }
-        let now = UnixSocket.Deadline.nowMs()
+        let now = MonotonicClock.nowMs
         let wait = backoff.waitMs(now: now)
         if wait > 0 {
             return ProbeFailure("cannot connect to sway at \(socketPath): \(lastConnectError) (next try in \(wait) ms)")
@@ -136,7 +136,7 @@ public final class SwayProbe: ForegroundProbe {
             }
         }
         lastConnectError = errors.joined(separator: "; ")
-        backoff.failed(now: UnixSocket.Deadline.nowMs())
+        backoff.failed(now: MonotonicClock.nowMs)
         return ProbeFailure("cannot connect to sway at \(configuredSocketPath): \(lastConnectError)")
     }
 
@@ -437,7 +437,7 @@ package enum SwayIPCError: Error, Equatable, Sendable, CustomStringConvertible {
     var isConnectionLoss: Bool {
         switch self {
         case .socket(.closedByPeer): true
-        case let .socket(.system(_, code)): code == EPIPE || code == ECONNRESET || code == ENOTCONN
+        case let .socket(.system(_, code)): code == .brokenPipe || code == .connectionReset || code == .notConnected
         default: false
         }
     }

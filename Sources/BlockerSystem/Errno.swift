@@ -32,6 +32,8 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static var brokenPipe: Errno { Errno(rawValue: EPIPE) }
     /// The corresponding C error is `ECONNRESET`.
     public static var connectionReset: Errno { Errno(rawValue: ECONNRESET) }
+    /// The corresponding C error is `ENOTCONN`.
+    public static var notConnected: Errno { Errno(rawValue: ENOTCONN) }
 }
 
 /// Calls `body` (a system call returning -1 and setting errno on failure)
