@@ -1,7 +1,6 @@
 import BlockerBus
 import BlockerCore
 import BlockerStore
-import BlockerSystem
 
 /// blockerd's side of the D-Bus API: answers `BlockerServer`'s calls from the
 /// daemon's state and turns the daemon's events into signals. The server has
@@ -23,7 +22,7 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
     // MARK: methods
 
     public func status() throws(MethodError) -> StatusReport {
-        let wall = WallClock.nowMs
+        let wall = Clocks.wall
         let today = daemon.meter.zone.localDate(atMs: wall).description
         let summary: DaySummary?
         do { summary = try daemon.ledger.history(fromDay: today, toDay: today).first } catch {
@@ -55,7 +54,7 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
 
     public func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64 {
         let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
-        let wall = WallClock.nowMs
+        let wall = Clocks.wall
         do { return try daemon.block(target: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) } catch {
             throw .storageError("nothing was blocked: \(error)")
         }
@@ -72,7 +71,7 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
     }
 
     public func history(days: UInt32) throws(MethodError) -> [HistoryRow] {
-        let today = daemon.meter.zone.localDate(atMs: WallClock.nowMs)
+        let today = daemon.meter.zone.localDate(atMs: Clocks.wall)
         let first = today.adding(days: -(Int(days) - 1))
         let summaries: [DaySummary]
         do { summaries = try daemon.ledger.history(fromDay: first.description, toDay: today.description) } catch {

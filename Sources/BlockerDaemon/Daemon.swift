@@ -3,7 +3,6 @@ import BlockerConfig
 import BlockerCore
 import BlockerProbes
 import BlockerStore
-import BlockerSystem
 
 /// Why the daemon could not start; each maps to an exit status systemd understands.
 public enum StartFailure: Error, CustomStringConvertible {
@@ -104,7 +103,7 @@ public final class Daemon {
 
     /// Samples the probe, charges the interval, decides the shield, and writes
     /// the ledger in one transaction.
-    public func tick(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) {
+    public func tick(monotonic: Int64 = Clocks.monotonic, wall: Int64 = Clocks.wall) {
         let reading = probe.sample()
         noteProbe(reading)
         let before = snapshot(at: wall)
@@ -151,7 +150,7 @@ public final class Daemon {
     }
 
     /// Re-decides the shield now without sampling (after an earning or a block).
-    public func redecide(wall: Int64 = WallClock.nowMs) {
+    public func redecide(wall: Int64 = Clocks.wall) {
         guard lastTick != nil else { return }
         let snapshot = snapshot(at: wall)
         let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall)
@@ -236,7 +235,7 @@ public final class Daemon {
     }
 
     /// Credits `reps` of `exercise`; committed to disk before it returns.
-    public func earn(exercise: Exercise, reps: Int, wall: Int64 = WallClock.nowMs) throws(StoreError)
+    public func earn(exercise: Exercise, reps: Int, wall: Int64 = Clocks.wall) throws(StoreError)
         -> (earned: Milliseconds, balance: Milliseconds) {
         let result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
                                      day: meter.zone.localDate(atMs: wall).description)
@@ -251,7 +250,7 @@ public final class Daemon {
     /// Blocks `target` (a group name or an app, already resolved) until
     /// `untilMs`, durably; a running block is only ever extended. Returns
     /// the block's end and re-decides the shield at once.
-    public func block(target: String, untilMs: Int64, wall: Int64 = WallClock.nowMs) throws(StoreError) -> Int64 {
+    public func block(target: String, untilMs: Int64, wall: Int64 = Clocks.wall) throws(StoreError) -> Int64 {
         let end = try ledger.setTimedBlock(target: target, untilMs: untilMs)
         log.write(LogEvent(priority: .info, "Timed block on \(target) until \(untilMs) (Unix ms), "
                            + "\(DurationText.format(max(end - wall, 0))) from now"))
@@ -262,7 +261,7 @@ public final class Daemon {
     /// Ends the timed block on `target`; false when none was running (nothing
     /// is written then). Schedules and daily limits are untouched: the shield
     /// is recomputed from whatever rules remain.
-    public func unblock(target: String, wall: Int64 = WallClock.nowMs) throws(StoreError) -> Bool {
+    public func unblock(target: String, wall: Int64 = Clocks.wall) throws(StoreError) -> Bool {
         let key = target.lowercased()
         guard ledger.timedBlocks(activeAtMs: wall).contains(where: { $0.target == key }) else { return false }
         _ = try ledger.removeTimedBlock(target: key)
