@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // blocker — earned screen time for the Linux desktop.
 // Dependencies point down only: executables → BlockerDaemon/BlockerBus →
-// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore (and BlockerJSON).
+// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore, with BlockerJSON and BlockerSystem beside it.
 import PackageDescription
 
 let package = Package(
@@ -33,33 +33,37 @@ let package = Package(
         .target(name: "BlockerCore"),
         // The one JSON reader (strict, bounded) and writer (keys in order): probes and blockerctl.
         .target(name: "BlockerJSON"),
+        // The system layer, in the style of swift-system: errno, clocks, files,
+        // environment, sockets. Glibc only; BlockerCore stays pure without it.
+        .target(name: "BlockerSystem"),
         // Reads blocker.toml (through CTOML) and the system time zone.
-        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "CTOML"]),
+        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerSystem", "CTOML"]),
         // The SQLite ledger.
-        .target(name: "BlockerStore", dependencies: ["BlockerCore", "CSQLite"]),
+        .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "CSQLite"]),
         // Which window is in front: one file per backend.
-        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "CXCB", "CSystemd"]),
+        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "CXCB", "CSystemd"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
         .target(name: "BlockerBus", dependencies: ["BlockerCore", "CSystemd", "CBusShim"]),
         // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
-                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus", "CSystemd"]),
-        .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes"]),
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus", "BlockerSystem", "CSystemd"]),
+        .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes", "BlockerSystem"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
-                dependencies: ["BlockerCore", "BlockerConfig", "BlockerJSON", "BlockerProbes", "BlockerBus"]),
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerJSON", "BlockerProbes", "BlockerBus", "BlockerSystem"]),
         .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
         // The full-screen cover over a blocked app (GTK 3, gtk-layer-shell on wlroots).
         .executableTarget(name: "blocker-overlay",
-                          dependencies: ["BlockerCore", "BlockerConfig", "BlockerBus", "CGtk"]),
+                          dependencies: ["BlockerCore", "BlockerConfig", "BlockerBus", "BlockerSystem", "CGtk"]),
         // Measurements for `make bench`.
-        .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus"]),
+        .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSystem"]),
 
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
         .testTarget(name: "BlockerJSONTests", dependencies: ["BlockerJSON"]),
+        .testTarget(name: "BlockerSystemTests", dependencies: ["BlockerSystem"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
-        .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore"]),
+        .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystem"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore"]),
         .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore"]),
         .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON"]),

@@ -1,6 +1,7 @@
 import BlockerBus
 import BlockerCore
 import BlockerConfig
+import BlockerSystem
 
 /// Opens a connection to blockerd. main.swift passes the real bus client;
 /// tests pass an in-memory service.
@@ -45,7 +46,7 @@ public struct Invocation {
 
     public init(environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,
                 stdoutIsTerminal: Bool, connect: @escaping ServiceFactory,
-                clock: @escaping () -> Int64 = SystemCalls.nowMs,
+                clock: @escaping () -> Int64 = { WallClock.nowMs },
                 replaceProcess: @escaping ([String]) -> String = SystemCalls.replaceProcess) {
         self.environment = environment
         self.stdout = stdout
@@ -58,7 +59,7 @@ public struct Invocation {
 
     /// This process: its environment, fds 1 and 2, and whether fd 1 is a terminal.
     public static func process(connect: @escaping ServiceFactory) -> Invocation {
-        Invocation(environment: SystemCalls.environment(),
+        Invocation(environment: Environment.current(),
                    stdout: FileDescriptorOutput(descriptor: 1), stderr: FileDescriptorOutput(descriptor: 2),
                    stdoutIsTerminal: SystemCalls.isTerminal(1), connect: connect)
     }

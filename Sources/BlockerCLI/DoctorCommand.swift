@@ -2,6 +2,7 @@ import BlockerBus
 import BlockerConfig
 import BlockerCore
 import BlockerProbes
+import BlockerSystem
 
 /// `blockerctl doctor [--config FILE]`
 struct DoctorCommand: BlockerCommand {

@@ -1,5 +1,6 @@
 import BlockerConfig
 import BlockerCore
+import BlockerSystem
 
 /// `blockerctl config check [FILE]`
 struct ConfigCheckCommand: BlockerCommand {

@@ -3,6 +3,7 @@ import BlockerConfig
 import BlockerCore
 import BlockerJSON
 import BlockerProbes
+import BlockerSystem
 
 /// `blockerctl probe [--json] [--watch] [--config FILE]`: the probe blockerd
 /// would use, run here, without the daemon.

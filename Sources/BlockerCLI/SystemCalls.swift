@@ -1,37 +1,20 @@
+import BlockerSystem
 import Glibc
 
 /// The few libc calls blockerctl makes itself; raw pointers stay in this file.
 public enum SystemCalls {
-    /// The process environment as a dictionary (the first value wins, as getenv does).
-    public static func environment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                let key = String(text[..<equals])
-                if result[key] == nil { result[key] = String(text[text.index(after: equals)...]) }
-            }
-            entry += 1
-        }
-        return result
-    }
-
     public static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
     /// write(2) until everything is written; gives up silently on a closed pipe
     /// (SIGPIPE has already ended us unless it is ignored).
     static func writeAll(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            let written = try? retryOnInterrupt {
+                bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            guard let written else { return }
             offset += written
         }
     }
@@ -43,12 +26,7 @@ public enum SystemCalls {
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         execvp(program, cArguments)
-        return describe(errno: errno)
-    }
-
-    static func describe(errno code: Int32) -> String {
-        guard let message = strerror(code) else { return "errno \(code)" }
-        return String(cString: message)
+        return Errno.current.description
     }
 
     /// What stat(2) says about a path, or the reason it could not.
@@ -69,7 +47,7 @@ public enum SystemCalls {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
-            return .failure(code == ENOENT || code == ENOTDIR ? .missing : .other(describe(errno: code)))
+            return .failure(code == ENOENT || code == ENOTDIR ? .missing : .other(Errno(rawValue: code).description))
         }
         let kind = info.st_mode & S_IFMT
         return .success(FileStatus(isRegularFile: kind == S_IFREG, isDirectory: kind == S_IFDIR,
@@ -78,10 +56,12 @@ public enum SystemCalls {
 
     /// Opens `path` read-only and closes it again: nil when it can be read, else why not.
     static func readFailure(of path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return describe(errno: errno) }
-        close(descriptor)
-        return nil
+        do {
+            try FileDescriptor.open(readingFrom: path).close()
+            return nil
+        } catch {
+            return error.description
+        }
     }
 
     static var userID: UInt32 { getuid() }
@@ -110,13 +90,6 @@ public enum SystemCalls {
         sigemptyset(&interrupt)
         sigaddset(&interrupt, SIGINT)
         sigprocmask(SIG_UNBLOCK, &interrupt, nil)
-    }
-
-    /// Wall clock, unix milliseconds.
-    public static func nowMs() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 }
 

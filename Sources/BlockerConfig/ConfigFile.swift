@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 import CTOML
 // FoundationEssentials only (JSONDecoder, Data): full Foundation would cost the daemon memory.
 import FoundationEssentials
@@ -28,30 +29,21 @@ extension Config {
         return try Config(document: document, file: file)
     }
 
+    /// A blocker.toml is a few kilobytes; this only stops `--config /dev/zero`.
+    static let maximumFileSize = 1 << 20
+
     private static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {
-        func failure(_ code: Int32) -> ConfigError {
-            let reason = String(cString: strerror(code))
-            let fix = switch code {
-            case ENOENT: "create it (start from config/blocker.toml in the blocker sources) or pass --config FILE"
-            case EACCES: "make it readable: chmod u+r \(path)"
-            case EISDIR: "give the path of the blocker.toml file, not of its directory"
-            default: "check the path and the file"
+        do {
+            return try FileContents.read(atPath: path, limit: maximumFileSize)
+        } catch {
+            let fix = switch error {
+            case .system(.noSuchFileOrDirectory):
+                "create it (start from config/blocker.toml in the blocker sources) or pass --config FILE"
+            case .system(.permissionDenied): "make it readable: chmod u+r \(path)"
+            case .system(.isDirectory): "give the path of the blocker.toml file, not of its directory"
+            case .system, .tooLarge: "check the path and the file"
             }
-            return ConfigError(file: path, message: "cannot read the config: \(reason); \(fix)")
-        }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw failure(errno) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return bytes }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(errno)
-            }
-            bytes.append(contentsOf: chunk[..<count])
+            throw ConfigError(file: path, message: "cannot read the config: \(error); \(fix)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 import Glibc
 
 extension TimeZoneRules {
@@ -110,29 +111,14 @@ private let maximumZoneFileSize = 1 << 20
 
 /// The whole file, or why not.
 private func readZoneFile(atPath path: String) -> Result<[UInt8], ZoneFileFailure> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-        let code = errno
-        return .failure(code == ENOENT || code == ENOTDIR ? .missing : .unreadable(describe(errno: code)))
-    }
-    defer { close(fd) }
-    var contents: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 16_384)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code == EISDIR { return .failure(.missing) }   // TZ=Europe names a directory, not a zone
-            return .failure(.unreadable(describe(errno: code)))
+    do {
+        return .success(try FileContents.read(atPath: path, limit: maximumZoneFileSize))
+    } catch {
+        switch error {
+        // EISDIR: TZ=Europe names a directory, not a zone.
+        case .system(.noSuchFileOrDirectory), .system(.notDirectory), .system(.isDirectory): return .failure(.missing)
+        case let .system(code): return .failure(.unreadable(code.description))
+        case .tooLarge: return .failure(.unreadable("larger than a time zone file can be"))
         }
-        if count == 0 { return .success(contents) }
-        contents += chunk[0..<count]
-        if contents.count > maximumZoneFileSize { return .failure(.unreadable("larger than a time zone file can be")) }
     }
-}
-
-private func describe(errno code: Int32) -> String {
-    guard let message = strerror(code) else { return "errno \(code)" }
-    return String(cString: message)
 }

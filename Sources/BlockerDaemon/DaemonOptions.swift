@@ -1,5 +1,6 @@
 import BlockerCore
 import BlockerProbes
+import BlockerSystem
 
 /// `blockerd [--config FILE] [--state-dir DIR] [--probe NAME]`, with XDG defaults.
 public struct DaemonOptions: Equatable, Sendable {
@@ -34,11 +35,8 @@ public struct DaemonOptions: Equatable, Sendable {
 
     /// Returns nil for `--help`.
     public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> DaemonOptions? {
-        let home = environment["HOME"] ?? "/"
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/state"
-        var options = DaemonOptions(configPath: configHome + "/blocker/blocker.toml",
-                                    stateDirectory: stateHome + "/blocker")
+        var options = DaemonOptions(configPath: BlockerPaths.configFile(environment: environment),
+                                    stateDirectory: BlockerPaths.stateDirectory(environment: environment))
         var rest = arguments[...]
         while let flag = rest.popFirst() {
             if flag == "--help" || flag == "-h" { return nil }

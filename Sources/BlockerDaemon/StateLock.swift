@@ -1,3 +1,4 @@
+import BlockerSystem
 import Glibc
 
 /// One daemon per state directory: an flock on `blockerd.lock`, which holds
@@ -19,7 +20,7 @@ public final class StateLock {
     public struct Failed: Error, CustomStringConvertible, Sendable {
         public let path: String
         public let errno: Int32
-        public var description: String { "cannot lock \(path): \(String(cString: strerror(errno)))" }
+        public var description: String { "cannot lock \(path): \(Errno(rawValue: errno))" }
     }
 
     public init(directory: String) throws(StateLockError) {

@@ -1,5 +1,6 @@
 import BlockerCore
 import BlockerJSON
+import BlockerSystem
 import Glibc
 
 /// `probe = "hyprland"`: the active window, over Hyprland's two sockets in
@@ -26,7 +27,7 @@ public final class HyprlandProbe: ForegroundProbe {
     let timeoutMs: Int32
     private var events: UnixSocket?
     private var eventLines = HyprlandEventLines()
-    private var backoff = SocketReconnectBackoff()
+    private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
     private var lastConnectError = ""
     /// Keeps the last real window while the overlay is active.
     private var overlay = OverlayFilter()
@@ -125,7 +126,7 @@ public final class HyprlandProbe: ForegroundProbe {
 
     private func connectIfDue() -> ProbeFailure? {
         if events != nil { return nil }
-        let wait = backoff.waitMs(now: UnixSocket.Deadline.nowMs())
+        let wait = backoff.waitMs(now: MonotonicClock.nowMs)
         if wait > 0 {
             return ProbeFailure("cannot connect to Hyprland at \(eventSocketPath): \(lastConnectError) (next try in \(wait) ms)")
         }
@@ -138,7 +139,7 @@ public final class HyprlandProbe: ForegroundProbe {
             return nil
         } catch {
             lastConnectError = "\(error)"
-            backoff.failed(now: UnixSocket.Deadline.nowMs())
+            backoff.failed(now: MonotonicClock.nowMs)
             return ProbeFailure("cannot connect to Hyprland at \(eventSocketPath): \(error)")
         }
     }

@@ -1,3 +1,4 @@
+import BlockerSystem
 import Glibc
 
 /// Runs the command probe's program on the daemon's behalf from a helper
@@ -61,7 +62,7 @@ public final class ProbeLauncher {
         if pid > 0 {
             kill(pid, SIGKILL)
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
         }
         pid = 0
     }
@@ -133,9 +134,10 @@ struct Wire {
         frame.bytes(payload)
         var sent = 0
         while sent < frame.data.count {
-            let n = frame.data[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
+            let n = try? retryOnInterrupt {
+                frame.data[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            guard let n, n > 0 else { return false }
             sent += n
         }
         return true
@@ -143,19 +145,18 @@ struct Wire {
 
     /// One frame, or nil on EOF, error or when `deadlineMs` passes.
     static func receive(from fd: Int32, deadlineMs: Int64?) -> [UInt8]? {
-        let start = monotonicMs()
+        let start = MonotonicClock.nowMs
         func read(_ count: Int) -> [UInt8]? {
             var out = [UInt8](repeating: 0, count: count)
             var got = 0
             while got < count {
                 if let deadlineMs {
-                    let left = deadlineMs - (monotonicMs() - start)
+                    let left = deadlineMs - (MonotonicClock.nowMs - start)
                     var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                     guard left > 0, poll(&pfd, 1, Int32(left)) > 0 || errno == EINTR else { return nil }
                 }
-                let n = out[got...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return nil }
+                let n = try? retryOnInterrupt { out[got...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+                guard let n, n > 0 else { return nil }
                 got += n
             }
             return out
@@ -164,11 +165,5 @@ struct Wire {
         var reader = Reader(data: header)
         guard let length = reader.u32(), length <= 1 << 20 else { return nil }
         return read(Int(length))
-    }
-
-    private static func monotonicMs() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
     }
 }

@@ -1,3 +1,4 @@
+import BlockerSystem
 import Glibc
 
 /// Runs a program (argv, never a shell) and collects its stdout, killing it
@@ -15,7 +16,7 @@ public enum Subprocess {
 
         public var description: String {
             switch self {
-            case let .cannotStart(program, errno): "cannot run \(program): \(String(cString: strerror(errno)))"
+            case let .cannotStart(program, errno): "cannot run \(program): \(Errno(rawValue: errno))"
             case let .timedOut(ms): "did not answer within \(ms) ms and was killed"
             case let .tooMuchOutput(limit): "printed more than \(limit) bytes"
             }
@@ -41,19 +42,18 @@ public enum Subprocess {
         }
         defer { close(readEnd) }
 
-        let deadline = now() + timeoutMs
+        let deadline = MonotonicClock.nowMs + timeoutMs
         var output: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         var failure: Failure?
         reading: while true {
-            let left = deadline - now()
+            let left = deadline - MonotonicClock.nowMs
             if left <= 0 { failure = .timedOut(ms: timeoutMs); break }
             var pfd = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, Int32(left))
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 { failure = .timedOut(ms: timeoutMs); break }
-            let n = read(readEnd, &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
+            let n = (try? retryOnInterrupt { read(readEnd, &chunk, chunk.count) }) ?? -1
             if n <= 0 { break reading }
             output += chunk[0..<n]
             if output.count > outputLimit { failure = .tooMuchOutput(limit: outputLimit); break }
@@ -64,11 +64,11 @@ public enum Subprocess {
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid { return .success(Output(status: exitCode(status), stdout: output)) }
             if r < 0 && errno != EINTR { return .success(Output(status: -1, stdout: output)) }
-            if now() >= deadline { failure = .timedOut(ms: timeoutMs); break }
+            if MonotonicClock.nowMs >= deadline { failure = .timedOut(ms: timeoutMs); break }
             usleep(1000)
         }
         kill(pid, SIGKILL)
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
         return .failure(failure!)
     }
 
@@ -105,11 +105,5 @@ public enum Subprocess {
     private static func exitCode(_ status: Int32) -> Int32 {
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
-    }
-
-    private static func now() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
     }
 }

@@ -1,6 +1,7 @@
 // The i3 IPC protocol as sway speaks it, apart from its users (as sway's
 // common/ipc-client.c): framing, message types, one connection.
 import BlockerJSON
+import BlockerSystem
 import Glibc
 
 /// The i3 IPC framing sway speaks: "i3-ipc", u32 payload length, u32 type
@@ -93,7 +94,7 @@ package enum SwayIPCError: Error, Equatable, Sendable, CustomStringConvertible {
     var isConnectionLoss: Bool {
         switch self {
         case .socket(.closedByPeer): true
-        case let .socket(.system(_, code)): code == EPIPE || code == ECONNRESET || code == ENOTCONN
+        case let .socket(.system(_, code)): code == .brokenPipe || code == .connectionReset || code == .notConnected
         default: false
         }
     }

@@ -1,5 +1,7 @@
 import BlockerCore
 import BlockerJSON
+import BlockerSystem
+import Glibc
 
 /// `probe = "sway"`: the focused container, over sway's IPC socket (i3 IPC).
 ///
@@ -24,7 +26,7 @@ public final class SwayProbe: ForegroundProbe {
     let timeoutMs: Int32
     private var connection: (commands: SwayIPCConnection, events: SwayIPCConnection)?
     private var eventBuffer = SwayIPC.MessageBuffer()
-    private var backoff = SocketReconnectBackoff()
+    private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
     private var lastConnectError = ""
     /// Connections tried so far: tests check that a missing sway costs no spin.
     private(set) var connectionAttempts = 0
@@ -103,7 +105,7 @@ public final class SwayProbe: ForegroundProbe {
     /// while the backoff after a failed attempt has not run out).
     private func connectIfDue() -> ProbeFailure? {
         if connection != nil { return nil }
-        let now = UnixSocket.Deadline.nowMs()
+        let now = MonotonicClock.nowMs
         let wait = backoff.waitMs(now: now)
         if wait > 0 {
             return ProbeFailure("cannot connect to sway at \(socketPath): \(lastConnectError) (next try in \(wait) ms)")
@@ -132,7 +134,7 @@ public final class SwayProbe: ForegroundProbe {
             }
         }
         lastConnectError = errors.joined(separator: "; ")
-        backoff.failed(now: UnixSocket.Deadline.nowMs())
+        backoff.failed(now: MonotonicClock.nowMs)
         return ProbeFailure("cannot connect to sway at \(configuredSocketPath): \(lastConnectError)")
     }
 

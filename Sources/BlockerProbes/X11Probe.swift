@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 import Glibc
 
 /// `probe = "x11"`: asks the X server (through xcb) which window is active.
@@ -18,7 +19,7 @@ public final class X11Probe: ForegroundProbe {
     public let display: String
 
     /// A server that does not answer within this long fails the sample instead of hanging the daemon.
-    var replyTimeoutNs: UInt64 = 500_000_000
+    var replyTimeoutNs: Int64 = 500_000_000
 
     private var connection: XConnection?
     private var atoms = Atoms()
@@ -27,7 +28,10 @@ public final class X11Probe: ForegroundProbe {
     private var smoother = ForegroundSmoother()
     public private(set) var eventGeneration = 0
 
-    private var reconnect = ReconnectBackoff()
+    /// 50 ms after a loss, doubling to at most 500 ms: a server that comes
+    /// back is found within half a second of the next sample, and one that
+    /// stays away costs two failed connects a second.
+    private var reconnect = ReconnectBackoff(initialMs: 50, capMs: 500)
     /// Why the connection is down, for every sample until it is back.
     private var disconnectedBecause = ""
 
@@ -63,7 +67,7 @@ public final class X11Probe: ForegroundProbe {
         }
         // Whatever the queued events say, the look below is newer.
         _ = drainPending(c)
-        let deadline = XConnection.monotonicNanoseconds() + replyTimeoutNs
+        let deadline = MonotonicClock.nowNs + replyTimeoutNs
         var seen: Observation
         var looks = 0
         repeat {
@@ -101,7 +105,7 @@ public final class X11Probe: ForegroundProbe {
 
     /// Sets up a fresh connection: atoms, event masks. Returns a problem, or nil.
     private func adopt(_ c: XConnection) -> String? {
-        let deadline = XConnection.monotonicNanoseconds() + replyTimeoutNs
+        let deadline = MonotonicClock.nowNs + replyTimeoutNs
         let cookies = ["_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "_NET_WM_PID"].map(c.requestAtom)
         var interned: [XAtom] = []
         for cookie in cookies {
@@ -123,10 +127,9 @@ public final class X11Probe: ForegroundProbe {
 
     private func connected() -> Result<XConnection, ProbeFailure> {
         if let connection { return .success(connection) }
-        let now = XConnection.monotonicNanoseconds()
-        guard reconnect.mayTry(at: now) else {
-            return .failure(ProbeFailure("\(disconnectedBecause); retrying in \(reconnect.msUntilNextTry(at: now)) ms"))
-        }
+        let now = MonotonicClock.nowMs
+        let wait = reconnect.waitMs(now: now)
+        guard wait == 0 else { return .failure(ProbeFailure("\(disconnectedBecause); retrying in \(wait) ms")) }
         let problem: String
         switch XConnection.open(display: display) {
         case let .success(c):
@@ -135,9 +138,9 @@ public final class X11Probe: ForegroundProbe {
         case let .failure(error):
             problem = "cannot connect to the X server at \(display): \(error)"
         }
-        reconnect.failed(at: now)
+        reconnect.failed(now: now)
         disconnectedBecause = problem
-        return .failure(ProbeFailure("\(problem); retrying in \(reconnect.msUntilNextTry(at: now)) ms"))
+        return .failure(ProbeFailure("\(problem); retrying in \(reconnect.waitMs(now: now)) ms"))
     }
 
     /// Drops a broken connection; the next samples reconnect.
@@ -145,7 +148,7 @@ public final class X11Probe: ForegroundProbe {
         connection = nil                       // xcb_disconnect closes the fd
         watched = .none
         disconnectedBecause = "lost the connection to the X server at \(display): \(error)"
-        reconnect.failed(at: XConnection.monotonicNanoseconds())
+        reconnect.failed(now: MonotonicClock.nowMs)
         return ProbeFailure(disconnectedBecause)
     }
 
@@ -196,7 +199,7 @@ public final class X11Probe: ForegroundProbe {
         watched = window
     }
 
-    private func observe(_ c: XConnection, deadline: UInt64) -> Result<Observation, XRequestFailure> {
+    private func observe(_ c: XConnection, deadline: Int64) -> Result<Observation, XRequestFailure> {
         let activeCookie = c.requestProperty(c.root, atoms.netActiveWindow, maxBytes: 4)
         let saverCookie = c.requestScreenSaverInfo()
         let active = c.reply(activeCookie, deadline: deadline)
@@ -289,29 +292,6 @@ struct ForegroundSmoother {
         }
         emptyInARow = 0
         return overlay.foreground(seen)
-    }
-}
-
-/// When to try reconnecting: 50 ms after a loss, doubling to at most 500 ms,
-/// so a server that comes back is found within half a second of the next sample
-/// and a server that stays away costs two failed connects a second.
-struct ReconnectBackoff {
-    static let firstDelayNs: UInt64 = 50_000_000
-    static let maxDelayNs: UInt64 = 500_000_000
-    private var delayNs: UInt64 = 0
-    private var notBeforeNs: UInt64 = 0
-
-    func mayTry(at now: UInt64) -> Bool { now >= notBeforeNs }
-    func msUntilNextTry(at now: UInt64) -> UInt64 { notBeforeNs > now ? (notBeforeNs - now + 999_999) / 1_000_000 : 0 }
-
-    mutating func failed(at now: UInt64) {
-        delayNs = delayNs == 0 ? Self.firstDelayNs : min(delayNs * 2, Self.maxDelayNs)
-        notBeforeNs = now + delayNs
-    }
-
-    mutating func succeeded() {
-        delayNs = 0
-        notBeforeNs = 0
     }
 }
 

@@ -1,3 +1,4 @@
+import BlockerSystem
 import CXCB
 import Glibc
 
@@ -248,7 +249,7 @@ final class XConnection {
 
     /// Waits for `cookie`'s reply until `deadline` (CLOCK_MONOTONIC ns),
     /// sleeping in poll(2), never spinning. A reply that comes too late is discarded.
-    func reply<Value>(_ cookie: XCookie<Value>, deadline: UInt64) -> Result<Value, XRequestFailure> {
+    func reply<Value>(_ cookie: XCookie<Value>, deadline: Int64) -> Result<Value, XRequestFailure> {
         guard flush() else { return .failure(.connectionLost) }
         while true {
             var reply: UnsafeMutableRawPointer?
@@ -265,7 +266,7 @@ final class XConnection {
                 return .failure(.connectionLost)
             }
             if xcb_connection_has_error(connection) != 0 { return .failure(.connectionLost) }
-            let now = Self.monotonicNanoseconds()
+            let now = MonotonicClock.nowNs
             guard now < deadline else {
                 xcb_discard_reply(connection, cookie.sequence)
                 return .failure(.timedOut)
@@ -305,11 +306,5 @@ final class XConnection {
             return .screenSaverNotify(state: XScreenSaverInfo.State(rawValue: notify.state))
         }
         return .other(responseType: type)
-    }
-
-    static func monotonicNanoseconds() -> UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
     }
 }

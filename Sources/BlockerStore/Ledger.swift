@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 
 /// The durable record of what happened: balance, earnings, usage per day and
 /// timed blocks, in `blocker.db` (SQLite, WAL).
@@ -42,7 +43,7 @@ public final class Ledger {
     public static func open(stateDirectory: String) throws(StoreError) -> Ledger {
         try StateFiles.createDirectory(stateDirectory)
         let directory = stateDirectory.hasSuffix("/") ? String(stateDirectory.dropLast()) : stateDirectory
-        return try Ledger(path: directory + "/blocker.db")
+        return try Ledger(path: directory + "/" + BlockerPaths.ledgerFileName)
     }
 
     /// Opens (or creates, 0600) the ledger at `path`. A file that is neither

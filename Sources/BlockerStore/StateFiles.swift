@@ -1,6 +1,7 @@
 // The state directory and the database file before SQLite sees them: created
 // private (dir 0700, file 0600), and an existing file judged by its header
 // alone, so a file that is not ours is never opened for writing.
+import BlockerSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -115,21 +116,11 @@ enum StateFiles {
     }
 
     private static func readPrefix(_ path: String, count: Int) throws(StoreError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError(errno: errno, path: path, action: "cannot read the ledger") }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StoreError(errno: errno, path: path, action: "cannot read the ledger")
-            }
-            if n == 0 { break }
-            filled += n
+        do {
+            return try FileContents.prefix(atPath: path, count: count)
+        } catch {
+            throw StoreError(errno: error.rawValue, path: path, action: "cannot read the ledger")
         }
-        return Array(bytes[0..<filled])
     }
 
     private static func fileSize(_ path: String) -> Int64? {

@@ -1,3 +1,4 @@
+import BlockerSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,7 +52,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
     init(errno code: Int32, path: String, action: String) {
         self.init(.fileSystem(errno: code), path: path, action: action,
-                  detail: String(cString: strerror(code)))
+                  detail: Errno(rawValue: code).description)
     }
 
     /// SQLITE_FULL: the disk (or the database's size limit) is full.

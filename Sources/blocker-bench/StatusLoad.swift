@@ -1,4 +1,5 @@
 import BlockerBus
+import BlockerSystem
 import Glibc
 
 /// `blocker-bench status-load [--rate N] [--seconds S]`
@@ -28,16 +29,16 @@ func benchStatusLoad(_ arguments: [String]) {
     var latencies: [Int64] = []
     latencies.reserveCapacity(total)
     var failures = 0
-    let start = clockNs(CLOCK_MONOTONIC)
+    let start = MonotonicClock.nowNs
     for i in 0..<total {
         // Paced: call i is due at start + i × interval; never faster.
         let due = start + Int64(i) * interval
-        while clockNs(CLOCK_MONOTONIC) < due {}
-        let before = clockNs(CLOCK_MONOTONIC)
+        while MonotonicClock.nowNs < due {}
+        let before = MonotonicClock.nowNs
         do { _ = try client.status() } catch { failures += 1 }
-        latencies.append(clockNs(CLOCK_MONOTONIC) - before)
+        latencies.append(MonotonicClock.nowNs - before)
     }
-    let elapsed = Double(clockNs(CLOCK_MONOTONIC) - start) / 1e9
+    let elapsed = Double(MonotonicClock.nowNs - start) / 1e9
     latencies.sort()
     func percentile(_ p: Double) -> Double { Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1e6 }
     print("calls=\(total) failed=\(failures) seconds=\(String(format2(elapsed))) rate=\(String(format2(Double(total) / elapsed))) "

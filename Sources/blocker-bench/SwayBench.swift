@@ -1,5 +1,6 @@
 import BlockerCore
 import BlockerProbes
+import BlockerSystem
 import Glibc
 
 /// `blocker-bench sway [--samples N] [--switches N] [--apps A,B]`
@@ -36,12 +37,12 @@ func benchSway(_ arguments: [String]) {
 
     // Per-sample cost, with the window in front unchanged.
     for _ in 0..<50 { _ = probe.sample() }
-    let cpuStart = clockNs(CLOCK_PROCESS_CPUTIME_ID), wallStart = clockNs(CLOCK_MONOTONIC)
+    let cpuStart = ProcessCPUClock.nowNs, wallStart = MonotonicClock.nowNs
     for _ in 0..<samples {
         guard case .success = probe.sample() else { benchFail("sway bench: a sample failed") }
     }
-    let cpuPerSampleUs = Double(clockNs(CLOCK_PROCESS_CPUTIME_ID) - cpuStart) / Double(samples) / 1000
-    let wallPerSampleUs = Double(clockNs(CLOCK_MONOTONIC) - wallStart) / Double(samples) / 1000
+    let cpuPerSampleUs = Double(ProcessCPUClock.nowNs - cpuStart) / Double(samples) / 1000
+    let wallPerSampleUs = Double(MonotonicClock.nowNs - wallStart) / Double(samples) / 1000
 
     // Event latency: each switch focuses the other app, starting from the second one in front.
     do { _ = try commands.request(.runCommand, payload: "[app_id=\"\(apps[1])\"] focus") } catch {
@@ -52,19 +53,19 @@ func benchSway(_ arguments: [String]) {
     for i in 0..<switches {
         let app = apps[i % 2]
         probe.drainEvents()
-        let start = clockNs(CLOCK_MONOTONIC)
+        let start = MonotonicClock.nowNs
         do { _ = try commands.request(.runCommand, payload: "[app_id=\"\(app)\"] focus") } catch {
             benchFail("sway bench: focus \(app): \(error)")
         }
         guard let fd = probe.eventDescriptor, waitReadable(fd, timeoutMs: 1000) else {
             benchFail("sway bench: no window event within 1 s of focusing \(app)")
         }
-        let readable = clockNs(CLOCK_MONOTONIC)
+        let readable = MonotonicClock.nowNs
         probe.drainEvents()
         guard case let .success(reading) = probe.sample(), reading.window?.appID == app else {
             benchFail("sway bench: after focusing \(app) the probe did not report it (is there a window with app id \(app)?)")
         }
-        let done = clockNs(CLOCK_MONOTONIC)
+        let done = MonotonicClock.nowNs
         readableMs.append(Double(readable - start) / 1e6)
         sampledMs.append(Double(done - start) / 1e6)
     }

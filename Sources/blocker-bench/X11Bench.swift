@@ -1,5 +1,6 @@
 import BlockerCore
 import BlockerProbes
+import BlockerSystem
 import Glibc
 
 // `blocker-bench x11 [--samples N] [--switches N] [--naive N]`
@@ -27,7 +28,7 @@ func benchX11(_ arguments: [String]) {
         }
     }
 
-    let environment = processEnvironment()
+    let environment = Environment.current()
     let probe: X11Probe
     switch X11Probe.open(environment: environment) {
     case let .success(opened): probe = opened
@@ -58,12 +59,12 @@ func benchX11(_ arguments: [String]) {
     // 1. CPU per sample (the foreground does not change meanwhile).
     for _ in 0..<50 { _ = probe.sample() }
     var failures = 0
-    let cpuStart = cpuMicroseconds(), wallStart = monotonicMicroseconds()
+    let cpuStart = ProcessCPUClock.nowUs, wallStart = MonotonicClock.nowUs
     for _ in 0..<samples {
         if case .failure = probe.sample() { failures += 1 }
     }
-    let cpuPerSample = Double(cpuMicroseconds() - cpuStart) / Double(samples)
-    let wallPerSample = Double(monotonicMicroseconds() - wallStart) / Double(samples)
+    let cpuPerSample = Double(ProcessCPUClock.nowUs - cpuStart) / Double(samples)
+    let wallPerSample = Double(MonotonicClock.nowUs - wallStart) / Double(samples)
     if failures > 0 { fail("\(failures) of \(samples) samples failed") }
 
     // 2. Focus change → descriptor readable → sample done.
@@ -72,7 +73,7 @@ func benchX11(_ arguments: [String]) {
         let target = windows[(round + 1) % 2]
         settle(probe)
         guard let fd = probe.eventDescriptor else { fail("the probe lost its connection") }
-        let started = monotonicMicroseconds()
+        let started = MonotonicClock.nowUs
         guard let xdotool = spawnQuietly(["/usr/bin/xdotool", "windowactivate", target.id]) else {
             fail("cannot run xdotool (apt-get install xdotool)")
         }
@@ -80,10 +81,10 @@ func benchX11(_ arguments: [String]) {
         while !done {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&pfd, 1, 2000) > 0 else { fail("no event within 2 s of activating \(target.wmClass)") }
-            let woke = monotonicMicroseconds()
+            let woke = MonotonicClock.nowUs
             probe.drainEvents()
             if case let .success(reading) = probe.sample(), reading.window?.wmClass == target.wmClass {
-                let finished = monotonicMicroseconds()
+                let finished = MonotonicClock.nowUs
                 latencies.append(Double(finished - started) / 1000)
                 afterWake.append(Double(finished - woke))
                 done = true
@@ -94,12 +95,12 @@ func benchX11(_ arguments: [String]) {
 
     // 3. The naive loop people write.
     let shellLine = "xprop -id \"$(xdotool getactivewindow)\" WM_CLASS"
-    let naiveCPUStart = cpuMicroseconds(), childrenStart = childrenCPUMicroseconds()
+    let naiveCPUStart = ProcessCPUClock.nowUs, childrenStart = childrenCPUMicroseconds()
     for _ in 0..<naiveRounds {
         guard case let .success(output) = Subprocess.run(["/bin/sh", "-c", shellLine], timeoutMs: 5000),
               output.status == 0 else { fail("the naive loop failed: /bin/sh -c '\(shellLine)'") }
     }
-    let naivePerRound = Double(cpuMicroseconds() - naiveCPUStart + childrenCPUMicroseconds() - childrenStart) / Double(naiveRounds)
+    let naivePerRound = Double(ProcessCPUClock.nowUs - naiveCPUStart + childrenCPUMicroseconds() - childrenStart) / Double(naiveRounds)
     let ratio = naivePerRound / cpuPerSample
 
     let latencyMedian = median(latencies)
@@ -169,36 +170,11 @@ private func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
-private func processEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var entry = environ
-    while let pointer = entry.pointee {
-        let text = String(cString: pointer)
-        if let eq = text.firstIndex(of: "=") {
-            result[String(text[..<eq])] = String(text[text.index(after: eq)...])
-        }
-        entry += 1
-    }
-    return result
-}
-
-private func cpuMicroseconds() -> Int64 {
-    var t = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
-    return Int64(t.tv_sec) * 1_000_000 + Int64(t.tv_nsec) / 1000
-}
-
 private func childrenCPUMicroseconds() -> Int64 {
     var usage = rusage()
     getrusage(RUSAGE_CHILDREN.rawValue, &usage)
     func us(_ t: timeval) -> Int64 { Int64(t.tv_sec) * 1_000_000 + Int64(t.tv_usec) }
     return us(usage.ru_utime) + us(usage.ru_stime)
-}
-
-private func monotonicMicroseconds() -> Int64 {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return Int64(t.tv_sec) * 1_000_000 + Int64(t.tv_nsec) / 1000
 }
 
 /// Starts `argv` in the background, stdio on /dev/null, with default signal
@@ -227,7 +203,7 @@ private func spawnQuietly(_ argv: [String]) -> pid_t? {
 
 private func waitChild(_ pid: pid_t) {
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
 }
 
 private func stopChild(_ pid: pid_t) {

@@ -1,6 +1,7 @@
 import BlockerBus
 import BlockerConfig
 import BlockerCore
+import BlockerSystem
 import Glibc
 
 /// Follows blockerd on the session bus and keeps one cover per monitor in
@@ -24,7 +25,7 @@ final class OverlayController {
     /// The daily-limit group named on the card; `ShieldChanged` does not carry it.
     private var limitGroup: String?
     /// When the shown cover was asked for (CLOCK_MONOTONIC ns), to log how long it took to appear.
-    private var showRequestedAt: UInt64?
+    private var showRequestedAt: Int64?
 
     // The bus connection on GLib's loop.
     private var readWatch: LoopSource?
@@ -112,7 +113,7 @@ final class OverlayController {
             showRequestedAt = nil
             log.info("hidden")
         case .show:
-            showRequestedAt = Self.monotonicNanoseconds
+            showRequestedAt = MonotonicClock.nowNs
             refreshExercises()
             zone = (try? TimeZoneRules.system(environment: environment)) ?? .utc
             fill()
@@ -127,7 +128,7 @@ final class OverlayController {
 
     /// Writes the model's card into every cover.
     private func fill() {
-        guard let card = model.card(now: Self.wallMilliseconds, zone: zone, group: limitGroup) else { return }
+        guard let card = model.card(now: WallClock.nowMs, zone: zone, group: limitGroup) else { return }
         for (monitor, cover) in covers {
             cover.card.show(card, withForm: monitor == formMonitor)
         }
@@ -164,7 +165,7 @@ final class OverlayController {
             return
         }
         showRequestedAt = nil
-        let ms = Double(Self.monotonicNanoseconds - started) / 1_000_000
+        let ms = Double(MonotonicClock.nowNs - started) / 1_000_000
         log.info("shown over \(shield.app) (\(shield.reason)) \(Int(ms.rounded())) ms after the signal")
     }
 
@@ -266,7 +267,7 @@ final class OverlayController {
         deadlineTimer?.cancel()
         deadlineTimer = nil
         if let deadline = client.deadlineMicroseconds {
-            let now = Self.monotonicNanoseconds / 1000
+            let now = UInt64(MonotonicClock.nowUs)
             let wait = deadline > now ? min((deadline - now + 999) / 1000, 60_000) : 0
             deadlineTimer = LoopSource.timer(milliseconds: UInt32(wait)) { [unowned self] in
                 self.deadlineTimer = nil
@@ -278,20 +279,6 @@ final class OverlayController {
 
     /// What `main` exits with after the loop ends.
     private(set) var exitStatus: Int32 = 0
-
-    // MARK: clocks
-
-    private static var monotonicNanoseconds: UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
-
-    private static var wallMilliseconds: Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    }
 }
 
 /// Lines on stderr (the journal under systemd), with sd-daemon priority prefixes.

@@ -1,5 +1,6 @@
 import BlockerBus
 import BlockerCore
+import BlockerSystem
 import Glibc
 
 // blocker-overlay: the full-screen cover over a shielded app. It follows
@@ -23,13 +24,7 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-var environment: [String: String] = [:]
-var envp = environ
-while let entry = envp.pointee {
-    let pair = String(cString: entry).split(separator: "=", maxSplits: 1).map(String.init)
-    if pair.count == 2 { environment[pair[0]] = pair[1] }
-    envp += 1
-}
+let environment = Environment.current()
 
 var configPath: String?
 var arguments = CommandLine.arguments.dropFirst()
@@ -47,9 +42,7 @@ while let argument = arguments.popFirst() {
         fail("unknown argument \"\(argument)\"\n\n\(usage)", status: 2)
     }
 }
-let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    ?? (environment["HOME"] ?? "/") + "/.config"
-let config = configPath ?? configHome + "/blocker/blocker.toml"
+let config = configPath ?? BlockerPaths.configFile(environment: environment)
 
 // The program's name is its WM_CLASS (instance and class) and app id: the
 // probes recognise the cover by it and keep reporting the app beneath.

@@ -1,17 +1,12 @@
 import BlockerDaemon
 import BlockerProbes
+import BlockerSystem
 import Glibc
 
 // blockerd: the long-running service. Everything but argument handling and
 // exit statuses lives in BlockerDaemon, so tests can run it in-process.
 
-var environment: [String: String] = [:]
-var envp = environ
-while let entry = envp.pointee {
-    let pair = String(cString: entry).split(separator: "=", maxSplits: 1).map(String.init)
-    if pair.count == 2 { environment[pair[0]] = pair[1] }
-    envp += 1
-}
+let environment = Environment.current()
 let log = LogDestination.automatic(environment: environment)
 
 func fail(_ message: String, status: Int32) -> Never {

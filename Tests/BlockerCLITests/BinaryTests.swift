@@ -40,6 +40,44 @@ import Testing
                       stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// Runs blockerctl with `entries` as its envp exactly (names may repeat,
+    /// which a dictionary cannot say); returns its status and stderr.
+    func run(_ arguments: [String], environmentEntries entries: [String]) throws -> (status: Int32, stderr: String) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        let argv = ([Self.binary] + arguments).map { strdup($0) } + [nil]
+        let envp = entries.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, Self.binary, &actions, nil, argv, envp)
+        close(fds[1])
+        defer { close(fds[0]) }
+        guard spawned == 0 else { throw POSIXError(.ENOENT) }
+        var stderr: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while case let n = read(fds[0], &chunk, chunk.count), n != 0 {
+            if n < 0 { if errno == EINTR { continue } else { break } }
+            stderr += chunk[0..<n]
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return ((status >> 8) & 0xff, String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func aVariableSetTwiceTakesItsFirstValueLikeGetenv() throws {
+        let result = try run(["config", "check"], environmentEntries: [
+            "XDG_CONFIG_HOME=/nonexistent-first", "HOME=/nonexistent-home", "TZ=UTC",
+            "XDG_CONFIG_HOME=/nonexistent-second",
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("blockerctl: error: /nonexistent-first/blocker/blocker.toml: cannot read the config"))
+    }
+
     @Test func helpListsEveryCommand() throws {
         let result = try run(["--help"])
         #expect(result.status == 0 && result.stderr.isEmpty)

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 @testable import BlockerProbes
+import BlockerSystem
 
 /// A FAKE Hyprland. Hyprland cannot run in this sandbox (it needs a DRM
 /// session), so this serves its two sockets as its IPC documentation

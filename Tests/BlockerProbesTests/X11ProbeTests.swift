@@ -285,20 +285,4 @@ import Testing
         #expect(onlyInstance.instance == "solo" && onlyInstance.wmClass == nil)
         #expect(X11Probe.parseClass(nil).instance == nil)
     }
-
-    @Test func reconnectBackoffIsShortAndCapped() {
-        var backoff = ReconnectBackoff()
-        #expect(backoff.mayTry(at: 0))
-        var now: UInt64 = 1_000_000_000
-        var delays: [UInt64] = []
-        for _ in 0..<6 {
-            backoff.failed(at: now)
-            #expect(!backoff.mayTry(at: now))
-            delays.append(backoff.msUntilNextTry(at: now))
-            now += 10_000_000_000
-        }
-        #expect(delays == [50, 100, 200, 400, 500, 500])
-        backoff.succeeded()
-        #expect(backoff.mayTry(at: now))
-    }
 }

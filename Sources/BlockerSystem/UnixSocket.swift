@@ -15,8 +15,8 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
     package enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
         /// The path does not fit `sockaddr_un.sun_path` (108 bytes on Linux).
         case pathTooLong(String)
-        /// A system call failed; `errno` is the C value.
-        case system(call: String, errno: Int32)
+        /// A system call failed.
+        case system(call: String, errno: Errno)
         /// The peer closed the connection before the expected bytes arrived.
         case closedByPeer
         /// Nothing (or not enough) arrived before the deadline.
@@ -27,7 +27,7 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
         package var description: String {
             switch self {
             case let .pathTooLong(path): "socket path is too long (\(path.utf8.count) bytes): \(path)"
-            case let .system(call, code): "\(call): \(String(cString: strerror(code)))"
+            case let .system(call, code): "\(call): \(code)"
             case .closedByPeer: "connection closed by the other side"
             case let .timedOut(ms): "no answer within \(ms) ms"
             case let .tooLarge(limit): "answer larger than \(limit) bytes"
@@ -39,15 +39,9 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
     package struct Deadline: Sendable {
         package let atMs: Int64
         package let budgetMs: Int32
-        package static func after(ms: Int32) -> Deadline { Deadline(atMs: nowMs() + Int64(ms), budgetMs: ms) }
+        package static func after(ms: Int32) -> Deadline { Deadline(atMs: MonotonicClock.nowMs + Int64(ms), budgetMs: ms) }
         /// Milliseconds left, at least 0: what `poll` waits at most.
-        var remainingMs: Int32 { Int32(clamping: max(0, atMs - Self.nowMs())) }
-
-        package static func nowMs() -> Int64 {
-            var t = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &t)
-            return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
-        }
+        var remainingMs: Int32 { Int32(clamping: max(0, atMs - MonotonicClock.nowMs)) }
     }
 
     /// What a nonblocking read found.
@@ -64,14 +58,14 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
     package static func connect(to path: String) throws(Failure) -> UnixSocket {
         var address = try socketAddress(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
+        guard fd >= 0 else { throw .system(call: "socket", errno: .current) }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         guard result == 0 else {
-            let code = errno
+            let code = Errno.current
             Glibc.close(fd)
             throw .system(call: "connect", errno: code)
         }
@@ -82,17 +76,18 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
     package func writeAll(_ bytes: [UInt8], deadline: Deadline) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                send(rawValue, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if n > 0 { offset += n; continue }
-            let code = errno
-            if n < 0 && code == EINTR { continue }
-            if n < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
+            do {
+                // Never 0 for a nonempty stream write.
+                offset += try retryOnInterrupt {
+                    bytes.withUnsafeBytes { send(rawValue, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+                }
+            } catch .wouldBlock {
                 try wait(for: Int16(POLLOUT), deadline: deadline)
-                continue
+            } catch .brokenPipe, .connectionReset {
+                throw .closedByPeer
+            } catch {
+                throw .system(call: "send", errno: error)
             }
-            throw code == EPIPE || code == ECONNRESET ? .closedByPeer : .system(call: "send", errno: code)
         }
     }
 
@@ -128,18 +123,17 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
     /// Reads what is pending now, without waiting.
     package func readAvailable(limit: Int = 65_536) throws(Failure) -> Available {
         var buffer = [UInt8](repeating: 0, count: max(1, limit))
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(rawValue, $0.baseAddress!, $0.count) }
-            if n > 0 { return .bytes(Array(buffer[0..<n])) }
-            if n == 0 { return .closed }
-            let code = errno
-            switch code {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return .nothing
-            case ECONNRESET: return .closed
-            default: throw .system(call: "read", errno: code)
-            }
+        let n: Int
+        do {
+            n = try retryOnInterrupt { buffer.withUnsafeMutableBytes { Glibc.read(rawValue, $0.baseAddress!, $0.count) } }
+        } catch .wouldBlock {
+            return .nothing
+        } catch .connectionReset {
+            return .closed
+        } catch {
+            throw .system(call: "read", errno: error)
         }
+        return n == 0 ? .closed : .bytes(Array(buffer[0..<n]))
     }
 
     /// Whether the socket becomes readable (data, end of stream or error)
@@ -147,11 +141,9 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
     package func waitUntilReadable(timeoutMs: Int32) -> Bool {
         var pfd = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
         let deadline = Deadline.after(ms: timeoutMs)
-        while true {
-            let ready = poll(&pfd, 1, deadline.remainingMs)
-            if ready < 0 && errno == EINTR { continue }
-            return ready > 0
-        }
+        // Each retry waits only what is left.
+        let ready = try? retryOnInterrupt { poll(&pfd, 1, deadline.remainingMs) }
+        return (ready ?? 0) > 0
     }
 
     package func close() {
@@ -166,7 +158,8 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
             let ready = poll(&pfd, 1, left)
             if ready > 0 { return }           // readable, writable, or HUP/ERR: the next call says which
             if ready == 0 { throw .timedOut(ms: deadline.budgetMs) }
-            if errno != EINTR { throw .system(call: "poll", errno: errno) }
+            let code = Errno.current
+            if code != .interrupted { throw .system(call: "poll", errno: code) }
         }
     }
 
@@ -194,19 +187,19 @@ package struct UnixListener: RawRepresentable, Hashable, Sendable {
     package static func listen(at path: String, backlog: Int32 = 16) throws(UnixSocket.Failure) -> UnixListener {
         var address = try UnixSocket.socketAddress(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
+        guard fd >= 0 else { throw .system(call: "socket", errno: .current) }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         guard bound == 0 else {
-            let code = errno
+            let code = Errno.current
             Glibc.close(fd)
             throw .system(call: "bind", errno: code)
         }
         guard Glibc.listen(fd, backlog) == 0 else {
-            let code = errno
+            let code = Errno.current
             Glibc.close(fd)
             throw .system(call: "listen", errno: code)
         }
@@ -217,7 +210,7 @@ package struct UnixListener: RawRepresentable, Hashable, Sendable {
     package func accept(timeoutMs: Int32) throws(UnixSocket.Failure) -> UnixSocket? {
         var pfd = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
         let ready = poll(&pfd, 1, timeoutMs)
-        if ready < 0 && errno != EINTR { throw .system(call: "poll", errno: errno) }
+        if ready < 0 && Errno.current != .interrupted { throw .system(call: "poll", errno: .current) }
         guard ready > 0 else { return nil }
         // accept4 is a GNU extension the Glibc module does not import.
         let fd = Glibc.accept(rawValue, nil, nil)
@@ -226,39 +219,12 @@ package struct UnixListener: RawRepresentable, Hashable, Sendable {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             return UnixSocket(rawValue: fd)
         }
-        if errno == EAGAIN || errno == EINTR { return nil }
-        throw .system(call: "accept", errno: errno)
+        let code = Errno.current
+        if code == .wouldBlock || code == .interrupted { return nil }
+        throw .system(call: "accept", errno: code)
     }
 
     package func close() {
         _ = Glibc.close(rawValue)
-    }
-}
-
-/// When to try connecting again after a failure: soon at first, then
-/// doubling up to a ceiling, so a compositor that is gone costs a connect()
-/// every few seconds at most, never a spin.
-package struct SocketReconnectBackoff: Sendable {
-    package let firstDelayMs: Int64
-    package let maximumDelayMs: Int64
-    private var delayMs: Int64 = 0
-    private var notBeforeMs: Int64 = 0
-
-    package init(firstDelayMs: Int64 = 100, maximumDelayMs: Int64 = 2_000) {
-        self.firstDelayMs = firstDelayMs
-        self.maximumDelayMs = maximumDelayMs
-    }
-
-    /// Milliseconds until the next attempt is allowed (0: now).
-    package func waitMs(now: Int64) -> Int64 { max(0, notBeforeMs - now) }
-
-    package mutating func failed(now: Int64) {
-        delayMs = delayMs == 0 ? firstDelayMs : min(maximumDelayMs, delayMs * 2)
-        notBeforeMs = now + delayMs
-    }
-
-    package mutating func succeeded() {
-        delayMs = 0
-        notBeforeMs = 0
     }
 }

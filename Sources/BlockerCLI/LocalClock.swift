@@ -1,26 +1,5 @@
 import BlockerCore
 
-/// Where blocker keeps its files, by the same XDG rules as blockerd
-/// (a relative XDG_* value is ignored, as the spec asks).
-public enum BlockerPaths {
-    public static func configFile(environment: [String: String]) -> String {
-        base("XDG_CONFIG_HOME", fallback: "/.config", environment) + "/blocker/blocker.toml"
-    }
-
-    public static func stateDirectory(environment: [String: String]) -> String {
-        base("XDG_STATE_HOME", fallback: "/.local/state", environment) + "/blocker"
-    }
-
-    public static func ledger(environment: [String: String]) -> String {
-        stateDirectory(environment: environment) + "/blocker.db"
-    }
-
-    private static func base(_ variable: String, fallback: String, _ environment: [String: String]) -> String {
-        if let value = environment[variable], value.hasPrefix("/") { return value }
-        return (environment["HOME"] ?? "/") + fallback
-    }
-}
-
 /// Instants shown as local wall time.
 struct LocalClock {
     let zone: TimeZoneRules

@@ -1,0 +1,43 @@
+/// The XDG base directories, from an environment. As the XDG Base Directory
+/// Specification says, a value that is not an absolute path (unset, empty or
+/// relative) is ignored: the default is used instead.
+public struct XDGPaths: Equatable, Sendable {
+    /// $XDG_CONFIG_HOME, else $HOME/.config.
+    public var configHome: String
+    /// $XDG_STATE_HOME, else $HOME/.local/state.
+    public var stateHome: String
+    /// $XDG_RUNTIME_DIR; the spec gives it no default.
+    public var runtimeDirectory: String?
+
+    public init(environment: [String: String]) {
+        func absolute(_ name: String) -> String? {
+            environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        }
+        let home = environment["HOME"] ?? "/"
+        configHome = absolute("XDG_CONFIG_HOME") ?? home + "/.config"
+        stateHome = absolute("XDG_STATE_HOME") ?? home + "/.local/state"
+        runtimeDirectory = absolute("XDG_RUNTIME_DIR")
+    }
+}
+
+/// Where blockerd, blockerctl and blocker-overlay look for blocker's files
+/// unless told otherwise: the one place that names them.
+public enum BlockerPaths {
+    /// $XDG_CONFIG_HOME/blocker/blocker.toml
+    public static func configFile(environment: [String: String]) -> String {
+        XDGPaths(environment: environment).configHome + "/blocker/blocker.toml"
+    }
+
+    /// $XDG_STATE_HOME/blocker
+    public static func stateDirectory(environment: [String: String]) -> String {
+        XDGPaths(environment: environment).stateHome + "/blocker"
+    }
+
+    /// The ledger's name inside the state directory.
+    public static let ledgerFileName = "blocker.db"
+
+    /// $XDG_STATE_HOME/blocker/blocker.db
+    public static func ledger(environment: [String: String]) -> String {
+        stateDirectory(environment: environment) + "/" + ledgerFileName
+    }
+}
