@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystem"]),
-        .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore"]),
+        .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore", "BlockerSystem"]),
         .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore"]),
         .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON"]),
     ],

@@ -1,3 +1,4 @@
+import BlockerSystem
 import BlockerBus
 import BlockerCore
 import BlockerStore
@@ -22,7 +23,7 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
     // MARK: methods
 
     public func status() throws(MethodError) -> StatusReport {
-        let wall = Clocks.wall
+        let wall = WallClock.nowMs
         let today = daemon.meter.zone.localDate(atMs: wall).description
         let summary: DaySummary?
         do { summary = try daemon.ledger.history(fromDay: today, toDay: today).first } catch {
@@ -54,7 +55,7 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
 
     public func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64 {
         let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
-        let wall = Clocks.wall
+        let wall = WallClock.nowMs
         do { return try daemon.block(target: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) } catch {
             throw .storageError("nothing was blocked: \(error)")
         }
@@ -71,7 +72,7 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
     }
 
     public func history(days: UInt32) throws(MethodError) -> [HistoryRow] {
-        let today = daemon.meter.zone.localDate(atMs: Clocks.wall)
+        let today = daemon.meter.zone.localDate(atMs: WallClock.nowMs)
         let first = today.adding(days: -(Int(days) - 1))
         let summaries: [DaySummary]
         do { summaries = try daemon.ledger.history(fromDay: first.description, toDay: today.description) } catch {

@@ -1,3 +1,4 @@
+import BlockerSystem
 import BlockerBus
 import BlockerConfig
 import BlockerCore
@@ -105,7 +106,7 @@ public final class Daemon {
 
     /// Samples the probe, charges the interval, decides the shield, and writes
     /// the ledger in one transaction.
-    public func tick(monotonic: Int64 = Clocks.monotonic, wall: Int64 = Clocks.wall) {
+    public func tick(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) {
         let reading = probe.sample()
         noteProbe(reading)
         let before = snapshot(at: wall)
@@ -152,7 +153,7 @@ public final class Daemon {
     }
 
     /// Re-decides the shield now without sampling (after an earning or a block).
-    public func redecide(wall: Int64 = Clocks.wall) {
+    public func redecide(wall: Int64 = WallClock.nowMs) {
         guard lastTick != nil else { return }
         let snapshot = snapshot(at: wall)
         let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall)
@@ -217,7 +218,7 @@ public final class Daemon {
 
     /// Re-reads the config. A bad config is logged and the old one stays in force.
     @discardableResult
-    public func reload(monotonic: Int64 = Clocks.monotonic) -> Result<Void, ConfigError> {
+    public func reload(monotonic: Int64 = MonotonicClock.nowMs) -> Result<Void, ConfigError> {
         do {
             let fresh = try Config.load(path: options.configPath)
             let probeChanged = fresh.daemon != config.daemon
@@ -240,7 +241,7 @@ public final class Daemon {
     }
 
     /// Credits `reps` of `exercise`; committed to disk before it returns.
-    public func earn(exercise: Exercise, reps: Int, wall: Int64 = Clocks.wall) throws(StoreError)
+    public func earn(exercise: Exercise, reps: Int, wall: Int64 = WallClock.nowMs) throws(StoreError)
         -> (earned: Milliseconds, balance: Milliseconds) {
         let result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
                                      day: meter.zone.localDate(atMs: wall).description)
@@ -255,7 +256,7 @@ public final class Daemon {
     /// Blocks `target` (a group name or an app, already resolved) until
     /// `untilMs`, durably; a running block is only ever extended. Returns
     /// the block's end and re-decides the shield at once.
-    public func block(target: String, untilMs: Int64, wall: Int64 = Clocks.wall) throws(StoreError) -> Int64 {
+    public func block(target: String, untilMs: Int64, wall: Int64 = WallClock.nowMs) throws(StoreError) -> Int64 {
         let end = try ledger.setTimedBlock(target: target, untilMs: untilMs)
         log.write(LogEvent(priority: .info, "Timed block on \(target) until \(untilMs) (Unix ms), "
                            + "\(DurationText.format(max(end - wall, 0))) from now"))
@@ -266,7 +267,7 @@ public final class Daemon {
     /// Ends the timed block on `target`; false when none was running (nothing
     /// is written then). Schedules and daily limits are untouched: the shield
     /// is recomputed from whatever rules remain.
-    public func unblock(target: String, wall: Int64 = Clocks.wall) throws(StoreError) -> Bool {
+    public func unblock(target: String, wall: Int64 = WallClock.nowMs) throws(StoreError) -> Bool {
         let key = target.lowercased()
         guard ledger.timedBlocks(activeAtMs: wall).contains(where: { $0.target == key }) else { return false }
         _ = try ledger.removeTimedBlock(target: key)
