@@ -34,7 +34,9 @@ public struct DaemonOptions: Equatable, Sendable {
         """
 
     /// Returns nil for `--help`.
-    public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> DaemonOptions? {
+    /// Relative paths are taken from `workingDirectory` (the process's own by default).
+    public static func parse(_ arguments: [String], environment: [String: String],
+                             workingDirectory: String = FilePaths.workingDirectory) throws(UsageError) -> DaemonOptions? {
         var options = DaemonOptions(configPath: BlockerPaths.configFile(environment: environment),
                                     stateDirectory: BlockerPaths.stateDirectory(environment: environment))
         var rest = arguments[...]
@@ -48,8 +50,8 @@ public struct DaemonOptions: Equatable, Sendable {
                 throw UsageError(message: "\(name) needs a value (see blockerd --help)")
             }
             switch name {
-            case "--config": options.configPath = value
-            case "--state-dir": options.stateDirectory = value
+            case "--config": options.configPath = FilePaths.absolute(value, relativeTo: workingDirectory)
+            case "--state-dir": options.stateDirectory = FilePaths.absolute(value, relativeTo: workingDirectory)
             default:
                 guard let choice = ProbeChoice(rawValue: value) else {
                     let names = ProbeRegistry.choiceNames.joined(separator: ", ")

@@ -20,14 +20,32 @@ public final class StateLock {
     public struct Failed: Error, CustomStringConvertible, Sendable {
         public let path: String
         public let errno: Int32
-        public var description: String { "cannot lock \(path): \(Errno(rawValue: errno))" }
+        /// The name is taken by a symlink, a FIFO, a directory…: nothing blockerd created.
+        public var notRegular = false
+        public var description: String {
+            if notRegular {
+                return "cannot lock \(path): it is not a regular file (a symlink or another kind of file); "
+                    + "nothing was written to it; remove it if it is not yours: rm \(path)"
+            }
+            return "cannot lock \(path): \(Errno(rawValue: errno))"
+        }
     }
 
     public init(directory: String) throws(StateLockError) {
         path = directory + "/blockerd.lock"
         try Self.makeDirectory(directory)
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .failed(Failed(path: path, errno: errno)) }
+        // O_NOFOLLOW: a symlink planted at this name must not get another
+        // file truncated and overwritten with our pid.
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            if errno == ELOOP { throw .failed(Failed(path: path, errno: ELOOP, notRegular: true)) }
+            throw .failed(Failed(path: path, errno: errno))
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw .failed(Failed(path: path, errno: EINVAL, notRegular: true))
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = StateLock.readPid(fd)
             close(fd)
@@ -45,7 +63,7 @@ public final class StateLock {
 
     /// `mkdir -p` with 0700 for what it creates: the ledger is nobody else's business.
     private static func makeDirectory(_ directory: String) throws(StateLockError) {
-        var partial = ""
+        var partial = directory.hasPrefix("/") ? "" : "."
         for component in directory.split(separator: "/") {
             partial += "/" + component
             if mkdir(partial, 0o700) != 0 && errno != EEXIST {

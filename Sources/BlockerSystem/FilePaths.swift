@@ -1,0 +1,18 @@
+import Glibc
+
+/// Paths given on a command line, made absolute once: a relative
+/// `--state-dir x/y` means `$PWD/x/y`, not `/x/y`.
+public enum FilePaths {
+    /// The process's working directory ("/" if it cannot be read, e.g. removed).
+    public static var workingDirectory: String {
+        guard let raw = getcwd(nil, 0) else { return "/" }
+        defer { free(raw) }
+        return String(cString: raw)
+    }
+
+    /// `path` if it is absolute, else `base/path`. Pure.
+    public static func absolute(_ path: String, relativeTo base: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return (base.hasSuffix("/") ? base : base + "/") + path
+    }
+}
