@@ -21,6 +21,8 @@ let package = Package(
                        providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk-layer-shell-0",
                        providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
+        // Linux calls Glibc does not import (prctl is variadic).
+        .target(name: "CLinux"),
         // SD_BUS_VTABLE_* are macros: this builds vtables from plain structs.
         .target(name: "CBusShim", dependencies: ["CSystemd"]),
         .target(name: "CTOML",
@@ -35,7 +37,7 @@ let package = Package(
         .target(name: "BlockerJSON"),
         // The system layer, in the style of swift-system: errno, clocks, files,
         // environment, sockets. Glibc only; BlockerCore stays pure without it.
-        .target(name: "BlockerSystem"),
+        .target(name: "BlockerSystem", dependencies: ["CLinux"]),
         // Reads blocker.toml (through CTOML) and the system time zone.
         .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerSystem", "CTOML"]),
         // The SQLite ledger.

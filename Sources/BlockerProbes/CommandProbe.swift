@@ -27,7 +27,8 @@ public final class CommandProbe: ForegroundProbe {
         case let .failure(failure):
             return .failure(ProbeFailure("probe command \(failure)"))
         case let .success(output) where output.status != 0:
-            return .failure(ProbeFailure("probe command exited with status \(output.status)"))
+            let said = output.stderrLine.map { ": \($0)" } ?? ""
+            return .failure(ProbeFailure("probe command exited with status \(output.status)\(said)"))
         case let .success(output):
             return Self.parse(output.stdout, executables: executables)
         }

@@ -72,6 +72,10 @@ public final class ProbeLauncher {
     /// `blockerd --probe-launcher`: runs each request on fd 3 with
     /// `Subprocess.run` and writes the answer back, until the daemon closes it.
     public static func serve(fd: Int32 = 3) -> Never {
+        // Whatever a probe leaves behind (a child that escaped its group's
+        // kill by setsid) is re-parented here and reaped after each run,
+        // instead of piling up under the service manager.
+        try? ChildProcesses.becomeSubreaper()
         while let request = Wire.receive(from: fd, deadlineMs: nil) {
             var reader = Wire.Reader(data: request)
             guard let timeout = reader.u32(), let count = reader.u32() else { break }
@@ -82,11 +86,13 @@ public final class ProbeLauncher {
             }
             var reply = Wire()
             switch Subprocess.run(argv, timeoutMs: Int64(timeout)) {
-            case let .success(output): reply.u32(0); reply.u32(UInt32(bitPattern: output.status)); reply.bytes(output.stdout)
+            case let .success(output):
+                reply.u32(0); reply.u32(UInt32(bitPattern: output.status)); reply.bytes(output.stdout); reply.bytes(output.stderr)
             case let .failure(.cannotStart(program, errno)): reply.u32(1); reply.u32(UInt32(bitPattern: errno)); reply.bytes(Array(program.utf8))
             case let .failure(.timedOut(ms)): reply.u32(2); reply.u32(UInt32(clamping: ms)); reply.bytes([])
             case let .failure(.tooMuchOutput(limit)): reply.u32(3); reply.u32(UInt32(clamping: limit)); reply.bytes([])
             }
+            ChildProcesses.reapExited()
             guard Wire.send(reply.data, to: fd) else { break }
         }
         exit(0)
@@ -98,7 +104,7 @@ public final class ProbeLauncher {
             return .failure(.cannotStart("the probe launcher (garbled answer)", errno: EPROTO))
         }
         switch kind {
-        case 0: return .success(Subprocess.Output(status: Int32(bitPattern: code), stdout: payload))
+        case 0: return .success(Subprocess.Output(status: Int32(bitPattern: code), stdout: payload, stderr: reader.bytes() ?? []))
         case 1: return .failure(.cannotStart(String(decoding: payload, as: UTF8.self), errno: Int32(bitPattern: code)))
         case 2: return .failure(.timedOut(ms: Int64(code)))
         default: return .failure(.tooMuchOutput(limit: Int(code)))

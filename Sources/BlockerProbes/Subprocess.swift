@@ -7,7 +7,28 @@ public enum Subprocess {
     public struct Output: Sendable {
         public var status: Int32      // exit code, or 128+signal
         public var stdout: [UInt8]
+        /// The start of what it printed on stderr (at most `stderrKept` bytes):
+        /// enough to say why it failed, never a flood into the journal.
+        public var stderr: [UInt8] = []
+
+        public init(status: Int32, stdout: [UInt8], stderr: [UInt8] = []) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+        }
+
+        /// The first line of stderr, trimmed to 200 characters; nil when it printed none.
+        public var stderrLine: String? {
+            let isBlank = { (b: UInt8) in b == 0x20 || b == 0x09 || b == 0x0D }
+            guard let first = stderr.split(separator: 0x0A).first(where: { !$0.allSatisfy(isBlank) }) else { return nil }
+            let start = first.firstIndex { !isBlank($0) }!, end = first.lastIndex { !isBlank($0) }!
+            let line = String(decoding: first[start...end], as: UTF8.self)
+            return line.count > 200 ? String(line.prefix(200)) + "…" : line
+        }
     }
+
+    /// How much of a program's stderr is kept; the rest is read and dropped.
+    public static let stderrKept = 1024
 
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
         case cannotStart(String, errno: Int32)
@@ -23,65 +44,91 @@ public enum Subprocess {
         }
     }
 
-    /// Runs `argv` (see `spawn`) and collects its stdout.
+    /// Runs `argv` (see `spawn`) in a process group of its own and collects
+    /// its stdout and the start of its stderr. Whatever happens, the whole
+    /// group is killed before this returns, so a probe that forks a child
+    /// (which may hold stdout open) leaves nothing running behind it.
     public static func run(_ argv: [String], timeoutMs: Int64, outputLimit: Int = 65_536) -> Result<Output, Failure> {
         guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { return .failure(.cannotStart(program, errno: errno)) }
-        let (readEnd, writeEnd) = (fds[0], fds[1])
-        // Not inherited by other children; dup2 onto fd 1 clears it for this one.
-        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
-
-        let spawned = spawn(argv, passing: writeEnd, as: 1)
-        close(writeEnd)
+        var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
+        guard pipe(&out) == 0 else { return .failure(.cannotStart(program, errno: errno)) }
+        guard pipe(&err) == 0 else {
+            let code = errno
+            close(out[0]); close(out[1])
+            return .failure(.cannotStart(program, errno: code))
+        }
+        // Not inherited by other children (the launcher is single-threaded, so no race).
+        for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // dup2 onto fds 1 and 2 clears close-on-exec for this child only.
+        let spawned = spawn(argv, passing: [(out[1], 1), (err[1], 2)], newProcessGroup: true)
+        close(out[1]); close(err[1])
+        defer { close(out[0]); close(err[0]) }
         guard case let .success(pid) = spawned else {
-            close(readEnd)
             if case let .failure(failure) = spawned { return .failure(failure) }
             return .failure(.cannotStart(program, errno: EINVAL))
         }
-        defer { close(readEnd) }
 
         let deadline = MonotonicClock.nowMs + timeoutMs
-        var output: [UInt8] = []
+        var stdout: [UInt8] = [], stderr: [UInt8] = []
+        var open: (out: Bool, err: Bool) = (true, true)
         var chunk = [UInt8](repeating: 0, count: 4096)
         var failure: Failure?
-        reading: while true {
+        while open.out {
             let left = deadline - MonotonicClock.nowMs
             if left <= 0 { failure = .timedOut(ms: timeoutMs); break }
-            var pfd = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, Int32(left))
+            var pfds = [pollfd(fd: out[0], events: Int16(POLLIN), revents: 0),
+                        pollfd(fd: open.err ? err[0] : -1, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&pfds, 2, Int32(left))
             if ready < 0 && errno == EINTR { continue }
-            if ready == 0 { failure = .timedOut(ms: timeoutMs); break }
-            let n = (try? retryOnInterrupt { read(readEnd, &chunk, chunk.count) }) ?? -1
-            if n <= 0 { break reading }
-            output += chunk[0..<n]
-            if output.count > outputLimit { failure = .tooMuchOutput(limit: outputLimit); break }
+            if ready <= 0 { failure = .timedOut(ms: timeoutMs); break }
+            if pfds[1].revents != 0 {
+                let n = (try? retryOnInterrupt { read(err[0], &chunk, chunk.count) }) ?? -1
+                if n <= 0 { open.err = false } else if stderr.count < stderrKept {
+                    stderr += chunk[0..<min(n, stderrKept - stderr.count)]
+                }
+            }
+            if pfds[0].revents != 0 {
+                let n = (try? retryOnInterrupt { read(out[0], &chunk, chunk.count) }) ?? -1
+                if n <= 0 { open.out = false; break }
+                stdout += chunk[0..<n]
+                if stdout.count > outputLimit { failure = .tooMuchOutput(limit: outputLimit); break }
+            }
         }
-        // stdout is closed (or we gave up): reap the child, killing it past the deadline.
+        // stdout is closed (or we gave up): wait for the program itself, then
+        // kill its group, so children it left behind go too.
         var status: Int32 = 0
+        var reaped = false
         while failure == nil {
             let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { return .success(Output(status: exitCode(status), stdout: output)) }
-            if r < 0 && errno != EINTR { return .success(Output(status: -1, stdout: output)) }
+            if r == pid { reaped = true; break }
+            if r < 0 && errno != EINTR { reaped = true; break }
             if MonotonicClock.nowMs >= deadline { failure = .timedOut(ms: timeoutMs); break }
             usleep(1000)
         }
-        kill(pid, SIGKILL)
-        _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
-        return .failure(failure!)
+        // After the leader is reaped its group id stays taken while any member lives.
+        kill(-pid, SIGKILL)
+        if !reaped { _ = try? retryOnInterrupt { waitpid(pid, &status, 0) } }
+        if let failure { return .failure(failure) }
+        return .success(Output(status: exitCode(status), stdout: stdout, stderr: stderr))
     }
 
     /// Starts `argv` with `fd` as its descriptor `target`, stdin from
     /// /dev/null, stderr inherited, an empty signal mask and default handlers
     /// (the daemon blocks SIGTERM/SIGHUP for sd_event; its children must not).
     public static func spawn(_ argv: [String], passing fd: Int32, as target: Int32) -> Result<pid_t, Failure> {
+        spawn(argv, passing: [(fd, target)], newProcessGroup: false)
+    }
+
+    /// Starts `argv` with each `(fd, target)` dup'ed onto `target`; in a new
+    /// process group (its pid) when asked, so the group can be killed whole.
+    static func spawn(_ argv: [String], passing descriptors: [(Int32, Int32)],
+                      newProcessGroup: Bool) -> Result<pid_t, Failure> {
         guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fd, target)
+        for (fd, target) in descriptors { posix_spawn_file_actions_adddup2(&actions, fd, target) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -93,7 +140,12 @@ public enum Subprocess {
         for s in [SIGPIPE, SIGTERM, SIGHUP, SIGINT] { sigaddset(&defaults, s) }
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         var pid: pid_t = 0
         let cArgs = argv.map { strdup($0) } + [nil]

@@ -40,4 +40,66 @@ import BlockerProbes
         #expect(launcher.helperPID != first)
         launcher.stop()
     }
+
+    /// Processes whose command line contains `marker`, once SIGKILLs sent
+    /// have landed (delivery is asynchronous): polled for up to a second.
+    private func running(_ marker: String) -> Int {
+        var count = countProcesses(marker)
+        for _ in 0..<100 where count > 0 {
+            usleep(10_000)
+            count = countProcesses(marker)
+        }
+        return count
+    }
+
+    private func countProcesses(_ marker: String) -> Int {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return pids.filter { $0.allSatisfy(\.isNumber) }.filter { pid in
+            guard let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: raw, as: UTF8.self).contains(marker)
+        }.count
+    }
+
+    @Test func aHangingProbeAndItsChildrenAreKilledTogether() {
+        let marker = "300.\(UInt32.random(in: 1000...999_999))"
+        for _ in 0..<5 {
+            // A child holding stdout, and the probe itself hanging.
+            #expect(throws: Subprocess.Failure.timedOut(ms: 200)) {
+                try launcher.run(["/bin/sh", "-c", "sleep \(marker) & sleep \(marker)"], timeoutMs: 200).get()
+            }
+        }
+        // The helper is a subreaper: what it killed is reaped by its next run.
+        _ = launcher.run(["/bin/true"], timeoutMs: 1000)
+        #expect(running(marker) == 0)
+        launcher.stop()
+    }
+
+    @Test func aProbeThatExitsLeavingAChildOnStdoutLeavesNothing() {
+        let marker = "301.\(UInt32.random(in: 1000...999_999))"
+        for _ in 0..<3 {
+            _ = Subprocess.run(["/bin/sh", "-c", "echo null; sleep \(marker) &"], timeoutMs: 300)
+        }
+        #expect(running(marker) == 0)
+    }
+
+    @Test func stderrIsKeptShortWhateverTheProbePrints() throws {
+        // 20 MB on stderr, then an answer: read through, kept to its start.
+        let output = try launcher.run(["/bin/sh", "-c", "head -c 20000000 /dev/zero | tr '\\0' x >&2; echo null"],
+                                      timeoutMs: 10_000).get()
+        #expect(String(decoding: output.stdout, as: UTF8.self) == "null\n")
+        #expect(output.stderr.count == Subprocess.stderrKept)
+        #expect(output.stderr.allSatisfy { $0 == UInt8(ascii: "x") })
+        launcher.stop()
+    }
+
+    @Test func aFailingProbeSaysWhatItPrintedOnStderr() {
+        let probe = CommandProbe(argv: ["/bin/sh", "-c", "printf 'warming up\\ncannot open display :9\\n' >&2; exit 3"],
+                                 timeoutMs: 2000, launcher: launcher)
+        guard case let .failure(failure) = probe.sample() else {
+            Issue.record("a failing probe answered")
+            return
+        }
+        #expect(failure.message == "probe command exited with status 3: warming up")
+        launcher.stop()
+    }
 }
