@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "BlockerConfig", dependencies: ["BlockerCore", "CTOML"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "CSQLite"]),
+        // Thin typed wrappers over libsystemd: sd-bus, sd-event, journald, sd_notify.
+        // The only Swift that calls sd_bus_*/sd_event_*; no raw pointer leaves it.
+        .target(name: "BlockerSystemd", dependencies: ["CSystemd", "CBusShim"]),
         // Which window is in front: one file per backend.
         .target(name: "BlockerProbes", dependencies: ["BlockerCore", "CXCB", "CSystemd"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
@@ -56,6 +59,7 @@ let package = Package(
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
+        .testTarget(name: "BlockerSystemdTests", dependencies: ["BlockerSystemd"]),
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore"]),
         .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore"]),
