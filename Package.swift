@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 // blocker — earned screen time for the Linux desktop.
 // Dependencies point down only: executables → BlockerDaemon/BlockerBus →
-// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore.
+// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore, and
+// BlockerBus/BlockerProbes/BlockerDaemon → BlockerSystemd → libsystemd.
 import PackageDescription
 
 let package = Package(
@@ -12,7 +13,7 @@ let package = Package(
         .library(name: "BlockerStore", targets: ["BlockerStore"]),
     ],
     targets: [
-        // C interop: each touched only by the one Swift file that wraps it.
+        // C interop: each touched only by the Swift target that wraps it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
@@ -41,10 +42,11 @@ let package = Package(
         // Which window is in front: one file per backend.
         .target(name: "BlockerProbes", dependencies: ["BlockerCore", "CXCB", "CSystemd"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
-        .target(name: "BlockerBus", dependencies: ["BlockerCore", "CSystemd", "CBusShim"]),
-        // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
+        .target(name: "BlockerBus", dependencies: ["BlockerCore", "BlockerSystemd"]),
+        // The loop: timers, signals, the probe's fd, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
-                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus", "CSystemd"]),
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus",
+                               "BlockerSystemd"]),
         .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
@@ -62,7 +64,7 @@ let package = Package(
         .testTarget(name: "BlockerSystemdTests", dependencies: ["BlockerSystemd"]),
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore"]),
-        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore"]),
+        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore", "BlockerSystemd"]),
         .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore"]),
     ],
     swiftLanguageModes: [.v6],

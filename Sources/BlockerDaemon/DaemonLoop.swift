@@ -1,6 +1,7 @@
 import BlockerBus
 import BlockerConfig
 import BlockerCore
+import BlockerSystemd
 import Glibc
 
 /// Drives a `Daemon` from one sd_event loop: a timer at `poll-interval`, the
@@ -12,8 +13,8 @@ public final class DaemonLoop {
     public let loop: EventLoop
     /// The D-Bus API; nil when there is no session bus (the daemon still enforces).
     public private(set) var bus: BusService?
-    private var pollTimer: Timer!
-    private var zeroTimer: Timer!
+    private var pollTimer: EventTimer!
+    private var zeroTimer: EventTimer!
     private var probeSource: EventSource?
     private var watched: (fd: Int32?, generation: Int) = (nil, 0)
     private let watchdog: Bool
@@ -32,8 +33,8 @@ public final class DaemonLoop {
         try loop.onSignal(SIGHUP) { [unowned self] in self.reload() }
         if let server {
             let service = BusService(daemon: daemon, server: server) { [unowned self] in self.reload() }
-            try loop.attach(server)
-            do { try server.export(service) } catch { throw SystemdError(call: error.call, errno: error.errno) }
+            try server.attach(to: loop)
+            try server.export(service)
             daemon.observer = service
             bus = service
             let notifications = server.notifications { [unowned daemon] why in
