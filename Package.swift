@@ -40,7 +40,7 @@ let package = Package(
         // The only Swift that calls sd_bus_*/sd_event_*; no raw pointer leaves it.
         .target(name: "BlockerSystemd", dependencies: ["CSystemd", "CBusShim"]),
         // Which window is in front: one file per backend.
-        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "CXCB", "CSystemd"]),
+        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerSystemd", "CXCB"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
         .target(name: "BlockerBus", dependencies: ["BlockerCore", "BlockerSystemd"]),
         // The loop: timers, signals, the probe's fd, wiring. A library so tests can run it in-process.
@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
         .testTarget(name: "BlockerSystemdTests", dependencies: ["BlockerSystemd"]),
-        .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore"]),
+        .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystemd"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore"]),
         .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore", "BlockerSystemd"]),
         .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore"]),
