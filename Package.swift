@@ -1,7 +1,9 @@
 // swift-tools-version:6.0
 // blocker — earned screen time for the Linux desktop.
 // Dependencies point down only: executables → BlockerDaemon/BlockerBus →
-// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore, with BlockerJSON and BlockerSystem beside it.
+// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore, and
+// BlockerBus/BlockerProbes/BlockerDaemon → BlockerSystemd → libsystemd;
+// BlockerJSON and BlockerSystem (Glibc only) sit beside them.
 import PackageDescription
 
 let package = Package(
@@ -12,7 +14,7 @@ let package = Package(
         .library(name: "BlockerStore", targets: ["BlockerStore"]),
     ],
     targets: [
-        // C interop: each touched only by the one Swift file that wraps it.
+        // C interop: each touched only by the Swift target that wraps it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
@@ -42,13 +44,17 @@ let package = Package(
         .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerSystem", "CTOML"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "CSQLite"]),
+        // Thin typed wrappers over libsystemd: sd-bus, sd-event, journald, sd_notify.
+        // The only Swift that calls sd_bus_*/sd_event_*; no raw pointer leaves it.
+        .target(name: "BlockerSystemd", dependencies: ["CSystemd", "CBusShim"]),
         // Which window is in front: one file per backend.
-        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "CXCB", "CSystemd"]),
+        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "BlockerSystemd", "CXCB"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
-        .target(name: "BlockerBus", dependencies: ["BlockerCore", "CSystemd", "CBusShim"]),
-        // The loop: sd_event, notify, journald, wiring. A library so tests can run it in-process.
+        .target(name: "BlockerBus", dependencies: ["BlockerCore", "BlockerSystemd"]),
+        // The loop: timers, signals, the probe's fd, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
-                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus", "BlockerSystem", "CSystemd"]),
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus",
+                               "BlockerSystem", "BlockerSystemd"]),
         .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes", "BlockerSystem"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
@@ -65,9 +71,10 @@ let package = Package(
         .testTarget(name: "BlockerSystemTests", dependencies: ["BlockerSystem"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
-        .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystem"]),
+        .testTarget(name: "BlockerSystemdTests", dependencies: ["BlockerSystemd"]),
+        .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystem", "BlockerSystemd"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore", "BlockerSystem"]),
-        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore"]),
+        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore", "BlockerSystemd"]),
         .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON"]),
     ],
     swiftLanguageModes: [.v6],

@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystemd
 import Glibc
 
 /// blockerd over the session bus, for `blockerctl` and the overlay.
@@ -24,7 +25,7 @@ public final class BlockerClient: BlockerService {
     /// else `$XDG_RUNTIME_DIR/bus`). Succeeds while blockerd is down: calls
     /// then fail with `.notRunning`, and `onDaemonRunningChanged` reports its start.
     public static func connect(environment: [String: String]) throws(BusFailure) -> BlockerClient {
-        guard let address = BusConnection.sessionAddress(environment: environment) else {
+        guard let address = BusAddress.session(environment: environment) else {
             throw .notRunning("no session bus here (DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus "
                 + "does not exist), so blockerd cannot be reached; run this inside your desktop session, "
                 + "or start it with: systemctl --user start blockerd")
@@ -41,8 +42,8 @@ public final class BlockerClient: BlockerService {
     // MARK: BlockerService
 
     public func status() throws(BusFailure) -> StatusReport {
-        let reply = try call("Status") { _ throws(BusError) in }
-        let entries = try decode("Status") { () throws(BusError) in try reply.readDictionary() }
+        let reply = try call("Status") { _ throws(SystemdError) in }
+        let entries = try decode("Status") { () throws(SystemdError) in try reply.readDictionary() }
         guard let report = StatusReport(busDictionary: entries) else {
             throw .transport("blockerd sent a Status reply this program does not understand "
                 + "(keys: \(entries.keys.sorted().joined(separator: ", "))); are both from the same blocker version?")
@@ -51,30 +52,30 @@ public final class BlockerClient: BlockerService {
     }
 
     public func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
-        let reply = try call("Earn") { (message: BusMessage) throws(BusError) in
+        let reply = try call("Earn") { (message: BusMessage) throws(SystemdError) in
             try message.append(exercise)
             try message.append(reps)
         }
-        return try decode("Earn") { () throws(BusError) in (try reply.readInt64(), try reply.readInt64()) }
+        return try decode("Earn") { () throws(SystemdError) in (try reply.readInt64(), try reply.readInt64()) }
     }
 
     public func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64 {
-        let reply = try call("BlockFor") { (message: BusMessage) throws(BusError) in
+        let reply = try call("BlockFor") { (message: BusMessage) throws(SystemdError) in
             try message.append(target)
             try message.append(seconds)
         }
-        return try decode("BlockFor") { () throws(BusError) in try reply.readInt64() }
+        return try decode("BlockFor") { () throws(SystemdError) in try reply.readInt64() }
     }
 
     public func unblock(target: String) throws(BusFailure) {
-        _ = try call("Unblock") { (message: BusMessage) throws(BusError) in try message.append(target) }
+        _ = try call("Unblock") { (message: BusMessage) throws(SystemdError) in try message.append(target) }
     }
 
     public func history(days: UInt32) throws(BusFailure) -> [HistoryRow] {
-        let reply = try call("History") { (message: BusMessage) throws(BusError) in try message.append(days) }
-        return try decode("History") { () throws(BusError) in
-            try reply.readArray(of: "(ssxx)") { () throws(BusError) in
-                try reply.readStruct("ssxx") { () throws(BusError) in
+        let reply = try call("History") { (message: BusMessage) throws(SystemdError) in try message.append(days) }
+        return try decode("History") { () throws(SystemdError) in
+            try reply.readArray(of: "(ssxx)") { () throws(SystemdError) in
+                try reply.readStruct("ssxx") { () throws(SystemdError) in
                     HistoryRow(day: try reply.readString(), group: try reply.readString(),
                                usedMs: try reply.readInt64(), earnedMs: try reply.readInt64())
                 }
@@ -83,7 +84,7 @@ public final class BlockerClient: BlockerService {
     }
 
     public func reload() throws(BusFailure) {
-        _ = try call("Reload") { _ throws(BusError) in }
+        _ = try call("Reload") { _ throws(SystemdError) in }
     }
 
     // MARK: the daemon itself
@@ -175,24 +176,24 @@ public final class BlockerClient: BlockerService {
     }
 
     /// Lets an sd_event loop dispatch the connection (signals arrive by themselves).
-    package func attach(toEvent event: OpaquePointer) throws(BusError) {
-        try connection.attach(toEvent: event)
+    public func attach(to loop: EventLoop) throws(SystemdError) {
+        try connection.attach(to: loop)
     }
 
     // MARK: plumbing
 
-    private func call(_ member: String, _ fill: (BusMessage) throws(BusError) -> Void) throws(BusFailure) -> BusMessage {
+    private func call(_ member: String, _ fill: (BusMessage) throws(SystemdError) -> Void) throws(BusFailure) -> BusMessage {
         do throws(BusCallError) {
             let message = try connection.methodCall(destination: BusNames.service, path: BusNames.objectPath,
                                                     interface: BusNames.interface, member: member)
-            do throws(BusError) { try fill(message) } catch { throw BusCallError.system(error) }
+            do throws(SystemdError) { try fill(message) } catch { throw BusCallError.system(error) }
             return try connection.call(message, timeoutMicroseconds: callTimeoutMicroseconds)
         } catch {
             throw Self.failure(error, member: member, timeout: callTimeoutMicroseconds)
         }
     }
 
-    private func decode<T>(_ member: String, _ body: () throws(BusError) -> T) throws(BusFailure) -> T {
+    private func decode<T>(_ member: String, _ body: () throws(SystemdError) -> T) throws(BusFailure) -> T {
         do { return try body() } catch {
             throw .transport("blockerd's reply to \(member) did not read as expected (\(error)); "
                 + "are blockerd and this program from the same blocker version?")

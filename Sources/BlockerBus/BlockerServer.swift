@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystemd
 import Glibc
 
 /// The bounds every caller of the API is held to (the CLI checks the same before calling).
@@ -123,7 +124,8 @@ public final class BlockerServer {
     /// Unique names are never reused on a bus, so a sender's uid can be kept.
     private var senderUIDs: [String: uid_t] = [:]
     private var throttle = BalanceThrottle()
-    private var throttleTimer: BusTimer?
+    /// Sends a held BalanceChanged; nil until the server is attached to a loop.
+    private var throttleTimer: EventTimer?
 
     private init(connection: BusConnection) {
         self.connection = connection
@@ -132,7 +134,7 @@ public final class BlockerServer {
 
     /// Connects to the session bus and takes the service name, or says who has it.
     public static func claim(environment: [String: String]) throws(ClaimFailure) -> BlockerServer {
-        guard let address = BusConnection.sessionAddress(environment: environment) else {
+        guard let address = BusAddress.session(environment: environment) else {
             throw .noBus("no session bus: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist")
         }
         let connection: BusConnection
@@ -149,15 +151,19 @@ public final class BlockerServer {
         return BlockerServer(connection: connection)
     }
 
-    /// Lets the daemon's sd_event loop serve the bus (and the BalanceChanged timer).
-    package func attach(toEvent event: OpaquePointer) throws(BusError) {
-        try connection.attach(toEvent: event)
+    /// Lets the daemon's loop serve the bus (and the BalanceChanged timer).
+    public func attach(to loop: EventLoop) throws(SystemdError) {
+        try connection.attach(to: loop)
+        throttleTimer = try loop.timer { [weak self] in
+            guard let self, let value = self.throttle.due(now: Self.monotonicMicroseconds) else { return }
+            self.emitBalance(value)
+        }
     }
 
     public var uniqueName: String? { connection.uniqueName }
 
     /// Starts answering calls with `handler` (held weakly: its owner keeps it).
-    public func export(_ handler: BlockerServerHandler) throws(BusError) {
+    public func export(_ handler: BlockerServerHandler) throws(SystemdError) {
         self.handler = handler
         exported = try connection.export(path: BusNames.objectPath, interface: BusNames.interface,
                                          methods: Self.methods, signals: Self.signals) { [unowned self] call in
@@ -242,7 +248,7 @@ public final class BlockerServer {
                                  to handler: BlockerServerHandler) throws(BusCallFailure) {
         // sd-bus checked the signature before calling us, so reading cannot fail
         // on a caller's mistake; `wire` failures are ours (say, out of memory).
-        func wire<T>(_ body: () throws(BusError) -> T) throws(BusCallFailure) -> T {
+        func wire<T>(_ body: () throws(SystemdError) -> T) throws(BusCallFailure) -> T {
             do { return try body() } catch {
                 throw .reply(BusErrorReply(name: "org.freedesktop.DBus.Error.Failed", message: "\(member): \(error)"))
             }
@@ -253,39 +259,39 @@ public final class BlockerServer {
         switch member {
         case "Status":
             let status = try run { () throws(MethodError) in try handler.status() }
-            try wire { () throws(BusError) in try reply.append(status.busDictionary) }
+            try wire { () throws(SystemdError) in try reply.append(status.busDictionary) }
         case "Earn":
-            let (exercise, reps) = try wire { () throws(BusError) in (try call.readString(), try call.readUInt32()) }
+            let (exercise, reps) = try wire { () throws(SystemdError) in (try call.readString(), try call.readUInt32()) }
             guard BlockerLimits.reps.contains(reps) else {
                 throw .method(.invalidArgument(
                     "reps must be a whole number from 1 to 1000 (got \(reps)); nothing was credited"))
             }
             let result = try run { () throws(MethodError) in try handler.earn(exercise: exercise, reps: reps) }
-            try wire { () throws(BusError) in
+            try wire { () throws(SystemdError) in
                 try reply.append(result.earnedMs)
                 try reply.append(result.balanceMs)
             }
         case "BlockFor":
-            let (target, seconds) = try wire { () throws(BusError) in (try call.readString(), try call.readUInt64()) }
+            let (target, seconds) = try wire { () throws(SystemdError) in (try call.readString(), try call.readUInt64()) }
             guard BlockerLimits.blockSeconds.contains(seconds) else {
                 let shown = seconds <= 1_000_000_000 ? DurationText.format(Int64(seconds) * 1000) : "\(seconds) seconds"
                 throw .method(.invalidArgument(
                     "a block lasts from 1 minute to 7 days (60 to 604800 seconds), not \(shown); nothing was blocked"))
             }
             let until = try run { () throws(MethodError) in try handler.blockFor(target: target, seconds: seconds) }
-            try wire { () throws(BusError) in try reply.append(until) }
+            try wire { () throws(SystemdError) in try reply.append(until) }
         case "Unblock":
-            let target = try wire { () throws(BusError) in try call.readString() }
+            let target = try wire { () throws(SystemdError) in try call.readString() }
             try run { () throws(MethodError) in try handler.unblock(target: target) }
         case "History":
-            let days = try wire { () throws(BusError) in try call.readUInt32() }
+            let days = try wire { () throws(SystemdError) in try call.readUInt32() }
             guard BlockerLimits.historyDays.contains(days) else {
                 throw .method(.invalidArgument("history covers 1 to 366 days (got \(days))"))
             }
             let rows = try run { () throws(MethodError) in try handler.history(days: days) }
-            try wire { () throws(BusError) in
-                try reply.appendArray(rows, of: "(ssxx)") { (row: HistoryRow) throws(BusError) in
-                    try reply.appendStruct("ssxx") { () throws(BusError) in
+            try wire { () throws(SystemdError) in
+                try reply.appendArray(rows, of: "(ssxx)") { (row: HistoryRow) throws(SystemdError) in
+                    try reply.appendStruct("ssxx") { () throws(SystemdError) in
                         try reply.append(row.day)
                         try reply.append(row.group)
                         try reply.append(row.usedMs)
@@ -304,7 +310,7 @@ public final class BlockerServer {
 
     /// `ShieldChanged`: on every change, at once.
     public func shieldChanged(_ change: ShieldChange) {
-        emit("ShieldChanged") { (signal: BusMessage) throws(BusError) in
+        emit("ShieldChanged") { (signal: BusMessage) throws(SystemdError) in
             try signal.append(change.active)
             try signal.append(change.app)
             try signal.append(change.reason)
@@ -316,15 +322,10 @@ public final class BlockerServer {
     /// `BalanceChanged`: at most once a second; the latest value is sent
     /// when the second is over.
     public func balanceChanged(_ balanceMs: Int64) {
-        switch throttle.offer(balanceMs, now: BusConnection.monotonicMicroseconds) {
+        switch throttle.offer(balanceMs, now: Self.monotonicMicroseconds) {
         case let .send(value):
             emitBalance(value)
         case let .wait(until):
-            if throttleTimer == nil {
-                throttleTimer = try? connection.timer { [unowned self] in
-                    if let value = self.throttle.due(now: BusConnection.monotonicMicroseconds) { self.emitBalance(value) }
-                }
-            }
             guard let throttleTimer else {
                 // Not on a loop (cannot happen in blockerd): dropping beats flooding.
                 return
@@ -335,15 +336,22 @@ public final class BlockerServer {
 
     /// `Warning(x remaining_ms)`: at each `[warn] before` threshold crossed.
     public func warning(remainingMs: Int64) {
-        emit("Warning") { (signal: BusMessage) throws(BusError) in try signal.append(remainingMs) }
+        emit("Warning") { (signal: BusMessage) throws(SystemdError) in try signal.append(remainingMs) }
     }
 
     private func emitBalance(_ value: Int64) {
-        emit("BalanceChanged") { (signal: BusMessage) throws(BusError) in try signal.append(value) }
+        emit("BalanceChanged") { (signal: BusMessage) throws(SystemdError) in try signal.append(value) }
+    }
+
+    /// CLOCK_MONOTONIC now, in µs: the throttle's clock.
+    private static var monotonicMicroseconds: UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
     }
 
     /// A signal that cannot be sent is lost; the next change sends a fresh one.
-    private func emit(_ member: String, _ fill: (BusMessage) throws(BusError) -> Void) {
+    private func emit(_ member: String, _ fill: (BusMessage) throws(SystemdError) -> Void) {
         do {
             let signal = try connection.signal(path: BusNames.objectPath, interface: BusNames.interface, member: member)
             try fill(signal)

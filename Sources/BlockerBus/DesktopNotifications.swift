@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystemd
 
 /// org.freedesktop.Notifications, asynchronously: a slow or missing
 /// notification server never holds up a tick. The countdown is one

@@ -4,6 +4,7 @@ import BlockerConfig
 import BlockerCore
 import BlockerProbes
 import BlockerStore
+import BlockerSystemd
 
 /// Why the daemon could not start; each maps to an exit status systemd understands.
 public enum StartFailure: Error, CustomStringConvertible {

@@ -1,22 +1,28 @@
 import BlockerBus
 import BlockerConfig
 import BlockerCore
+import BlockerProbes
+import BlockerSystemd
 import Glibc
 
 /// Drives a `Daemon` from one sd_event loop: a timer at `poll-interval`, the
 /// probe's event fd, a wake-up at the instant the balance runs out or a rule
-/// changes the answer,
-/// SIGTERM/SIGINT/SIGHUP, and the session bus. WATCHDOG=1 follows only a
-/// completed tick.
+/// changes the answer, SIGTERM/SIGINT/SIGHUP, the session bus, and the probe's
+/// logind/screen saver connections (a lock change ticks at once). WATCHDOG=1
+/// follows only a completed tick.
 public final class DaemonLoop {
     public let daemon: Daemon
     public let loop: EventLoop
     /// The D-Bus API; nil when there is no session bus (the daemon still enforces).
     public private(set) var bus: BusService?
-    private var pollTimer: Timer!
-    private var wakeTimer: Timer!
+    private var pollTimer: EventTimer!
+    private var wakeTimer: EventTimer!
+    /// Armed when the session's lock state changes: a tick on the next iteration.
+    private var lockTimer: EventTimer!
     private var probeSource: EventSource?
     private var watched: (fd: Int32?, generation: Int) = (nil, 0)
+    /// The probe's session lock whose connections this loop processes.
+    private weak var watchedSession: SessionLock?
     private let watchdog: Bool
     private var lastStatus = ""
 
@@ -28,13 +34,14 @@ public final class DaemonLoop {
         watchdog = ServiceManager.watchdogInterval != nil
         pollTimer = try loop.timer { [unowned self] in self.tick() }
         wakeTimer = try loop.timer { [unowned self] in self.tick() }
+        lockTimer = try loop.timer { [unowned self] in self.tick() }
         try loop.onSignal(SIGTERM) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGINT) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGHUP) { [unowned self] in self.reload() }
         if let server {
             let service = BusService(daemon: daemon, server: server) { [unowned self] in self.reload() }
-            try loop.attach(server)
-            do { try server.export(service) } catch { throw SystemdError(call: error.call, errno: error.errno) }
+            try server.attach(to: loop)
+            try server.export(service)
             daemon.observer = service
             bus = service
             let notifications = server.notifications { [unowned daemon] why in
@@ -42,6 +49,7 @@ public final class DaemonLoop {
             }
             daemon.notify = { notifications.send($0) }
         }
+        watchSession()
     }
 
     /// Starts blockerd in the order its promises need: the bus name first (a
@@ -109,6 +117,7 @@ public final class DaemonLoop {
 
     /// Event-driven probes: a focus change is handled at once, not on the next tick.
     private func watchProbe() {
+        watchSession()
         let fd = daemon.probe.eventDescriptor, generation = daemon.probe.eventGeneration
         guard fd != watched.fd || generation != watched.generation else { return }
         if let probeSource { loop.remove(probeSource) }
@@ -120,5 +129,16 @@ public final class DaemonLoop {
                 self.tick()
             }
         }
+    }
+
+    /// A display probe's logind and screen saver connections join this loop,
+    /// so their signals keep its answers current; a lock change ticks at once
+    /// (from a timer: the change arrives inside the bus's own dispatch).
+    private func watchSession() {
+        guard let session = (daemon.probe as? LockAwareProbe)?.session, session !== watchedSession else { return }
+        watchedSession = session
+        // On failure the session reads its buses itself on each sample, as outside a loop.
+        try? session.attach(to: loop)
+        session.onChange = { [weak self] in self?.lockTimer.arm(afterMicroseconds: 0) }
     }
 }

@@ -1,16 +1,13 @@
-import CSystemd
+import BlockerSystemd
 import Glibc
 
-/// Sends events to journald as structured fields (sd_journal_sendv: the
-/// variadic sd_journal_send does not import into Swift).
+/// Sends events to journald as structured fields.
 public final class JournalSink: LogSink {
     public init() {}
 
     public func write(_ event: LogEvent) {
-        let lines = event.journalFields.map { strdup("\($0.0)=\($0.1)")! }
-        defer { lines.forEach { free($0) } }
-        var vectors = lines.map { iovec(iov_base: UnsafeMutableRawPointer($0), iov_len: strlen($0)) }
-        sd_journal_sendv(&vectors, Int32(vectors.count))
+        // A line the journal refuses has nowhere better to go.
+        try? Journal.send(event.journalFields)
     }
 }
 
@@ -38,19 +35,5 @@ public enum LogDestination {
         var st = stat()
         guard fstat(2, &st) == 0, stream == "\(st.st_dev):\(st.st_ino)" else { return StderrSink() }
         return JournalSink()
-    }
-}
-
-/// sd_notify: READY=1, STATUS=, WATCHDOG=1, RELOADING=1, STOPPING=1.
-public enum ServiceManager {
-    /// Sends `state` to the service manager; a no-op outside systemd.
-    public static func notify(_ state: String) {
-        _ = sd_notify(0, state)
-    }
-
-    /// The watchdog interval systemd expects pings within, or nil when it is off.
-    public static var watchdogInterval: UInt64? {
-        var usec: UInt64 = 0
-        return sd_watchdog_enabled(0, &usec) > 0 ? usec : nil
     }
 }

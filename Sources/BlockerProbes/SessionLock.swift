@@ -1,5 +1,5 @@
 import BlockerCore
-import CSystemd
+import BlockerSystemd
 import Glibc
 
 /// Whether anyone is looking, as the session (not the display server) tells it.
@@ -16,32 +16,39 @@ public struct SessionState: Equatable, Sendable {
 }
 
 /// Screen lock and idle beyond X11: logind's `LockedHint`/`IdleHint` for our
-/// session on the system bus, and `org.freedesktop.ScreenSaver.GetActive` on
-/// the session bus when a desktop provides it. A source that is missing is
-/// not an error, only unknown; `unavailableReason` says why.
+/// session on the system bus, and `org.freedesktop.ScreenSaver` on the
+/// session bus when a desktop provides it. A source that is missing is not
+/// an error, only unknown; `unavailableReason` says why.
+///
+/// Each source is asked once (logind: find the session, then `GetAll`; the
+/// screen saver: `GetActive`) and then followed by its signals
+/// (`PropertiesChanged`, `ActiveChanged`), so a sample costs no bus round
+/// trip. The signals arrive as the connections are processed: by the
+/// `EventLoop` given to `attach(to:)` in blockerd, otherwise by `read()`
+/// itself, which dispatches whatever is queued without waiting.
 public final class SessionLock {
     /// Sources that could not answer are asked again after this long, not every sample.
     static let retryAfterNs: UInt64 = 10_000_000_000
     /// A service that does not answer within this long is treated as missing.
     static let callTimeoutUs: UInt64 = 500_000
 
-    private let systemAddress: String
-    private let sessionAddress: String?
-    private let sessionID: String?
+    private let logind: LogindSession
+    private let screenSaver: ScreenSaver
 
-    private var systemBus: BusConnection?
-    private var sessionPath: String?
-    private var logindProblem: String?
-    private var logindRetryAt: UInt64 = 0
-
-    private var sessionBus: BusConnection?
-    private var screenSaverProblem: String?
-    private var screenSaverRetryAt: UInt64 = 0
+    /// Called when a signal changed a cached lock answer, from inside the
+    /// bus's dispatch: schedule a fresh sample from it, do not `read()` there.
+    public var onChange: (() -> Void)? {
+        didSet {
+            logind.changed = { [weak self] in self?.onChange?() }
+            screenSaver.changed = { [weak self] in self?.onChange?() }
+        }
+    }
 
     /// Why part of the answer is unknown ("logind: …; screensaver: …"), nil
     /// when every source answered. Meant to be logged once per change.
     public var unavailableReason: String? {
-        let parts = [logindProblem.map { "logind: \($0)" }, screenSaverProblem.map { "screensaver: \($0)" }].compactMap { $0 }
+        let parts = [logind.problem.map { "logind: \($0)" }, screenSaver.problem.map { "screensaver: \($0)" }]
+            .compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
@@ -49,146 +56,335 @@ public final class SessionLock {
     /// (`DBUS_SYSTEM_BUS_ADDRESS`, `DBUS_SESSION_BUS_ADDRESS` or
     /// `XDG_RUNTIME_DIR/bus`, `XDG_SESSION_ID`); connects on first use.
     public init(environment: [String: String]) {
-        systemAddress = environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? "unix:path=/run/dbus/system_bus_socket"
-        if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty {
-            sessionAddress = address
-        } else if let runtime = environment["XDG_RUNTIME_DIR"], access(runtime + "/bus", F_OK) == 0 {
-            sessionAddress = "unix:path=\(runtime)/bus"
-        } else {
-            sessionAddress = nil
-        }
-        sessionID = environment["XDG_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 }
+        logind = LogindSession(address: BusAddress.system(environment: environment),
+                               sessionID: environment["XDG_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 })
+        screenSaver = ScreenSaver(address: BusAddress.session(environment: environment))
     }
 
-    /// Asks every source that is there; locked when any says so.
+    /// Lets `loop` process the connections, now and after any reconnection;
+    /// `read()` then only looks at what the signals left. A connection that
+    /// cannot join is still processed by `read()`.
+    public func attach(to loop: EventLoop) throws(SystemdError) {
+        var failure: SystemdError?
+        for link in [logind.link, screenSaver.link].compactMap({ $0 }) {
+            do { try link.attach(to: loop) } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// What every source that is there says; locked when any says so.
     public func read() -> SessionState {
+        logind.link.dispatch()
+        screenSaver.link?.dispatch()
         let now = monotonicNanoseconds()
-        let logind = readLogind(now: now)
-        let saverActive = readScreenSaver(now: now)
-        let lockedAnswers = [logind?.locked, saverActive].compactMap { $0 }
+        let session = logind.answer(now: now)
+        let saverActive = screenSaver.answer(now: now)
+        let lockedAnswers = [session?.locked, saverActive].compactMap { $0 }
         return SessionState(locked: lockedAnswers.isEmpty ? nil : lockedAnswers.contains(true),
-                            idle: logind?.idle)
-    }
-
-    // MARK: logind
-
-    private static let login1 = "org.freedesktop.login1"
-    private static let managerPath = "/org/freedesktop/login1"
-    private static let manager = "org.freedesktop.login1.Manager"
-    private static let session = "org.freedesktop.login1.Session"
-
-    private func readLogind(now: UInt64) -> (locked: Bool, idle: Milliseconds?)? {
-        if sessionPath == nil {
-            guard now >= logindRetryAt else { return nil }
-            switch findSession() {
-            case let .success(path):
-                sessionPath = path
-                logindProblem = nil
-            case let .failure(problem):
-                giveUpOnLogind(problem.text, now: now)
-                return nil
-            }
-        }
-        guard let bus = systemBus, let path = sessionPath else { return nil }
-        do {
-            let locked = try bus.bool(Self.login1, path, Self.session, "LockedHint")
-            let idleHint = try bus.bool(Self.login1, path, Self.session, "IdleHint")
-            var idle: Milliseconds?
-            if idleHint {
-                // The monotonic twin is immune to wall-clock jumps; 0 means "not recorded".
-                let sinceUs = try bus.uint64(Self.login1, path, Self.session, "IdleSinceHintMonotonic")
-                let nowUs = now / 1000
-                if sinceUs > 0 && sinceUs <= nowUs { idle = Milliseconds((nowUs - sinceUs) / 1000) }
-            }
-            logindProblem = nil
-            return (locked, idle)
-        } catch {
-            // logind restarted, or the session ended: find it again later.
-            giveUpOnLogind("cannot read \(path): \(error)", now: now)
-            return nil
-        }
-    }
-
-    struct Problem: Error {
-        var text: String
-        init(_ text: String) { self.text = text }
-    }
-
-    private func giveUpOnLogind(_ problem: String, now: UInt64) {
-        logindProblem = problem
-        logindRetryAt = now + Self.retryAfterNs
-        sessionPath = nil
-        if systemBus?.isOpen == false { systemBus = nil }
-    }
-
-    /// Our session's object: from `XDG_SESSION_ID`, else the session this
-    /// process belongs to, else (a user service is in no session) the user's
-    /// display session, which logind names "auto".
-    private func findSession() -> Result<String, Problem> {
-        let bus: BusConnection
-        if let systemBus {
-            bus = systemBus
-        } else {
-            switch BusConnection.open(address: systemAddress, timeoutUs: Self.callTimeoutUs) {
-            case let .success(opened): bus = opened
-            case let .failure(error): return .failure(Problem("cannot connect to the system bus at \(systemAddress): \(error)"))
-            }
-            systemBus = bus
-        }
-        do {
-            if let sessionID {
-                return .success(try bus.callReturningPath(Self.login1, Self.managerPath, Self.manager, "GetSession", .string(sessionID)))
-            }
-            do {
-                return .success(try bus.callReturningPath(Self.login1, Self.managerPath, Self.manager, "GetSessionByPID", .uint32(UInt32(getpid()))))
-            } catch {
-                return .success(try bus.callReturningPath(Self.login1, Self.managerPath, Self.manager, "GetSession", .string("auto")))
-            }
-        } catch {
-            let which = sessionID.map { "session \($0)" } ?? "a session for this process or user"
-            return .failure(Problem("cannot find \(which): \(error)"))
-        }
-    }
-
-    // MARK: org.freedesktop.ScreenSaver
-
-    private func readScreenSaver(now: UInt64) -> Bool? {
-        guard let sessionAddress else {
-            screenSaverProblem = "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)"
-            return nil
-        }
-        guard now >= screenSaverRetryAt else { return nil }
-        if sessionBus == nil {
-            switch BusConnection.open(address: sessionAddress, timeoutUs: Self.callTimeoutUs) {
-            case let .success(bus): sessionBus = bus
-            case let .failure(error):
-                giveUpOnScreenSaver("cannot connect to the session bus at \(sessionAddress): \(error)", now: now)
-                return nil
-            }
-        }
-        do {
-            let active = try sessionBus!.callReturningBool("org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver",
-                                                           "org.freedesktop.ScreenSaver", "GetActive")
-            screenSaverProblem = nil
-            return active
-        } catch {
-            // Most desktops without a screen saver service: ServiceUnknown.
-            giveUpOnScreenSaver("org.freedesktop.ScreenSaver.GetActive failed: \(error)", now: now)
-            return nil
-        }
-    }
-
-    private func giveUpOnScreenSaver(_ problem: String, now: UInt64) {
-        screenSaverProblem = problem
-        screenSaverRetryAt = now + Self.retryAfterNs
-        if sessionBus?.isOpen == false { sessionBus = nil }
+                            idle: session?.idle)
     }
 
     private func monotonicNanoseconds() -> UInt64 {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+    }
+}
+
+/// Why a source cannot answer, as `unavailableReason` shows it.
+private struct Problem: Error {
+    var text: String
+    init(_ text: String) { self.text = text }
+}
+
+/// A lazily opened bus connection, processed by a loop once attached, else by `dispatch()`.
+private final class BusLink {
+    let address: String
+    let busName: String
+    private(set) var connection: BusConnection?
+    private weak var loop: EventLoop?
+    private var attached = false
+
+    init(address: String, busName: String) {
+        self.address = address
+        self.busName = busName
+    }
+
+    func attach(to loop: EventLoop) throws(SystemdError) {
+        self.loop = loop
+        if let connection, !attached {
+            try connection.attach(to: loop)
+            attached = true
+        }
+    }
+
+    /// Outside a loop: runs the handlers of whatever arrived, without waiting.
+    func dispatch() {
+        guard let connection, !attached else { return }
+        // A failure closes the connection, which the next answer notices (`droppedClosed`).
+        try? connection.processPending()
+    }
+
+    /// The open connection, connecting (and joining the loop) first if there is none.
+    func open() throws(Problem) -> BusConnection {
+        if let connection { return connection }
+        let opened: BusConnection
+        do { opened = try BusConnection(address: address) } catch {
+            throw Problem("cannot connect to the \(busName) at \(address): \(error)")
+        }
+        connection = opened
+        attached = false
+        if let loop {
+            // Not fatal: `dispatch()` processes an unattached connection on each read.
+            attached = (try? opened.attach(to: loop)) != nil
+        }
+        return opened
+    }
+
+    /// Whether the connection broke (the bus daemon went away); it is then forgotten.
+    func droppedClosed() -> Bool {
+        guard let connection, !connection.isOpen else { return false }
+        self.connection = nil
+        return true
+    }
+}
+
+/// Our logind session: found and read once, then followed by `PropertiesChanged`.
+private final class LogindSession {
+    static let login1 = "org.freedesktop.login1"
+    static let managerPath = "/org/freedesktop/login1"
+    static let manager = "org.freedesktop.login1.Manager"
+    static let session = "org.freedesktop.login1.Session"
+    static let properties: Set<String> = ["LockedHint", "IdleHint", "IdleSinceHintMonotonic"]
+
+    let link: BusLink
+    let sessionID: String?
+    var changed: () -> Void = {}
+    private(set) var problem: String?
+    private var retryAt: UInt64 = 0
+
+    private var ownerWatch: BusSubscription?
+    private var propertiesWatch: BusSubscription?
+    /// nil until the session is found (and after logind left).
+    private var path: String?
+    private var locked = false
+    private var idleHint = false
+    private var idleSinceUs: UInt64 = 0
+    /// PropertiesChanged invalidated one of ours: read them again.
+    private var stale = false
+
+    init(address: String, sessionID: String?) {
+        link = BusLink(address: address, busName: "system bus")
+        self.sessionID = sessionID
+    }
+
+    func answer(now: UInt64) -> (locked: Bool, idle: Milliseconds?)? {
+        if link.droppedClosed() {
+            forget()
+            ownerWatch = nil
+            retryAt = 0
+        }
+        if path == nil {
+            guard now >= retryAt else { return nil }
+            do throws(Problem) { try find() } catch {
+                giveUp(error.text, now: now)
+                return nil
+            }
+        } else if stale, let path {
+            do throws(Problem) { try readProperties(path) } catch {
+                giveUp(error.text, now: now)
+                return nil
+            }
+        }
+        var idle: Milliseconds?
+        // The monotonic twin is immune to wall-clock jumps; 0 means "not recorded".
+        let nowUs = now / 1000
+        if idleHint && idleSinceUs > 0 && idleSinceUs <= nowUs { idle = Milliseconds((nowUs - idleSinceUs) / 1000) }
+        return (locked, idle)
+    }
+
+    /// Watches logind's name, finds the session, follows its properties, reads them.
+    private func find() throws(Problem) {
+        let bus = try link.open()
+        if ownerWatch == nil {
+            do {
+                ownerWatch = try bus.watchOwner(of: Self.login1) { [weak self] owner in self?.ownerChanged(owner) }
+            } catch {
+                throw Problem("cannot watch \(Self.login1) on the system bus: \(error)")
+            }
+        }
+        let found = try findSession(bus)
+        propertiesWatch = nil
+        do {
+            propertiesWatch = try bus.onPropertiesChanged(sender: Self.login1, path: found, interface: Self.session) {
+                [weak self] change in self?.apply(change)
+            }
+        } catch {
+            throw Problem("cannot follow \(found): \(error)")
+        }
+        path = found
+        try readProperties(found)
+    }
+
+    /// Our session's object: from `XDG_SESSION_ID`, else the session this
+    /// process belongs to, else (a user service is in no session) the user's
+    /// display session, which logind names "auto".
+    private func findSession(_ bus: BusConnection) throws(Problem) -> String {
+        do throws(BusCallError) {
+            if let sessionID { return try getSession(bus, "GetSession", .string(sessionID)) }
+            do { return try getSession(bus, "GetSessionByPID", .uint32(UInt32(getpid()))) } catch {
+                return try getSession(bus, "GetSession", .string("auto"))
+            }
+        } catch {
+            let which = sessionID.map { "session \($0)" } ?? "a session for this process or user"
+            throw Problem("cannot find \(which): \(error)")
+        }
+    }
+
+    private func getSession(_ bus: BusConnection, _ member: String, _ argument: BusValue) throws(BusCallError) -> String {
+        let call = try bus.methodCall(destination: Self.login1, path: Self.managerPath, interface: Self.manager,
+                                      member: member, autoStart: true)
+        do throws(SystemdError) { try call.append(argument) } catch { throw .system(error) }
+        let reply = try bus.call(call, timeoutMicroseconds: SessionLock.callTimeoutUs)
+        do throws(SystemdError) { return try reply.readObjectPath() } catch { throw .system(error) }
+    }
+
+    private func readProperties(_ path: String) throws(Problem) {
+        guard let bus = link.connection else { throw Problem("cannot read \(path): not connected") }
+        let values: [String: BusValue]
+        do {
+            values = try bus.allProperties(destination: Self.login1, path: path, interface: Self.session,
+                                           timeoutMicroseconds: SessionLock.callTimeoutUs, autoStart: true)
+        } catch {
+            throw Problem("cannot read \(path): \(error)")
+        }
+        guard case let .bool(lockedHint)? = values["LockedHint"] else {
+            throw Problem("cannot read \(path): it has no LockedHint")
+        }
+        locked = lockedHint
+        if case let .bool(hint)? = values["IdleHint"] { idleHint = hint } else { idleHint = false }
+        if case let .uint64(since)? = values["IdleSinceHintMonotonic"] { idleSinceUs = since } else { idleSinceUs = 0 }
+        stale = false
+        problem = nil
+    }
+
+    /// PropertiesChanged of our session.
+    private func apply(_ change: BusProperties.Change) {
+        guard path != nil, change.interface == Self.session else { return }
+        var lockChanged = false
+        if case let .bool(value)? = change.changed["LockedHint"] {
+            lockChanged = value != locked
+            locked = value
+        }
+        if case let .bool(value)? = change.changed["IdleHint"] { idleHint = value }
+        if case let .uint64(value)? = change.changed["IdleSinceHintMonotonic"] { idleSinceUs = value }
+        if change.invalidated.contains(where: Self.properties.contains) {
+            stale = true
+            lockChanged = lockChanged || change.invalidated.contains("LockedHint")
+        }
+        if lockChanged { changed() }
+    }
+
+    /// logind left or restarted: its objects went with it, so find the session again on the next read.
+    private func ownerChanged(_ owner: String) {
+        let hadAnswer = path != nil
+        forget()
+        retryAt = 0
+        problem = owner.isEmpty ? "\(Self.login1) left the system bus" : nil
+        if hadAnswer { changed() }
+    }
+
+    private func forget() {
+        // The subscription itself is replaced by the next `find()`, outside any bus callback.
+        path = nil
+        stale = false
+    }
+
+    private func giveUp(_ text: String, now: UInt64) {
+        problem = text
+        retryAt = now + SessionLock.retryAfterNs
+        forget()
+        propertiesWatch = nil
+    }
+}
+
+/// `org.freedesktop.ScreenSaver`: `GetActive` once, then `ActiveChanged(b)`.
+private final class ScreenSaver {
+    static let name = "org.freedesktop.ScreenSaver"
+    static let path = "/org/freedesktop/ScreenSaver"
+
+    let link: BusLink?
+    var changed: () -> Void = {}
+    private(set) var problem: String?
+    private var retryAt: UInt64 = 0
+    private var watches: [BusSubscription] = []
+    /// nil until GetActive (or an ActiveChanged) answered, and after the service left.
+    private var active: Bool?
+
+    init(address: String?) {
+        link = address.map { BusLink(address: $0, busName: "session bus") }
+        if address == nil { problem = "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)" }
+    }
+
+    func answer(now: UInt64) -> Bool? {
+        guard let link else { return nil }
+        if link.droppedClosed() {
+            watches = []
+            active = nil
+            retryAt = 0
+        }
+        if active == nil {
+            guard now >= retryAt else { return nil }
+            do throws(Problem) { try query(link) } catch {
+                // Most desktops without a screen saver service: ServiceUnknown.
+                problem = error.text
+                retryAt = now + SessionLock.retryAfterNs
+                return nil
+            }
+        }
+        return active
+    }
+
+    private func query(_ link: BusLink) throws(Problem) {
+        let bus = try link.open()
+        if watches.isEmpty {
+            do {
+                // Kept while the connection lives: they cost nothing while nobody provides the service.
+                watches = [
+                    try bus.watchOwner(of: Self.name) { [weak self] owner in self?.ownerChanged(owner) },
+                    try bus.subscribe(BusMatchRule(sender: Self.name, interface: Self.name, member: "ActiveChanged")) {
+                        [weak self] message in
+                        if let value = try? message.readBool() { self?.activeChanged(value) }
+                    },
+                ]
+            } catch {
+                throw Problem("cannot follow \(Self.name): \(error)")
+            }
+        }
+        do throws(BusCallError) {
+            let call = try bus.methodCall(destination: Self.name, path: Self.path, interface: Self.name,
+                                          member: "GetActive", autoStart: true)
+            let reply = try bus.call(call, timeoutMicroseconds: SessionLock.callTimeoutUs)
+            do throws(SystemdError) { active = try reply.readBool() } catch { throw .system(error) }
+            problem = nil
+        } catch {
+            throw Problem("\(Self.name).GetActive failed: \(error)")
+        }
+    }
+
+    private func activeChanged(_ value: Bool) {
+        let old = active
+        active = value
+        problem = nil
+        if old != value { changed() }
+    }
+
+    private func ownerChanged(_ owner: String) {
+        let old = active
+        active = nil
+        retryAt = 0
+        problem = owner.isEmpty ? "\(Self.name) left the session bus" : nil
+        if old == true { changed() }
     }
 }
 
@@ -223,134 +419,5 @@ public final class LockAwareProbe: ForegroundProbe {
         case let (a, b): merged.idle = a ?? b
         }
         return merged
-    }
-}
-
-// MARK: sd-bus (the only calls into sd-bus in BlockerProbes)
-
-/// A D-Bus error or a failed call, as sd-bus reported it.
-struct BusError: Error, CustomStringConvertible {
-    /// `org.freedesktop.DBus.Error.ServiceUnknown`…, nil for a local failure.
-    var name: String?
-    var message: String
-
-    var description: String { name.map { "\($0): \(message)" } ?? message }
-
-    init(name: String?, message: String) {
-        self.name = name
-        self.message = message
-    }
-
-    init(errno code: Int32, _ what: String) {
-        self.init(name: nil, message: "\(what): \(String(cString: strerror(code)))")
-    }
-
-    fileprivate init(_ error: sd_bus_error, code: Int32, _ what: String) {
-        if let errorName = error.name {
-            self.init(name: String(cString: errorName), message: error.message.map { String(cString: $0) } ?? what)
-        } else {
-            self.init(errno: -code, what)
-        }
-    }
-}
-
-/// A method argument.
-enum BusArgument {
-    case string(String)
-    case uint32(UInt32)
-}
-
-/// One client connection to a bus (`sd_bus`), closed on deinit.
-final class BusConnection {
-    private let bus: OpaquePointer
-
-    private init(bus: OpaquePointer) { self.bus = bus }
-    deinit { sd_bus_flush_close_unref(bus) }
-
-    /// Connects and says Hello to the bus at `address` (`unix:path=…`); calls time out after `timeoutUs`.
-    static func open(address: String, timeoutUs: UInt64) -> Result<BusConnection, BusError> {
-        var raw: OpaquePointer?
-        var r = sd_bus_new(&raw)
-        guard r >= 0, let bus = raw else { return .failure(BusError(errno: -r, "sd_bus_new")) }
-        let connection = BusConnection(bus: bus)      // unrefs on every path below
-        r = sd_bus_set_address(bus, address)
-        if r >= 0 { r = sd_bus_set_bus_client(bus, 1) }
-        if r >= 0 { r = sd_bus_set_method_call_timeout(bus, timeoutUs) }
-        if r >= 0 { r = sd_bus_start(bus) }
-        guard r >= 0 else { return .failure(BusError(errno: -r, "cannot connect")) }
-        return .success(connection)
-    }
-
-    var isOpen: Bool { sd_bus_is_open(bus) > 0 }
-
-    func bool(_ destination: String, _ path: String, _ interface: String, _ member: String) throws(BusError) -> Bool {
-        var value: Int32 = 0           // sd-bus reads 'b' into an int
-        let r = withUnsafeMutableBytes(of: &value) { property(destination, path, interface, member, type: UInt8(ascii: "b"), into: $0) }
-        if let r { throw r }
-        return value != 0
-    }
-
-    func uint64(_ destination: String, _ path: String, _ interface: String, _ member: String) throws(BusError) -> UInt64 {
-        var value: UInt64 = 0
-        let r = withUnsafeMutableBytes(of: &value) { property(destination, path, interface, member, type: UInt8(ascii: "t"), into: $0) }
-        if let r { throw r }
-        return value
-    }
-
-    /// sd_bus_get_property_trivial: one basic value into `buffer`; the error, or nil.
-    private func property(_ destination: String, _ path: String, _ interface: String, _ member: String,
-                          type: UInt8, into buffer: UnsafeMutableRawBufferPointer) -> BusError? {
-        var error = sd_bus_error()
-        defer { sd_bus_error_free(&error) }
-        let r = sd_bus_get_property_trivial(bus, destination, path, interface, member, &error,
-                                            CChar(bitPattern: type), buffer.baseAddress)
-        return r >= 0 ? nil : BusError(error, code: r, "cannot read \(interface).\(member)")
-    }
-
-    func callReturningPath(_ destination: String, _ path: String, _ interface: String, _ member: String,
-                           _ arguments: BusArgument...) throws(BusError) -> String {
-        try call(destination, path, interface, member, arguments) { reply throws(BusError) in
-            var text: UnsafePointer<CChar>?
-            let r = sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "o")), &text)
-            guard r > 0, let text else { throw BusError(errno: r < 0 ? -r : EBADMSG, "\(member) returned no object path") }
-            return String(cString: text)
-        }
-    }
-
-    func callReturningBool(_ destination: String, _ path: String, _ interface: String, _ member: String,
-                           _ arguments: BusArgument...) throws(BusError) -> Bool {
-        try call(destination, path, interface, member, arguments) { reply throws(BusError) in
-            var value: Int32 = 0
-            let r = sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "b")), &value)
-            guard r > 0 else { throw BusError(errno: r < 0 ? -r : EBADMSG, "\(member) returned no boolean") }
-            return value != 0
-        }
-    }
-
-    /// Builds the call message argument by argument (sd_bus_call_method is
-    /// variadic, which Swift cannot call), sends it, and reads the reply with `read`.
-    private func call<T>(_ destination: String, _ path: String, _ interface: String, _ member: String,
-                         _ arguments: [BusArgument],
-                         read: (OpaquePointer) throws(BusError) -> T) throws(BusError) -> T {
-        var message: OpaquePointer?
-        var r = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
-        guard r >= 0, let message else { throw BusError(errno: -r, "cannot build \(member)") }
-        defer { sd_bus_message_unref(message) }
-        for argument in arguments {
-            switch argument {
-            case let .string(text):
-                r = text.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-            case var .uint32(number):
-                r = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number)
-            }
-            guard r >= 0 else { throw BusError(errno: -r, "cannot build \(member)") }
-        }
-        var error = sd_bus_error()
-        defer { sd_bus_error_free(&error) }
-        var reply: OpaquePointer?
-        r = sd_bus_call(bus, message, 0, &error, &reply)      // 0: the connection's timeout
-        guard r >= 0, let reply else { throw BusError(error, code: r, "\(member) failed") }
-        defer { sd_bus_message_unref(reply) }
-        return try read(reply)
     }
 }

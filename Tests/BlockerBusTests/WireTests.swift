@@ -1,3 +1,4 @@
+import BlockerSystemd
 import Glibc
 import Testing
 @testable import BlockerBus
@@ -79,13 +80,5 @@ import Testing
         #expect(timeout.description.contains("did not answer Status within 5 s"))
         let local = BlockerClient.failure(reply("System.Error.ENOTCONN"), member: "Status")
         guard case .transport = local else { Issue.record("\(local)"); return }
-    }
-
-    @Test func sessionAddressComesFromTheEnvironment() {
-        #expect(BusConnection.sessionAddress(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/x"]) == "unix:path=/x")
-        #expect(BusConnection.sessionAddress(environment: [:]) == nil)
-        #expect(BusConnection.sessionAddress(environment: ["XDG_RUNTIME_DIR": "/nonexistent-blocker-dir"]) == nil)
-        #expect(BusConnection.escapeAddressValue("/run/user/1000/bus") == "/run/user/1000/bus")
-        #expect(BusConnection.escapeAddressValue("/tmp/a b,c=d") == "/tmp/a%20b%2Cc%3Dd")
     }
 }

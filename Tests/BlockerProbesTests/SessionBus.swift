@@ -9,12 +9,15 @@ final class SessionTestBus {
     let address: String
     private var daemon: X11TestChild?
     private var services: [X11TestChild] = []
+    private var logind: X11TestChild?
 
-    init() throws {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/blocker-bus-XXXXXX").utf8CString)
+    /// `prefix`: the temporary directory's name before its random part; one
+    /// with a space or comma needs escaping in a D-Bus address.
+    init(prefix: String = "blocker-bus-") throws {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/\(prefix)XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw X11TestError("mkdtemp failed") }
         directory = String(cString: made)
-        address = "unix:path=\(directory)/bus"
+        address = "unix:path=" + Self.escape(directory + "/bus")
         do {
             daemon = try X11TestChild(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"],
                                       environment: ProcessInfo.processInfo.environment)
@@ -28,6 +31,8 @@ final class SessionTestBus {
     deinit { cleanUp() }
 
     private func cleanUp() {
+        logind?.stop()
+        logind = nil
         for service in services.reversed() { service.stop() }
         services = []
         daemon?.stop()
@@ -35,13 +40,63 @@ final class SessionTestBus {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// python3-dbusmock's logind template, on this bus as if it were the system bus.
+    /// D-Bus address values escape every byte outside [-0-9A-Za-z_/.\*] as %XX
+    /// (written here again, so the tests do not trust the code they test).
+    static func escape(_ value: String) -> String {
+        value.utf8.map { byte in
+            let c = Character(Unicode.Scalar(byte))
+            return c.isASCII && (c.isLetter || c.isNumber || "-_/.\\*".contains(c))
+                ? String(c) : String(format: "%%%02X", byte)
+        }.joined()
+    }
+
+    /// python3-dbusmock's logind template, on this bus as if it were the system
+    /// bus; every call it answers is logged to `logindLog`.
     func startLogindMock() throws {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SYSTEM_BUS_ADDRESS"] = address
         // The distribution's python has dbusmock and gi; a pyenv one on PATH may not.
-        services.append(try X11TestChild(["/usr/bin/python3", "-m", "dbusmock", "--template", "logind"], environment: env))
+        logind = try X11TestChild(["/usr/bin/python3", "-m", "dbusmock", "--template", "logind", "-l", logindLog],
+                                  environment: env)
         try waitForName("org.freedesktop.login1")
+    }
+
+    /// Stops the logind mock (its objects go with it), as when logind restarts.
+    func stopLogindMock() throws {
+        logind?.stop()
+        logind = nil
+        try waitFor("org.freedesktop.login1 to leave \(address)") {
+            !((try? self.busctl(["list", "--acquired"])) ?? "").contains("org.freedesktop.login1")
+        }
+    }
+
+    var logindLog: String { directory + "/logind.log" }
+
+    /// The calls a session lock makes of logind that the mock logged:
+    /// GetSession/GetSessionByPID, and Get/GetAll on a session object (the
+    /// mock's own Get/GetAll on seats and users while adding a session are not counted).
+    func logindCalls() -> [String] {
+        let text = (try? String(contentsOfFile: logindLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init).filter { line in
+            let words = line.split(separator: " ")
+            guard words.count >= 2 else { return false }
+            switch words[1] {
+            case "GetSession", "GetSessionByPID": return true
+            case "Get", "GetAll": return words.count >= 3 && words[2].hasPrefix("/org/freedesktop/login1/session/")
+            default: return false
+            }
+        }
+    }
+
+    /// How often the mock at `service` `path` was called with `method` (dbusmock's GetMethodCalls).
+    func methodCalls(_ service: String, _ path: String, _ method: String) throws -> Int {
+        let out = try busctl(["call", service, path, "org.freedesktop.DBus.Mock", "GetMethodCalls", "s", method])
+        // "a(tav) N …"
+        let words = out.split(separator: " ")
+        guard words.count >= 2, let count = Int(words[1].trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw X11TestError("GetMethodCalls answered \(out)")
+        }
+        return count
     }
 
     /// A mock org.freedesktop.ScreenSaver whose GetActive returns its `Active` property.
@@ -56,6 +111,14 @@ final class SessionTestBus {
         try busctl(["call"] + mock + ["AddProperty", "ssv", "org.freedesktop.ScreenSaver", "Active", "b", String(active)])
         try busctl(["call"] + mock + ["AddMethod", "sssss", "org.freedesktop.ScreenSaver", "GetActive", "", "b",
                                       "ret = self.Get('org.freedesktop.ScreenSaver', 'Active')"])
+    }
+
+    /// Sets the screen saver's `Active` and emits `ActiveChanged(b)`, as a desktop's screen saver does.
+    func setScreenSaverActive(_ active: Bool) throws {
+        let object = ["org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver"]
+        try update(object[0], object[1], "org.freedesktop.ScreenSaver", [("Active", "b", String(active))])
+        try busctl(["call"] + object + ["org.freedesktop.DBus.Mock", "EmitSignal", "sssav", "org.freedesktop.ScreenSaver",
+                                        "ActiveChanged", "b", "1", "b", String(active)])
     }
 
     /// `AddSession` of the logind mock; the session's object path.

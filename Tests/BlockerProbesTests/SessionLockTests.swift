@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystemd
 import Foundation
 import Glibc
 import Testing
@@ -75,8 +76,7 @@ import Testing
         let lock = SessionLock(environment: ["DBUS_SYSTEM_BUS_ADDRESS": other.address,
                                              "DBUS_SESSION_BUS_ADDRESS": bus.address])
         #expect(lock.read().locked == false)
-        try bus.update("org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver", "org.freedesktop.ScreenSaver",
-                       [("Active", "b", "true")])
+        try bus.setScreenSaverActive(true)                // Active = true, and ActiveChanged(true)
         #expect(lock.read().locked == true)
         #expect(try LockAwareProbe(commandProbe(), session: lock).sample().get().locked)
         let reason = try #require(lock.unavailableReason)
@@ -107,6 +107,125 @@ import Testing
         let lock = SessionLock(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "nosuch"])
         #expect(lock.read().locked == nil)
         #expect(lock.unavailableReason?.contains("/org/freedesktop/login1/session/nosuch") == true)
+    }
+
+    // MARK: cached answers, kept by signals
+
+    @Test func afterTheFirstReadLogindIsNotAskedAgainAndItsSignalsAreFollowed() throws {
+        let bus = try SessionTestBus()
+        try bus.startLogindMock()
+        let path = try bus.addSession("c7")
+        let lock = SessionLock(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c7"])
+        #expect(lock.read().locked == false)
+        let first = bus.logindCalls().count
+        #expect(bus.logindCalls().contains { $0.contains("GetSession") })
+        for _ in 0..<20 { #expect(lock.read().locked == false) }
+        #expect(bus.logindCalls().count == first, "reads after the first must not call logind")
+
+        // logind's own way: a method on the session that emits PropertiesChanged.
+        try bus.busctl(["call", "org.freedesktop.login1", path, Self.session, "SetLockedHint", "b", "true"])
+        #expect(lock.read().locked == true)
+        try bus.busctl(["call", "org.freedesktop.login1", path, Self.session, "SetLockedHint", "b", "false"])
+        #expect(lock.read().locked == false)
+
+        let since = monotonicMicroseconds() - 60_000_000
+        try bus.update("org.freedesktop.login1", path, Self.session,
+                       [("IdleHint", "b", "true"), ("IdleSinceHintMonotonic", "t", String(since))])
+        let idle = try #require(lock.read().idle)
+        #expect(idle >= 60_000 && idle < 65_000)
+        #expect(bus.logindCalls().count == first, "changes arrive as signals, not answers")
+    }
+
+    @Test func invalidatedPropertiesAreReadAgain() throws {
+        let bus = try SessionTestBus()
+        try bus.startLogindMock()
+        let path = try bus.addSession("c4")
+        // Changes LockedHint without a signal, so only the invalidation says so.
+        let mock = ["org.freedesktop.login1", path, "org.freedesktop.DBus.Mock"]
+        try bus.busctl(["call"] + mock + ["AddMethod", "sssss", Self.session, "SetLockedQuietly", "b", "",
+                                          "self.props['\(Self.session)']['LockedHint'] = args[0]"])
+        let lock = SessionLock(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c4"])
+        #expect(lock.read().locked == false)
+        let before = bus.logindCalls().count
+
+        try bus.busctl(["call", "org.freedesktop.login1", path, Self.session, "SetLockedQuietly", "b", "true"])
+        try bus.busctl(["call"] + mock + ["EmitSignal", "sssav", "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                          "sa{sv}as", "3", "s", Self.session, "a{sv}", "0", "as", "1", "LockedHint"])
+        #expect(lock.read().locked == true)
+        #expect(bus.logindCalls().count == before + 1, "one GetAll for the invalidated property")
+        #expect(lock.read().locked == true)
+        #expect(bus.logindCalls().count == before + 1)
+    }
+
+    @Test func logindRestartingMakesItFindTheSessionAgain() throws {
+        let bus = try SessionTestBus()
+        try bus.startLogindMock()
+        try bus.addSession("c5")
+        let lock = SessionLock(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c5"])
+        #expect(lock.read().locked == false)
+
+        try bus.stopLogindMock()
+        #expect(lock.read().locked == nil)
+        #expect(lock.unavailableReason?.hasPrefix("logind: ") == true)
+
+        // Back within the 10 s retry: its NameOwnerChanged makes the next read look again.
+        try bus.startLogindMock()
+        let path = try bus.addSession("c5")
+        try bus.update("org.freedesktop.login1", path, Self.session, [("LockedHint", "b", "true")])
+        #expect(lock.read().locked == true)
+        #expect(lock.unavailableReason == "screensaver: no session bus (DBUS_SESSION_BUS_ADDRESS is not set)")
+    }
+
+    @Test func attachedToALoopTheLoopKeepsTheAnswersAndALockChangeIsReported() throws {
+        let bus = try SessionTestBus()
+        try bus.startLogindMock()
+        let path = try bus.addSession("c8")
+        let lock = SessionLock(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "XDG_SESSION_ID": "c8"])
+        let loop = try EventLoop()
+        try lock.attach(to: loop)
+        var changes = 0
+        lock.onChange = {
+            changes += 1
+            loop.exit(code: 0)
+        }
+        #expect(lock.read().locked == false)
+
+        try bus.busctl(["call", "org.freedesktop.login1", path, Self.session, "SetLockedHint", "b", "true"])
+        // The loop processes the connection, not read(): until it runs, the old answer stands.
+        #expect(lock.read().locked == false)
+        let timeout = try loop.timer { loop.exit(code: 1) }
+        timeout.arm(afterMicroseconds: 5_000_000)
+        #expect(try loop.run() == 0, "no lock change within 5 s")
+        #expect(changes == 1)
+        #expect(lock.read().locked == true)
+    }
+
+    @Test func screenSaverIsAskedOnceThenFollowedByActiveChanged() throws {
+        let bus = try SessionTestBus()
+        try bus.startScreenSaverMock(active: false)
+        let other = try SessionTestBus()                   // a system bus without logind
+        let lock = SessionLock(environment: ["DBUS_SYSTEM_BUS_ADDRESS": other.address,
+                                             "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let saver = ("org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver")
+        #expect(lock.read().locked == false)
+        for _ in 0..<10 { #expect(lock.read().locked == false) }
+        #expect(try bus.methodCalls(saver.0, saver.1, "GetActive") == 1)
+
+        try bus.setScreenSaverActive(true)
+        #expect(lock.read().locked == true)
+        try bus.setScreenSaverActive(false)
+        #expect(lock.read().locked == false)
+        #expect(try bus.methodCalls(saver.0, saver.1, "GetActive") == 1)
+    }
+
+    @Test func theRuntimeDirectoryBusIsFoundEvenWhenItsPathNeedsEscaping() throws {
+        // $XDG_RUNTIME_DIR/bus with a space and a comma, which a D-Bus address must escape.
+        let bus = try SessionTestBus(prefix: "blocker run, ")
+        try bus.startScreenSaverMock(active: true)
+        let other = try SessionTestBus()
+        let lock = SessionLock(environment: ["DBUS_SYSTEM_BUS_ADDRESS": other.address, "XDG_RUNTIME_DIR": bus.directory])
+        #expect(lock.read().locked == true)
+        #expect(lock.unavailableReason?.contains("screensaver") == false)
     }
 
     @Test func mergeRules() {

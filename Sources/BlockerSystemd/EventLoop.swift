@@ -1,31 +1,20 @@
-import BlockerBus
 import CSystemd
 import Glibc
 
-/// An error from a libsystemd call: the negative errno it returned.
-public struct SystemdError: Error, CustomStringConvertible, Sendable {
-    public let call: String
-    public let errno: Int32
-    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
-
-    /// libsystemd returns -errno on failure.
-    @discardableResult
-    static func check(_ result: Int32, _ call: String) throws(SystemdError) -> Int32 {
-        if result < 0 { throw SystemdError(call: call, errno: -result) }
-        return result
-    }
-}
-
-/// The daemon's single thread: a thin wrapper over `sd_event`. Callbacks run
-/// on the loop; raw pointers never leave this file.
+/// One thread's event loop: a thin wrapper over `sd_event`. Callbacks run on
+/// the loop; bus connections join it with `BusConnection.attach(to:)`.
+///
+/// The loop keeps every source it made until `remove(_:)` or its own end, so
+/// a callback never runs for a source that is gone.
 public final class EventLoop {
+    /// Internal: `BusConnection` attaches to it; nothing outside this module sees it.
     let event: OpaquePointer
     private var sources: [EventSource] = []
 
     public init() throws(SystemdError) {
-        var e: OpaquePointer?
-        try SystemdError.check(sd_event_new(&e), "sd_event_new")
-        event = e!
+        var created: OpaquePointer?
+        try SystemdError.check(sd_event_new(&created), "sd_event_new")
+        event = created!
     }
 
     deinit {
@@ -38,13 +27,9 @@ public final class EventLoop {
         try SystemdError.check(sd_event_loop(event), "sd_event_loop")
     }
 
+    /// Makes `run()` return `code` once the current callback is done.
     public func exit(code: Int32) {
         sd_event_exit(event, code)
-    }
-
-    /// Serves `server`'s bus connection from this loop (sd_bus_attach_event).
-    public func attach(_ server: BlockerServer) throws(SystemdError) {
-        do { try server.attach(toEvent: event) } catch { throw SystemdError(call: error.call, errno: error.errno) }
     }
 
     /// CLOCK_MONOTONIC now, in µs, as the loop sees it (cached per iteration).
@@ -54,17 +39,20 @@ public final class EventLoop {
         return usec
     }
 
-    /// A timer that fires once at each `arm`; re-arm it from its handler to repeat.
-    public func timer(_ handler: @escaping () -> Void) throws(SystemdError) -> Timer {
-        let timer = Timer(handler: handler)
+    /// A timer, off until armed, that fires once per `arm`; re-arm it from
+    /// its handler to repeat.
+    public func timer(_ handler: @escaping () -> Void) throws(SystemdError) -> EventTimer {
+        let timer = EventTimer(handler: handler)
         var source: OpaquePointer?
+        // 1 ms accuracy: sd-event may coalesce wake-ups within it.
         try SystemdError.check(
             sd_event_add_time(event, &source, CLOCK_MONOTONIC, UInt64.max, 1000, { _, _, userdata in
-                Unmanaged<Timer>.fromOpaque(userdata!).takeUnretainedValue().handler()
+                Unmanaged<EventTimer>.fromOpaque(userdata!).takeUnretainedValue().handler()
                 return 0
             }, Unmanaged.passUnretained(timer).toOpaque()),
             "sd_event_add_time")
         timer.source = source
+        // The corresponding C constant is SD_EVENT_OFF.
         sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
         sources.append(timer)
         return timer
@@ -77,11 +65,11 @@ public final class EventLoop {
         sigemptyset(&mask)
         sigaddset(&mask, signal)
         pthread_sigmask(SIG_BLOCK, &mask, nil)
-        let box = Callback(handler: handler)
+        let box = CallbackSource(handler: handler)
         var source: OpaquePointer?
         try SystemdError.check(
             sd_event_add_signal(event, &source, signal, { _, _, userdata in
-                Unmanaged<Callback>.fromOpaque(userdata!).takeUnretainedValue().handler()
+                Unmanaged<CallbackSource>.fromOpaque(userdata!).takeUnretainedValue().handler()
                 return 0
             }, Unmanaged.passUnretained(box).toOpaque()),
             "sd_event_add_signal")
@@ -90,13 +78,13 @@ public final class EventLoop {
     }
 
     /// Calls `handler` whenever `fd` is readable (or hung up). Returns a source
-    /// that can be removed when the fd is closed.
+    /// to `remove` when the fd is closed.
     public func onReadable(_ fd: Int32, _ handler: @escaping () -> Void) throws(SystemdError) -> EventSource {
-        let box = Callback(handler: handler)
+        let box = CallbackSource(handler: handler)
         var source: OpaquePointer?
         try SystemdError.check(
             sd_event_add_io(event, &source, fd, UInt32(EPOLLIN.rawValue), { _, _, _, userdata in
-                Unmanaged<Callback>.fromOpaque(userdata!).takeUnretainedValue().handler()
+                Unmanaged<CallbackSource>.fromOpaque(userdata!).takeUnretainedValue().handler()
                 return 0
             }, Unmanaged.passUnretained(box).toOpaque()),
             "sd_event_add_io")
@@ -112,28 +100,32 @@ public final class EventLoop {
     }
 }
 
-/// One registration in the loop.
+/// One registration in the loop (an `sd_event_source`).
 public class EventSource {
     fileprivate var source: OpaquePointer?
+
+    fileprivate init() {}
+
     fileprivate func release() {
         if let source { sd_event_source_disable_unref(source) }
         source = nil
     }
 }
 
-private final class Callback: EventSource {
+private final class CallbackSource: EventSource {
     let handler: () -> Void
     init(handler: @escaping () -> Void) { self.handler = handler }
 }
 
-/// A one-shot CLOCK_MONOTONIC timer.
-public final class Timer: EventSource {
+/// A one-shot CLOCK_MONOTONIC timer; arm it again to fire again.
+public final class EventTimer: EventSource {
     fileprivate let handler: () -> Void
     fileprivate init(handler: @escaping () -> Void) { self.handler = handler }
 
     /// Fires once, `usec` µs after the loop's current time.
     public func arm(afterMicroseconds usec: UInt64) {
         sd_event_source_set_time_relative(source, usec)
+        // The corresponding C constant is SD_EVENT_ONESHOT.
         sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
     }
 
@@ -145,5 +137,12 @@ public final class Timer: EventSource {
 
     public func disarm() {
         sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
+    }
+
+    /// Whether it will fire (armed and not fired yet).
+    public var isArmed: Bool {
+        var enabled: Int32 = 0
+        sd_event_source_get_enabled(source, &enabled)
+        return enabled != Int32(SD_EVENT_OFF)
     }
 }
