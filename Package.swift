@@ -50,7 +50,7 @@ let package = Package(
         // Which window is in front: one file per backend.
         .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "BlockerSystemd", "CXCB"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
-        .target(name: "BlockerBus", dependencies: ["BlockerCore", "BlockerSystemd"]),
+        .target(name: "BlockerBus", dependencies: ["BlockerCore", "BlockerSystem", "BlockerSystemd"]),
         // The loop: timers, signals, the probe's fd, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus",

@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 import BlockerSystemd
 import Glibc
 
@@ -155,7 +156,7 @@ public final class BlockerServer {
     public func attach(to loop: EventLoop) throws(SystemdError) {
         try connection.attach(to: loop)
         throttleTimer = try loop.timer { [weak self] in
-            guard let self, let value = self.throttle.due(now: Self.monotonicMicroseconds) else { return }
+            guard let self, let value = self.throttle.due(now: UInt64(MonotonicClock.nowUs)) else { return }
             self.emitBalance(value)
         }
     }
@@ -322,7 +323,7 @@ public final class BlockerServer {
     /// `BalanceChanged`: at most once a second; the latest value is sent
     /// when the second is over.
     public func balanceChanged(_ balanceMs: Int64) {
-        switch throttle.offer(balanceMs, now: Self.monotonicMicroseconds) {
+        switch throttle.offer(balanceMs, now: UInt64(MonotonicClock.nowUs)) {
         case let .send(value):
             emitBalance(value)
         case let .wait(until):
@@ -341,13 +342,6 @@ public final class BlockerServer {
 
     private func emitBalance(_ value: Int64) {
         emit("BalanceChanged") { (signal: BusMessage) throws(SystemdError) in try signal.append(value) }
-    }
-
-    /// CLOCK_MONOTONIC now, in µs: the throttle's clock.
-    private static var monotonicMicroseconds: UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
     }
 
     /// A signal that cannot be sent is lost; the next change sends a fresh one.

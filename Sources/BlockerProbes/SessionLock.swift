@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 import BlockerSystemd
 import Glibc
 
@@ -76,18 +77,12 @@ public final class SessionLock {
     public func read() -> SessionState {
         logind.link.dispatch()
         screenSaver.link?.dispatch()
-        let now = monotonicNanoseconds()
+        let now = UInt64(MonotonicClock.nowNs)
         let session = logind.answer(now: now)
         let saverActive = screenSaver.answer(now: now)
         let lockedAnswers = [session?.locked, saverActive].compactMap { $0 }
         return SessionState(locked: lockedAnswers.isEmpty ? nil : lockedAnswers.contains(true),
                             idle: session?.idle)
-    }
-
-    private func monotonicNanoseconds() -> UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
     }
 }
 
