@@ -206,6 +206,11 @@ public final class Daemon {
         log.write(LogEvent(priority: .notice, message))
     }
 
+    /// Why blockerd is about to exit with a failure status.
+    public func logError(_ message: String) {
+        log.write(LogEvent(priority: .error, message))
+    }
+
     private func noteStorage(_ error: StoreError?) {
         if let error, storageError == nil {
             log.write(LogEvent(.storageError, "Cannot write the ledger: \(error)"))

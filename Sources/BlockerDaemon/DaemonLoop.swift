@@ -25,6 +25,7 @@ public final class DaemonLoop {
     private weak var watchedSession: SessionLock?
     private let watchdog: Bool
     private var lastStatus = ""
+    private var ignoredSignalsSaid: Set<Int32> = []
 
     /// `server` has already taken the bus name; it joins this loop and
     /// answers from `daemon`.
@@ -38,6 +39,14 @@ public final class DaemonLoop {
         try loop.onSignal(SIGTERM) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGINT) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGHUP) { [unowned self] in self.reload() }
+        // Signals whose default would kill blockerd without its stopping line:
+        // said once each, and otherwise ignored.
+        for (signal, name) in [(SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"), (SIGALRM, "SIGALRM")] {
+            try loop.onSignal(signal) { [unowned self] in
+                guard self.ignoredSignalsSaid.insert(signal).inserted else { return }
+                self.daemon.logNotice("Ignoring \(name): SIGTERM stops blockerd, SIGHUP reloads its config")
+            }
+        }
         if let server {
             let service = BusService(daemon: daemon, server: server) { [unowned self] in self.reload() }
             try server.attach(to: loop)
@@ -78,7 +87,11 @@ public final class DaemonLoop {
         tick()
         ServiceManager.notify("READY=1\nSTATUS=\(daemon.statusLine)")
         let code: Int32
-        do { code = try loop.run() } catch { code = 1 }
+        do { code = try loop.run() } catch {
+            // EX_OSERR, with the reason: a non-zero exit never goes unexplained.
+            daemon.logError("The event loop failed: \(error); exiting so that systemd restarts blockerd")
+            code = 71
+        }
         daemon.shutdown()
         bus?.server.flush()
         return code

@@ -137,7 +137,7 @@ public enum Subprocess {
         sigemptyset(&noSignals)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGTERM, SIGHUP, SIGINT] { sigaddset(&defaults, s) }
+        for s in [SIGPIPE, SIGTERM, SIGHUP, SIGINT, SIGUSR1, SIGUSR2, SIGALRM] { sigaddset(&defaults, s) }
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF

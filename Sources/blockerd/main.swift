@@ -6,6 +6,10 @@ import Glibc
 // blockerd: the long-running service. Everything but argument handling and
 // exit statuses lives in BlockerDaemon, so tests can run it in-process.
 
+// Writes to a closed pipe or socket fail with EPIPE instead of killing us
+// (children get the default back: Subprocess resets it).
+signal(SIGPIPE, SIG_IGN)
+
 let environment = Environment.current()
 let log = LogDestination.automatic(environment: environment)
 

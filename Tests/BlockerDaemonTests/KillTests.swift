@@ -69,3 +69,31 @@ import BlockerStore
         #expect(try ledger.earnings(limit: 10).count == 1)
     }
 }
+
+/// Signals a user might send by mistake do not kill blockerd silently.
+@Suite struct StraySignalTests {
+    @Test func usr1Usr2AndAlrmAreSaidOnceAndIgnored() throws {
+        let box = try Sandbox(pollInterval: "200ms")
+        let errors = Pipe()
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: KillTests.binary)
+        daemon.arguments = ["--config", box.configPath, "--state-dir", box.stateDirectory]
+        daemon.environment = ["TZ": "UTC", "HOME": box.root, "PATH": "/usr/bin:/bin"]
+        daemon.standardError = errors
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        Thread.sleep(forTimeInterval: 0.5)
+        for signal in [SIGUSR1, SIGUSR2, SIGALRM, SIGUSR1, SIGPIPE] {
+            kill(daemon.processIdentifier, signal)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(daemon.isRunning, "a stray signal killed blockerd")
+        daemon.terminate()
+        daemon.waitUntilExit()
+        #expect(daemon.terminationReason == .exit && daemon.terminationStatus == 0)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.components(separatedBy: "Ignoring SIGUSR1").count == 2, "\(text)")
+        #expect(text.contains("Ignoring SIGUSR2") && text.contains("Ignoring SIGALRM"))
+        #expect(text.contains("blockerd stopping"))
+    }
+}
