@@ -80,6 +80,7 @@ enum Doctor {
         var checks = [session(facts), probe(facts), manager(facts)]
         checks += unitChecks(facts)
         checks.append(importedEnvironment(facts))
+        checks.append(sandbox(facts))
         checks += [config(facts), ledger(facts), journal(facts), daemon(facts)]
         return checks
     }
@@ -202,6 +203,33 @@ enum Doctor {
             return DoctorCheck(.warn, subject, "the user manager has \(text)", fix: importFix)
         }
         return DoctorCheck(.ok, subject, "imported: " + mine.map { "\($0.0)=\($0.1)" }.joined(separator: ", "))
+    }
+
+    /// blockerd.service runs with PrivateTmp= (its own /tmp, the X11 socket
+    /// directory bound in) and PrivateNetwork= (no abstract sockets): an X
+    /// authority file under /tmp or a bus on an abstract socket is out of its reach.
+    static func sandbox(_ facts: DoctorFacts) -> DoctorCheck {
+        let subject = "sandbox"
+        guard managerReachable(facts), case let .exited(_, text) = facts.managerEnvironment else {
+            return DoctorCheck(.warn, subject, "not checked: the user manager is unreachable")
+        }
+        let manager = parseEnvironment(text)
+        var problems: [(what: String, setting: String)] = []
+        if let authority = manager["XAUTHORITY"], authority.hasPrefix("/tmp/") {
+            problems.append(("XAUTHORITY=\(authority) is under /tmp, which blockerd's PrivateTmp= hides", "PrivateTmp=no"))
+        }
+        if let bus = manager["DBUS_SESSION_BUS_ADDRESS"], bus.contains("unix:abstract=") {
+            problems.append(("the session bus is an abstract socket (\(bus)), which PrivateNetwork= cuts off", "PrivateNetwork=no"))
+        }
+        guard !problems.isEmpty else {
+            return DoctorCheck(.ok, subject, "blockerd.service's sandbox reaches the X authority and the session bus")
+        }
+        let settings = problems.map(\.setting).joined(separator: " ")
+        return DoctorCheck(.warn, subject, problems.map(\.what).joined(separator: "; "),
+                           fix: "mkdir -p ~/.config/systemd/user/blockerd.service.d && printf '[Service]\\n%s\\n' "
+                               + "\(problems.map(\.setting).joined(separator: "\\n")) "
+                               + ">~/.config/systemd/user/blockerd.service.d/sandbox.conf && systemctl --user daemon-reload "
+                               + "&& systemctl --user restart blockerd (\(settings))")
     }
 
     static func config(_ facts: DoctorFacts) -> DoctorCheck {

@@ -25,10 +25,23 @@ import Testing
     @Test func aHealthyMachineIsAllOK() {
         let checks = Doctor.verdicts(Self.healthy())
         #expect(checks.map(\.subject) == ["session", "probe", "user manager", "blockerd.service", "blockerd-watchdog.timer",
-                                          "blocker-overlay.service", "session environment", "config", "ledger", "journal", "daemon"])
+                                          "blocker-overlay.service", "session environment", "sandbox", "config", "ledger", "journal", "daemon"])
         #expect(checks.allSatisfy { $0.level == .ok && $0.fix == nil })
         #expect(checks[1].detail == "auto → x11 answers: firefox is in front")
         #expect(checks[6].detail == "imported: DISPLAY=:0")
+    }
+
+    @Test func theSandboxWarnsWhereItCutsTheSessionOff() throws {
+        var facts = Self.healthy()
+        facts.managerEnvironment = .exited(0, "DISPLAY=:0\nXAUTHORITY=/tmp/xauth_AbCd\n"
+                                              + "DBUS_SESSION_BUS_ADDRESS=unix:abstract=/tmp/dbus-x,guid=1\n")
+        let verdict = try check("sandbox", in: facts)
+        #expect(verdict.level == .warn)
+        #expect(verdict.detail.contains("XAUTHORITY=/tmp/xauth_AbCd") && verdict.detail.contains("abstract"))
+        #expect(verdict.fix?.contains("PrivateTmp=no") == true && verdict.fix?.contains("PrivateNetwork=no") == true)
+        facts.managerEnvironment = .exited(0, "DISPLAY=:0\nXAUTHORITY=/run/user/1000/gdm/Xauthority\n"
+                                              + "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus\n")
+        #expect(try check("sandbox", in: facts).level == .ok)
     }
 
     @Test func sessionType() throws {
