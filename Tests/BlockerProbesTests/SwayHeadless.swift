@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// A real headless sway for the probe tests (DESIGN.md "Testing with real parts").
+/// A real headless sway for the probe tests (docs/ARCHITECTURE.md, "How the tests run real servers").
 ///
 /// sway refuses to run as root, so it runs as the unprivileged user
 /// `blocker-sway` (created on first use) with its own fresh XDG_RUNTIME_DIR;
