@@ -32,19 +32,31 @@ public enum ProbeChoice: String, Sendable, CaseIterable {
     case auto, hyprland, sway, x11, command
 }
 
+/// `probe-command-mode`: `once` runs the program at every sample (what it
+/// prints is charged for the whole interval: sampled); `stream` starts it once
+/// and takes each line it prints as a change, at the moment it comes (exact).
+public enum ProbeCommandMode: String, Sendable, CaseIterable {
+    case once, stream
+}
+
 public struct DaemonSettings: Sendable, Equatable {
     public var probe: ProbeChoice
     public var pollInterval: Milliseconds
     /// argv for `probe = "command"`; never run through a shell.
     public var probeCommand: [String]
+    /// How the command probe runs its program: once per sample, or once for
+    /// good, reading one JSON line per change (exact, like the event-driven probes).
+    public var probeCommandMode: ProbeCommandMode
     /// Stop spending after this long without input; nil = off (videos have no input).
     public var idleAfter: Milliseconds?
 
     public init(probe: ProbeChoice = .auto, pollInterval: Milliseconds = 1000,
-                probeCommand: [String] = [], idleAfter: Milliseconds? = nil) {
+                probeCommand: [String] = [], probeCommandMode: ProbeCommandMode = .once,
+                idleAfter: Milliseconds? = nil) {
         self.probe = probe
         self.pollInterval = pollInterval
         self.probeCommand = probeCommand
+        self.probeCommandMode = probeCommandMode
         self.idleAfter = idleAfter
     }
 

@@ -153,7 +153,7 @@ extension Config {
 
 extension DaemonSettings {
     fileprivate init(_ daemon: Section) throws(ConfigError) {
-        try daemon.rejectUnknownKeys(known: ["probe", "poll-interval", "probe-command", "idle-after"])
+        try daemon.rejectUnknownKeys(known: ["probe", "poll-interval", "probe-command", "probe-command-mode", "idle-after"])
         self.init()
         let choices = ProbeChoice.allCases.map(\.rawValue).joined(separator: ", ")
         if let name = try daemon.string("probe", expected: "a probe name", example: "probe = \"auto\"") {
@@ -181,6 +181,14 @@ extension DaemonSettings {
                 throw daemon.error("probe-command[0]", "the program path is empty (example: \(commandExample))")
             }
             self.probeCommand = argv
+        }
+        let modeExample = "probe-command-mode = \"stream\""
+        if let mode = try daemon.string("probe-command-mode", expected: "once or stream", example: modeExample) {
+            guard let parsed = ProbeCommandMode(rawValue: mode) else {
+                throw daemon.error("probe-command-mode", "\"\(mode)\" is not a mode: once runs probe-command at "
+                    + "every sample, stream runs it once and reads a line per change (example: \(modeExample))")
+            }
+            self.probeCommandMode = parsed
         }
         // probe-command without probe = "command" is fine: `blockerd --probe command` may pick it.
         if probe == .command && probeCommand.isEmpty {

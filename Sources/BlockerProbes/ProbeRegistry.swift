@@ -23,9 +23,14 @@ public enum ProbeRegistry {
             X11Probe.open(environment: context.environment).map { $0 }
         },
         ProbeBackend(.command, detection: .configured(readsNoDisplay: "the command probe does not read the display")) { context in
-            // A probe that hangs is killed after 2 × poll-interval and its tick debits nothing.
-            .success(CommandProbe(argv: context.settings.probeCommand, timeoutMs: 2 * context.settings.pollInterval,
-                                  launcher: context.launcher))
+            switch context.settings.probeCommandMode {
+            case .stream:
+                .success(StreamingCommandProbe(argv: context.settings.probeCommand))
+            case .once:
+                // A probe that hangs is killed after 2 × poll-interval and its tick debits nothing.
+                .success(CommandProbe(argv: context.settings.probeCommand, timeoutMs: 2 * context.settings.pollInterval,
+                                      launcher: context.launcher))
+            }
         },
     ]
 

@@ -50,19 +50,20 @@ public enum Subprocess {
     /// (which may hold stdout open) leaves nothing running behind it.
     public static func run(_ argv: [String], timeoutMs: Int64, outputLimit: Int = 65_536) -> Result<Output, Failure> {
         guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
-        var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
-        guard pipe(&out) == 0 else { return .failure(.cannotStart(program, errno: errno)) }
-        guard pipe(&err) == 0 else {
-            let code = errno
-            close(out[0]); close(out[1])
-            return .failure(.cannotStart(program, errno: code))
+        let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
+        do throws(Errno) {
+            out = try Pipe.make()
+            do { err = try Pipe.make() } catch {
+                close(out.read); close(out.write)
+                throw error
+            }
+        } catch {
+            return .failure(.cannotStart(program, errno: error.rawValue))
         }
-        // Not inherited by other children (the launcher is single-threaded, so no race).
-        for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         // dup2 onto fds 1 and 2 clears close-on-exec for this child only.
-        let spawned = spawn(argv, passing: [(out[1], 1), (err[1], 2)], newProcessGroup: true)
-        close(out[1]); close(err[1])
-        defer { close(out[0]); close(err[0]) }
+        let spawned = spawn(argv, passing: [(out.write, 1), (err.write, 2)], newProcessGroup: true)
+        close(out.write); close(err.write)
+        defer { close(out.read); close(err.read) }
         guard case let .success(pid) = spawned else {
             if case let .failure(failure) = spawned { return .failure(failure) }
             return .failure(.cannotStart(program, errno: EINVAL))
@@ -76,19 +77,19 @@ public enum Subprocess {
         while open.out {
             let left = deadline - MonotonicClock.nowMs
             if left <= 0 { failure = .timedOut(ms: timeoutMs); break }
-            var pfds = [pollfd(fd: out[0], events: Int16(POLLIN), revents: 0),
-                        pollfd(fd: open.err ? err[0] : -1, events: Int16(POLLIN), revents: 0)]
+            var pfds = [pollfd(fd: out.read, events: Int16(POLLIN), revents: 0),
+                        pollfd(fd: open.err ? err.read : -1, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&pfds, 2, Int32(left))
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 { failure = .timedOut(ms: timeoutMs); break }
             if pfds[1].revents != 0 {
-                let n = (try? retryOnInterrupt { read(err[0], &chunk, chunk.count) }) ?? -1
+                let n = (try? retryOnInterrupt { read(err.read, &chunk, chunk.count) }) ?? -1
                 if n <= 0 { open.err = false } else if stderr.count < stderrKept {
                     stderr += chunk[0..<min(n, stderrKept - stderr.count)]
                 }
             }
             if pfds[0].revents != 0 {
-                let n = (try? retryOnInterrupt { read(out[0], &chunk, chunk.count) }) ?? -1
+                let n = (try? retryOnInterrupt { read(out.read, &chunk, chunk.count) }) ?? -1
                 if n <= 0 { open.out = false; break }
                 stdout += chunk[0..<n]
                 if stdout.count > outputLimit { failure = .tooMuchOutput(limit: outputLimit); break }

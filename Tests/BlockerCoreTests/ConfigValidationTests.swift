@@ -89,7 +89,7 @@ private func schedules(_ tables: ConfigValue...) -> ConfigValue {
             "blocker.toml: deamon: unknown key \"deamon\" (known: daemon, earn, warn, group)"),
         refused(["daemon": ["polll-interval": "1s"]],
             "blocker.toml: daemon.polll-interval: unknown key \"polll-interval\" "
-                + "(known: probe, poll-interval, probe-command, idle-after)"),
+                + "(known: probe, poll-interval, probe-command, probe-command-mode, idle-after)"),
         refused(["warn": ["after": ["1m"]]],
             "blocker.toml: warn.after: unknown key \"after\" (known: before)"),
         refused(groups(["name": "a", "apps": ["x"]], ["name": "b", "apps": ["y"], "daily_limit": "1h"]),
@@ -486,5 +486,15 @@ private func schedules(_ tables: ConfigValue...) -> ConfigValue {
         #expect(refusal(schedules(["from": "22:30:15", "to": "07:00"]))
             == "blocker.toml: group[0].schedule[0].from: \"22:30:15\" has seconds; schedules are in whole minutes "
             + "(example: from = \"22:30\")")
+    }
+}
+
+@Suite struct ProbeCommandModeTests {
+    @Test func streamOrOnceAndNothingElse() throws {
+        let stream = try config(["daemon": ["probe": "command", "probe-command": ["/p"], "probe-command-mode": "stream"]])
+        #expect(stream.daemon.probeCommandMode == .stream)
+        #expect(try config(["daemon": ["probe-command": ["/p"]]]).daemon.probeCommandMode == .once)
+        let message = refusal(["daemon": ["probe-command-mode": "lines"]])
+        #expect(message?.hasPrefix("blocker.toml: daemon.probe-command-mode: \"lines\" is not a mode") == true, "\(message ?? "accepted")")
     }
 }

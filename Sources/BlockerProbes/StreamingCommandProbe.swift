@@ -1,0 +1,230 @@
+import BlockerCore
+import BlockerSystem
+import Glibc
+
+/// `probe = "command"` with `probe-command-mode = "stream"`: `probe-command`
+/// is started once and prints one JSON line (the command probe's format)
+/// each time the window in front changes, like `swaymsg -t subscribe -m`.
+/// Each line is taken when it arrives, so time is charged exactly, where the
+/// one-shot mode charges a whole poll interval to whatever it saw.
+///
+/// The program runs in a process group of its own and is killed with it. If
+/// it exits, samples fail with its status and its last stderr line, and it is
+/// started again with a backoff.
+public final class StreamingCommandProbe: ForegroundProbe {
+    public let name = "command"
+    public let argv: [String]
+
+    private let executables = ExecutableNameCache()
+    private var running: Running?
+    private var lines = LineBuffer()
+    /// What the last complete line said; nil until the first line.
+    private var latest: Result<Reading, ProbeFailure>?
+    private var exitedBecause: String?
+    private var backoff = ReconnectBackoff(initialMs: 500, capMs: 10_000)
+    public private(set) var eventGeneration = 0
+
+    public init(argv: [String]) {
+        self.argv = argv
+    }
+
+    deinit { stop() }
+
+    public var eventDescriptor: Int32? { running?.events }
+
+    public func sample() -> Result<Reading, ProbeFailure> {
+        if running == nil {
+            let now = MonotonicClock.nowMs
+            let wait = backoff.waitMs(now: now)
+            if wait > 0 {
+                return .failure(ProbeFailure("\(exitedBecause ?? "probe command is not running"); starting it again in \(wait) ms"))
+            }
+            if let failure = start() {
+                backoff.failed(now: now)
+                exitedBecause = failure
+                return .failure(ProbeFailure(failure))
+            }
+        }
+        drainEvents()
+        return latest ?? .failure(ProbeFailure("probe command has not printed its first line yet"))
+    }
+
+    /// Reads every complete line that arrived; the last one is what is in front.
+    public func drainEvents() {
+        guard let running else { return }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = read(running.stdout, &chunk, chunk.count)
+            if n > 0 {
+                for line in lines.append(chunk[0..<n]) {
+                    switch line {
+                    case let .line(bytes): latest = CommandProbe.parse(bytes, executables: executables)
+                    case .overlong:
+                        latest = .failure(ProbeFailure("probe command printed a line longer than \(LineBuffer.maximum) bytes"))
+                    }
+                }
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EAGAIN { break }
+            ended()   // EOF or a read error: the program is gone (or closed stdout)
+            return
+        }
+        self.running?.stderr.drain()
+    }
+
+    // MARK: the program
+
+    private struct Running {
+        let pid: pid_t
+        let stdout: Int32
+        var stderr: StderrTail
+        /// An epoll set of stdout and stderr: readable when either has data.
+        let events: Int32
+    }
+
+    private func start() -> String? {
+        let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
+        do throws(Errno) {
+            out = try Pipe.make()
+            do { err = try Pipe.make() } catch {
+                close(out.read); close(out.write)
+                throw error
+            }
+        } catch {
+            return "cannot run \(argv[0]): \(error)"
+        }
+        for fd in [out.read, err.read] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        let spawned = Subprocess.spawn(argv, passing: [(out.write, 1), (err.write, 2)], newProcessGroup: true)
+        close(out.write); close(err.write)
+        guard case let .success(pid) = spawned else {
+            close(out.read); close(err.read)
+            if case let .failure(failure) = spawned { return "probe command \(failure)" }
+            return "cannot run \(argv[0])"
+        }
+        guard let events = try? ReadableSet.make(watching: [out.read, err.read]) else {
+            let code = Errno.current
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
+            close(out.read); close(err.read)
+            return "cannot watch the probe command's output: \(code)"
+        }
+        running = Running(pid: pid, stdout: out.read, stderr: StderrTail(fd: err.read), events: events)
+        lines = LineBuffer()
+        latest = nil
+        exitedBecause = nil
+        eventGeneration += 1
+        return nil
+    }
+
+    /// stdout closed: reap the program, kill what it left in its group, and
+    /// say why the next samples fail.
+    private func ended() {
+        guard var running else { return }
+        running.stderr.drain()
+        let said = running.stderr.lastLine.map { ": \($0)" } ?? ""
+        let status = Self.stop(running)
+        self.running = nil
+        latest = nil
+        exitedBecause = "probe command \(status)\(said)"
+        backoff.failed(now: MonotonicClock.nowMs)
+        eventGeneration += 1
+    }
+
+    private func stop() {
+        if let running { _ = Self.stop(running) }
+        running = nil
+    }
+
+    private static func stop(_ running: Running) -> String {
+        // Give a program that closed stdout on its way out a moment to exit on its own.
+        var status: Int32 = 0
+        var reaped = false
+        for _ in 0..<20 where !reaped {
+            reaped = waitpid(running.pid, &status, WNOHANG) == running.pid
+            if !reaped { usleep(5_000) }
+        }
+        kill(-running.pid, SIGKILL)
+        if !reaped { _ = try? retryOnInterrupt { waitpid(running.pid, &status, 0) } }
+        close(running.stdout)
+        if running.stderr.fd >= 0 { close(running.stderr.fd) }
+        close(running.events)
+        let signal = status & 0x7f
+        return reaped ? (signal == 0 ? "exited with status \((status >> 8) & 0xff)" : "was killed by signal \(signal)")
+                      : "closed its output and was stopped"
+    }
+}
+
+/// Splits a byte stream into lines; a line longer than `maximum` is reported
+/// once as overlong and skipped up to its end. Pure.
+struct LineBuffer {
+    static let maximum = 65_536
+
+    enum Item: Equatable {
+        case line([UInt8])
+        case overlong
+    }
+
+    private var pending: [UInt8] = []
+    private var skipping = false
+
+    mutating func append(_ bytes: ArraySlice<UInt8>) -> [Item] {
+        var items: [Item] = []
+        var rest = bytes[...]
+        while let newline = rest.firstIndex(of: 0x0A) {
+            if skipping {
+                skipping = false
+            } else {
+                pending += rest[rest.startIndex..<newline]
+                items.append(pending.count > Self.maximum ? .overlong : .line(pending))
+            }
+            pending = []
+            rest = rest[(newline + 1)...]
+        }
+        if !skipping {
+            pending += rest
+            if pending.count > Self.maximum {
+                items.append(.overlong)
+                pending = []
+                skipping = true
+            }
+        }
+        return items
+    }
+}
+
+/// The last line a program printed on stderr, read without ever blocking it:
+/// everything is read, only the last line (up to 200 characters) is kept.
+/// At EOF the descriptor is closed, which also takes it out of the epoll set
+/// (a closed stderr must not keep the set readable and spin the loop).
+struct StderrTail {
+    private(set) var fd: Int32
+    private(set) var lastLine: String?
+    private var partial: [UInt8] = []
+
+    init(fd: Int32) { self.fd = fd }
+
+    mutating func drain() {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            guard fd >= 0 else { return }
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            if n == 0 || (n < 0 && errno != EAGAIN) {
+                close(fd)
+                fd = -1
+            }
+            guard n > 0 else { return }
+            for byte in chunk[0..<n] {
+                if byte == 0x0A {
+                    let text = String(decoding: partial, as: UTF8.self)
+                    if !text.allSatisfy(\.isWhitespace) { lastLine = text.count > 200 ? String(text.prefix(200)) + "…" : text }
+                    partial = []
+                } else if partial.count < 1024 {
+                    partial.append(byte)
+                }
+            }
+        }
+    }
+}
