@@ -58,6 +58,9 @@ let package = Package(
         // Measurements for `make bench`.
         .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSystem"]),
 
+        // What the test targets share: temporary directories, a private bus,
+        // child processes, fixture configs.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
         .testTarget(name: "BlockerJSONTests", dependencies: ["BlockerJSON"]),
         .testTarget(name: "BlockerSystemTests", dependencies: ["BlockerSystem"]),
