@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystem", "TestSupport"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore", "BlockerSystem", "TestSupport"]),
-        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore"]),
+        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6],

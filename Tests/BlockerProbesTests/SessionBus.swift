@@ -1,38 +1,22 @@
 import Foundation
 import Glibc
+import TestSupport
 
-/// A private dbus-daemon on a socket in a temporary directory, plus the
-/// python-dbusmock services a test starts on it; all stopped by PID and the
-/// directory removed on deinit.
+/// A private dbus-daemon (TestSupport's PrivateBus) plus the python-dbusmock
+/// services a test starts on it; all stopped by PID on deinit.
 final class SessionTestBus {
-    let directory: String
-    let address: String
-    private var daemon: X11TestChild?
-    private var services: [X11TestChild] = []
+    private let bus: PrivateBus
+    private var services: [ChildProcess] = []
+    var directory: String { bus.directory.path }
+    var address: String { bus.address }
 
     init() throws {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/blocker-bus-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw X11TestError("mkdtemp failed") }
-        directory = String(cString: made)
-        address = "unix:path=\(directory)/bus"
-        do {
-            daemon = try X11TestChild(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"],
-                                      environment: ProcessInfo.processInfo.environment)
-            try waitFor("dbus-daemon at \(address)") { (try? self.busctl(["status"])) != nil }
-        } catch {
-            cleanUp()
-            throw error
-        }
+        bus = try PrivateBus()
     }
 
-    deinit { cleanUp() }
-
-    private func cleanUp() {
+    deinit {
         for service in services.reversed() { service.stop() }
-        services = []
-        daemon?.stop()
-        daemon = nil
-        try? FileManager.default.removeItem(atPath: directory)
+        bus.stop()
     }
 
     /// python3-dbusmock's logind template, on this bus as if it were the system bus.
@@ -40,7 +24,7 @@ final class SessionTestBus {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SYSTEM_BUS_ADDRESS"] = address
         // The distribution's python has dbusmock and gi; a pyenv one on PATH may not.
-        services.append(try X11TestChild(["/usr/bin/python3", "-m", "dbusmock", "--template", "logind"], environment: env))
+        services.append(try ChildProcess(["/usr/bin/python3", "-m", "dbusmock", "--template", "logind"], environment: env))
         try waitForName("org.freedesktop.login1")
     }
 
@@ -48,7 +32,7 @@ final class SessionTestBus {
     func startScreenSaverMock(active: Bool) throws {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = address
-        services.append(try X11TestChild(["/usr/bin/python3", "-m", "dbusmock", "--session",
+        services.append(try ChildProcess(["/usr/bin/python3", "-m", "dbusmock", "--session",
                                           "org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver",
                                           "org.freedesktop.ScreenSaver"], environment: env))
         try waitForName("org.freedesktop.ScreenSaver")
@@ -64,7 +48,7 @@ final class SessionTestBus {
         let out = try busctl(["call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.DBus.Mock",
                               "AddSession", "ssusb", id, "seat0", String(getuid()), "tester", "true"])
         let path = "/org/freedesktop/login1/session/\(id)"
-        guard out.contains(path) else { throw X11TestError("AddSession answered \(out)") }
+        guard out.contains(path) else { throw TestFailure("AddSession answered \(out)") }
         return path
     }
 
@@ -78,23 +62,13 @@ final class SessionTestBus {
 
     @discardableResult
     func busctl(_ arguments: [String]) throws -> String {
-        try X11TestChild.run(["busctl", "--address=\(address)"] + arguments,
-                             environment: ProcessInfo.processInfo.environment, timeout: 5)
+        try output(of: ["busctl", "--address=\(address)"] + arguments, timeout: 5)
     }
 
     private func waitForName(_ name: String) throws {
-        try waitFor("\(name) on \(address)") {
+        try waitUntil("\(name) on \(address)") {
             ((try? self.busctl(["list", "--acquired"])) ?? "").contains(name)
         }
-    }
-
-    private func waitFor(_ what: String, timeout: TimeInterval = 10, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return }
-            usleep(20_000)
-        }
-        throw X11TestError("timed out waiting for \(what)")
     }
 }
 
