@@ -66,16 +66,19 @@ let package = Package(
         // Measurements for `make bench`.
         .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSystem"]),
 
-        .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore"]),
+        // What the test targets share: temporary directories, a private bus,
+        // child processes, fixture configs.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerJSONTests", dependencies: ["BlockerJSON"]),
         .testTarget(name: "BlockerSystemTests", dependencies: ["BlockerSystem"]),
-        .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore"]),
-        .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore"]),
-        .testTarget(name: "BlockerSystemdTests", dependencies: ["BlockerSystemd"]),
-        .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystem", "BlockerSystemd"]),
-        .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore", "BlockerSystem"]),
-        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore", "BlockerSystemd"]),
-        .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON"]),
+        .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore", "TestSupport"]),
+        .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore", "TestSupport"]),
+        .testTarget(name: "BlockerSystemdTests", dependencies: ["BlockerSystemd", "TestSupport"]),
+        .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystem", "BlockerSystemd", "TestSupport"]),
+        .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore", "BlockerSystem", "TestSupport"]),
+        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore", "BlockerSystemd", "TestSupport"]),
+        .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

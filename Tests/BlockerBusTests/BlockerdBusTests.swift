@@ -1,6 +1,7 @@
 import BlockerCore
 import Foundation
 import Testing
+import TestSupport
 @testable import BlockerBus
 
 /// A real dbus-daemon, the real blockerd binary with the command probe, and
@@ -74,7 +75,7 @@ import Testing
         try pump(client, seconds: 3) { (try? client.status().locked) == true }
         #expect(try client.status().locked)
 
-        try daemon.scratch.write("{broken", to: "front.json")
+        try daemon.scratch.write("front.json", "{broken")
         try pump(client, seconds: 3) { (try? client.status().probeOK) == false }
         let failing = try client.status()
         #expect(!failing.probeOK && failing.probeError?.isEmpty == false)
@@ -306,7 +307,7 @@ import Testing
     }
 
     @Test func aFullDiskIsAStorageErrorAndCreditsNothing() throws {
-        let bus = try TestBus()
+        let bus = try PrivateBus()
         let daemon = try Blockerd(on: bus, front: nil)
         defer { daemon.stop(); bus.stop() }
         // The state dir is a 512 KiB tmpfs in blockerd's own mount namespace.
@@ -369,7 +370,7 @@ import Testing
     }
 
     @Test func clientsSeeTheDaemonComeAndGo() throws {
-        let bus = try TestBus()
+        let bus = try PrivateBus()
         defer { bus.stop() }
         let client = try bus.client()
         var running: [Bool] = []
@@ -393,7 +394,7 @@ import Testing
     // MARK: who may call, and who may run
 
     @Test func withoutADaemonCallsSayHowToStartIt() throws {
-        let bus = try TestBus()
+        let bus = try PrivateBus()
         defer { bus.stop() }
         let client = try bus.client()
         let failure = refusal { () throws(BusFailure) in try client.status() }
@@ -403,7 +404,7 @@ import Testing
         guard case let .notRunning(why)? = noBus else { Issue.record("\(String(describing: noBus))"); return }
         #expect(why.contains("no session bus") && why.contains("systemctl --user start blockerd"))
         let gone = #expect(throws: BusFailure.self) {
-            try BlockerClient.connect(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus.scratch.path)/nothing"])
+            try BlockerClient.connect(environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus.directory.path)/nothing"])
         }
         guard case let .notRunning(gonewhy)? = gone else { Issue.record("\(String(describing: gone))"); return }
         #expect(gonewhy.contains("cannot connect to the session bus"))
@@ -431,7 +432,7 @@ import Testing
             #expect(made.status == 0, "\(made.stderr)")
         }
         let uid = try run(["/usr/bin/id", "-u", user]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let bus = try TestBus(allowOtherUsers: true)
+        let bus = try PrivateBus(allowOtherUsers: true)
         let daemon = try Blockerd(on: bus)
         defer { daemon.stop(); bus.stop() }
         try daemon.launch()

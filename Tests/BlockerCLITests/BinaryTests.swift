@@ -1,72 +1,25 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The built `blockerctl` executable, run as a subprocess.
 @Suite struct BinaryTests {
-    /// Next to the test bundle in the build directory.
-    static var binary: String {
-        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
-        // On Linux the tests run from blockerPackageTests.xctest in the products directory.
-        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
-        return directory.appendingPathComponent("blockerctl").path
-    }
-
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    static let binary = builtProgram("blockerctl")
 
     /// An environment with no session bus to find: a real bus client fails
     /// the same way the stand-in factory does.
     static let noBus = ["HOME": "/nonexistent-home", "PATH": "/usr/bin:/bin", "TZ": "UTC",
                         "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "XDG_RUNTIME_DIR": "/nonexistent"]
 
-    func run(_ arguments: [String], environment: [String: String] = BinaryTests.noBus) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+    func run(_ arguments: [String], environment: [String: String] = BinaryTests.noBus) throws -> Finished {
+        try TestSupport.run([Self.binary] + arguments, environment: environment)
     }
 
     /// Runs blockerctl with `entries` as its envp exactly (names may repeat,
-    /// which a dictionary cannot say); returns its status and stderr.
-    func run(_ arguments: [String], environmentEntries entries: [String]) throws -> (status: Int32, stderr: String) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw POSIXError(.EIO) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        let argv = ([Self.binary] + arguments).map { strdup($0) } + [nil]
-        let envp = entries.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, Self.binary, &actions, nil, argv, envp)
-        close(fds[1])
-        defer { close(fds[0]) }
-        guard spawned == 0 else { throw POSIXError(.ENOENT) }
-        var stderr: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while case let n = read(fds[0], &chunk, chunk.count), n != 0 {
-            if n < 0 { if errno == EINTR { continue } else { break } }
-            stderr += chunk[0..<n]
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return ((status >> 8) & 0xff, String(decoding: stderr, as: UTF8.self))
+    /// which a dictionary cannot say).
+    func run(_ arguments: [String], environmentEntries entries: [String]) throws -> Finished {
+        try TestSupport.run([Self.binary] + arguments, environmentEntries: entries)
     }
 
     @Test func aVariableSetTwiceTakesItsFirstValueLikeGetenv() throws {
@@ -103,7 +56,6 @@ import Testing
 
     @Test func configCheck() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let good = try directory.write("good.toml", "[earn]\npushups = 1\n")
         let bad = try directory.write("bad.toml", "[earn]\npushups = \n")
         let ok = try run(["config", "check", good])
@@ -126,7 +78,6 @@ import Testing
     @Test func logsReplacesItselfWithJournalctl_standInJournalctlOnPATH() throws {
         // A stand-in journalctl (the real one has no journal here) that prints its argv.
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         try directory.write("journalctl", "#!/bin/sh\necho \"pid $$\"\nprintf '%s\\n' \"$@\"\n", mode: 0o755)
         var environment = Self.noBus
         environment["PATH"] = directory.path + ":/usr/bin:/bin"
@@ -148,7 +99,6 @@ import Testing
 
     @Test func probeWatchPrintsOneLinePerChangeUntilInterrupted() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let config = try probeConfig(in: directory, pollInterval: "200ms")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)

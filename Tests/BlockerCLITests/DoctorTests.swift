@@ -2,6 +2,7 @@ import BlockerBus
 @testable import BlockerCLI
 import BlockerCore
 import Testing
+import TestSupport
 
 @Suite struct DoctorVerdictTests {
     /// A machine where everything is right.
@@ -166,7 +167,6 @@ import Testing
     /// The real gathering on this machine (no user manager, no daemon, no session).
     @Test func doctorHereReportsEveryCheckAndFails() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let config = try probeConfig(in: directory)
         try directory.write("state/blocker/blocker.db", "", mode: 0o644)
         let run = blockerctl(["doctor", "--config", config],

@@ -1,6 +1,7 @@
 @testable import BlockerCLI
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct ConfigCheckTests {
     static let good = """
@@ -22,7 +23,6 @@ import Testing
 
     @Test func aGoodFileIsOkWithItsCounts() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let path = try directory.write("blocker.toml", Self.good)
         let run = blockerctl(["config", "check", path])
         #expect(run.status == 0 && run.stderr.isEmpty && run.connections == 0)
@@ -39,7 +39,6 @@ import Testing
 
     @Test func aSyntaxErrorNamesFileLineAndColumn() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let path = try directory.write("bad.toml", "[daemon]\nprobe = \"auto\"\npoll-interval = 1s\n")
         let run = blockerctl(["config", "check", path])
         #expect(run.status == 1 && run.stdout.isEmpty)
@@ -49,7 +48,6 @@ import Testing
 
     @Test func anUnknownKeyIsAnError() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let path = try directory.write("blocker.toml", Self.good + "\ncolour = \"red\"\n")
         let run = blockerctl(["config", "check", path])
         #expect(run.status == 1)
@@ -65,7 +63,6 @@ import Testing
 
     @Test func withoutFileTheXDGConfigIsChecked() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let path = try directory.write("blocker/blocker.toml", Self.good)
         let run = blockerctl(["config", "check"], environment: ["XDG_CONFIG_HOME": directory.path, "HOME": "/nonexistent"])
         #expect(run.stdout == "\(path): ok (2 groups, 1 exercise)\n")
@@ -94,7 +91,6 @@ import Testing
 @Suite struct ProbeCommandTests {
     @Test func jsonIsTheForegroundObjectPlusTheProbeName() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let config = try probeConfig(in: directory)
         try directory.write("front.json", "{\"app\":\"Firefox\",\"title\":\"Cats \\\"live\\\"\",\"pid\":\(getpid())}")
         let run = blockerctl(["probe", "--json", "--config", config], environment: [:])
@@ -110,7 +106,6 @@ import Testing
 
     @Test func nothingInFrontKeepsTheKeys() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let config = try probeConfig(in: directory)
         let json = try object(parseJSON(blockerctl(["probe", "--json", "--config", config], environment: [:]).stdout))
         #expect(json["app"] is NSNull && json["title"] is NSNull && json["pid"] is NSNull)
@@ -119,7 +114,6 @@ import Testing
 
     @Test func humanOutputIsAligned() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let config = try probeConfig(in: directory)
         try directory.write("front.json", "{\"app\":\"chromium\",\"title\":\"Docs\",\"pid\":7,\"locked\":true}")
         let run = blockerctl(["probe", "--config", config], environment: [:])
@@ -136,7 +130,6 @@ import Testing
 
     @Test func aProbeThatCannotRunSaysWhyForEachBackend() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let config = try directory.write("blocker.toml", "[daemon]\nprobe = \"auto\"\n")
         let run = blockerctl(["probe", "--config", config], environment: ["HOME": directory.path])
         #expect(run.status == 1 && run.stdout.isEmpty)
@@ -156,7 +149,6 @@ import Testing
 
     @Test func aFailingSampleIsReported() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let config = try probeConfig(in: directory)
         try directory.write("front.json", "not json")
         let run = blockerctl(["probe", "--config", config], environment: [:])

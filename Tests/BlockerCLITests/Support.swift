@@ -3,6 +3,7 @@ import BlockerBus
 import BlockerCore
 import Foundation
 import Testing
+import TestSupport
 
 /// An in-memory blockerd for the CLI's own tests (the real bus client comes
 /// with the bus branch): answers from its fields and records every call, so a
@@ -110,47 +111,17 @@ func object(_ value: Any?) throws -> [String: Any] {
     try #require(value as? [String: Any])
 }
 
-/// A fresh directory under /tmp; removed by `remove()`.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("blockerctl-test-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    @discardableResult
-    func write(_ name: String, _ text: String, mode: Int = 0o600) throws -> String {
-        let file = path + "/" + name
-        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
-        try text.write(toFile: file, atomically: false, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file)
-        return file
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
-
-/// A config whose command probe prints whatever `front.json` in `directory` holds.
+/// A config whose command probe prints whatever `front.json` in `directory` holds (at first: nothing in front).
 func probeConfig(in directory: TemporaryDirectory, pollInterval: String = "200ms") throws -> String {
-    let front = try directory.write("front.json", "null")
-    _ = front
-    return try directory.write("blocker.toml", """
-        [daemon]
-        probe = "command"
-        poll-interval = "\(pollInterval)"
-        probe-command = ["/bin/cat", "\(directory.path)/front.json"]
+    try directory.writeFront(nil)
+    return try directory.write("blocker.toml", commandProbeConfig(
+        frontFile: directory.file("front.json"), pollInterval: pollInterval, warnBefore: nil, sections: """
+            [[group]]
+            name = "video"
+            apps = ["firefox"]
 
-        [earn]
-        pushups = 0.5
-
-        [[group]]
-        name = "video"
-        apps = ["firefox"]
-
-        [[group]]
-        name = "browsers"
-        apps = ["firefox", "chromium"]
-        """)
+            [[group]]
+            name = "browsers"
+            apps = ["firefox", "chromium"]
+            """))
 }

@@ -1,6 +1,7 @@
 import BlockerConfig
 import BlockerCore
 import Testing
+import TestSupport
 
 /// The message loading `path` fails with, or nil when it loads.
 private func loadRefusal(_ path: String) -> String? {
@@ -23,9 +24,8 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
 
 @Suite struct ConfigSyntaxTests {
     @Test func syntaxErrorInARealFileNamesFileLineAndColumn() throws {
-        var directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let path = try directory.write("blocker.toml", text: """
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("blocker.toml", """
             [daemon]
             probe = "auto"
             poll-interval = 1s
@@ -42,9 +42,8 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
     }
 
     @Test func fileIsNamedExactlyAsGiven() throws {
-        var directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        _ = try directory.write("blocker.toml", text: "[earn]\npushups = \n")
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("blocker.toml", "[earn]\npushups = \n")
         let unusual = "\(directory.path)/./blocker.toml"
         #expect(loadRefusal(unusual)
             == "\(unusual):2:11: Error while parsing key-value pair: expected value, saw '\\n'")
@@ -56,8 +55,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
     }
 
     @Test func invalidUTF8IsASyntaxErrorWithItsPosition() throws {
-        var directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = try TemporaryDirectory()
         // name = "ab<0xFF>" on line 2.
         let bytes = Array("[[group]]\nname = \"ab".utf8) + [0xFF] + Array("\"\n".utf8)
         let path = try directory.write("bad.toml", bytes: bytes)
@@ -72,7 +70,6 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
 @Suite struct ConfigFileReadingTests {
     @Test func missingFileIsNamedWithTheFix() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let path = "\(directory.path)/nope.toml"
         #expect(loadRefusal(path)
             == "\(path): cannot read the config: No such file or directory; create it (start from "
@@ -80,8 +77,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
     }
 
     @Test func directoryInsteadOfAFile() throws {
-        var directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = try TemporaryDirectory()
         let path = try directory.makeDirectory("blocker.toml")
         #expect(loadRefusal(path)
             == "\(path): cannot read the config: Is a directory; give the path of the blocker.toml file, "
@@ -89,19 +85,17 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
     }
 
     @Test func emptyFileIsAValidConfigThatMetersNothing() throws {
-        var directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let config = try Config.load(path: try directory.write("blocker.toml", text: ""))
+        let directory = try TemporaryDirectory()
+        let config = try Config.load(path: try directory.write("blocker.toml", ""))
         #expect(config.groups.isEmpty)
         #expect(config.daemon == DaemonSettings())
     }
 
     @Test func fileLargerThanOneReadLoadsWhole() throws {
-        var directory = try TemporaryDirectory()
-        defer { directory.remove() }
+        let directory = try TemporaryDirectory()
         // Over 64 KiB of comments before the only key: it must still be read.
         let padding = String(repeating: "# padding padding padding padding padding padding padding\n", count: 2000)
-        let path = try directory.write("blocker.toml", text: padding + "[earn]\nlunges = 2\n")
+        let path = try directory.write("blocker.toml", padding + "[earn]\nlunges = 2\n")
         #expect(try Config.load(path: path).exercises == [Exercise(name: "lunges", perRep: 120_000)])
     }
 }

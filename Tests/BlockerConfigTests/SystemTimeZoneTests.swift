@@ -1,6 +1,7 @@
 import BlockerCore
 import Glibc
 import Testing
+import TestSupport
 @testable import BlockerConfig
 
 /// Finding the user's zone from TZ, TZDIR and /etc/localtime, with the real tzdata files.
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func localtimeLinkGivesItsZoneName() throws {
-        let directory = try ZoneScratchDirectory()
+        let directory = try TemporaryDirectory()
         let link = directory.path + "/localtime"
         try #require(symlink("/usr/share/zoneinfo/Europe/Paris", link) == 0)
         let rules = try TimeZoneRules.system(environment: [:], localtimePath: link)
@@ -38,7 +39,7 @@ import Testing
     }
 
     @Test func brokenLocaltimeIsAnError() throws {
-        let directory = try ZoneScratchDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path + "/localtime"
         try #require(symlink("/usr/share/zoneinfo/zone.tab", path) == 0)
         #expect(throws: TimeZoneError.self) { try TimeZoneRules.system(environment: [:], localtimePath: path) }
@@ -98,7 +99,7 @@ import Testing
     }
 
     @Test func tzdirOverridesTheZoneDirectory() throws {
-        let directory = try ZoneScratchDirectory()
+        let directory = try TemporaryDirectory()
         try #require(mkdir(directory.path + "/Test", 0o700) == 0)
         try #require(symlink("/usr/share/zoneinfo/Asia/Kolkata", directory.path + "/Test/Zone") == 0)
         let rules = try TimeZoneRules.system(environment: ["TZ": "Test/Zone", "TZDIR": directory.path])
@@ -118,35 +119,6 @@ import Testing
 
 // MARK: - Helpers (tests only)
 
-private struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// A directory under /tmp, removed with everything in it when released.
-private final class ZoneScratchDirectory {
-    let path: String
-    init() throws {
-        var template = Array("/tmp/blocker-tz-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure(description: "mkdtemp failed") }
-        path = String(cString: made)
-    }
-    deinit { removeTree(path) }
-}
-
-private func removeTree(_ path: String) {
-    if let directory = opendir(path) {
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name == "." || name == ".." { continue }
-            removeTree(path + "/" + name)
-        }
-        closedir(directory)
-        rmdir(path)
-    } else {
-        unlink(path)
-    }
-}
-
 /// A NUL-terminated C string in a buffer.
 private func decodeCString(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -154,39 +126,16 @@ private func decodeCString(_ buffer: [CChar]) -> String {
 
 /// glibc's `date +%::z` for each instant, run with exactly `environment`.
 private func glibcOffsets(environment: [String], instants: [Int64]) throws -> [Int32] {
-    let directory = try ZoneScratchDirectory()
-    let input = directory.path + "/instants", output = directory.path + "/stdout"
-    let text = Array(instants.map { "@\($0)\n" }.joined().utf8)
-    let fd = open(input, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0, text.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == text.count else {
-        throw TestFailure(description: "cannot write \(input)")
-    }
-    close(fd)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    let arguments: [String] = ["/usr/bin/date", "-f", input, "+%::z"]
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup($0) } + [nil]
-    defer { for pointer in argv + envp { free(pointer) } }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, "/usr/bin/date", &actions, nil, argv, envp) == 0 else {
-        throw TestFailure(description: "posix_spawn date failed")
-    }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    guard status == 0 else { throw TestFailure(description: "date exited with status \(status)") }
-    guard let file = fopen(output, "r") else { throw TestFailure(description: "cannot read \(output)") }
-    defer { fclose(file) }
+    let directory = try TemporaryDirectory()
+    let input = try directory.write("instants", instants.map { "@\($0)\n" }.joined())
+    let printed = try output(of: ["/usr/bin/date", "-f", input, "+%::z"], environmentEntries: environment)
     var offsets: [Int32] = []
-    var line = [CChar](repeating: 0, count: 64)
-    while fgets(&line, Int32(line.count), file) != nil {
+    for line in printed.split(separator: "\n") {
         // "+05:30:00" or "-04:00:00"
-        let fields = decodeCString(line).dropFirst().split(separator: ":").compactMap { Int32($0.prefix(2)) }
-        guard fields.count == 3 else { throw TestFailure(description: "unexpected date output \(decodeCString(line))") }
+        let fields = line.dropFirst().split(separator: ":").compactMap { Int32($0.prefix(2)) }
+        guard fields.count == 3 else { throw TestFailure("unexpected date output \(line)") }
         let magnitude = fields[0] * 3600 + fields[1] * 60 + fields[2]
-        offsets.append(line[0] == CChar(UInt8(ascii: "-")) ? -magnitude : magnitude)
+        offsets.append(line.hasPrefix("-") ? -magnitude : magnitude)
     }
     return offsets
 }

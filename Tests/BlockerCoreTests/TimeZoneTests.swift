@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import TestSupport
 @testable import BlockerCore
 
 /// Time zones and the calendar, checked against real tzdata files and against glibc's own
@@ -163,7 +164,7 @@ import Testing
 
     /// Every zone installed reads, and agrees with glibc around 1970–2040 and its transitions this decade.
     @Test func everyInstalledZoneMatchesGlibc() throws {
-        let listing = try run(["/usr/bin/find", "/usr/share/zoneinfo", "-type", "f"], environment: [])
+        let listing = try output(of: ["/usr/bin/find", "/usr/share/zoneinfo", "-type", "f"], environmentEntries: [])
         var checked = 0
         for path in listing.split(separator: "\n") {
             let bytes = try readFile(String(path))
@@ -436,74 +437,24 @@ private func formatOffset(_ offset: Int32, abbreviation: String) -> String {
         + zeroPad(magnitude % 60)
 }
 
-private struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// `date -f FILE FORMAT` with TZ set: one line per instant.
 private func glibcDate(tz: String, instants: [Int64], format: String) throws -> [String] {
     let directory = try TemporaryDirectory()
-    let input = directory.path + "/instants"
-    try writeFile(input, instants.map { "@\($0)\n" }.joined())
-    let output = try run(["/usr/bin/date", "-f", input, format], environment: ["TZ=" + tz, "LC_ALL=C"])
-    return output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
-}
-
-/// Runs a program with exactly `environment`, stdout into a file; returns stdout, throws unless it exits 0.
-private func run(_ arguments: [String], environment: [String]) throws -> String {
-    let directory = try TemporaryDirectory()
-    let outputPath = directory.path + "/stdout"
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    let argv = arguments.map { strdup($0) } + [nil]
-    let envp = environment.map { strdup($0) } + [nil]
-    defer { for pointer in argv + envp { free(pointer) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
-    guard spawned == 0 else { throw TestFailure(description: "posix_spawn \(arguments[0]): \(spawned)") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    guard status == 0 else { throw TestFailure(description: "\(arguments) exited with status \(status)") }
-    return String(decoding: try readFile(outputPath), as: UTF8.self)
-}
-
-private final class TemporaryDirectory {
-    let path: String
-    init() throws {
-        var template = Array("/tmp/blocker-tz-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure(description: "mkdtemp failed") }
-        path = String(cString: made)
-    }
-    deinit {
-        for name in ["instants", "stdout"] { unlink(path + "/" + name) }
-        rmdir(path)
-    }
+    let input = try directory.write("instants", instants.map { "@\($0)\n" }.joined())
+    let printed = try output(of: ["/usr/bin/date", "-f", input, format], environmentEntries: ["TZ=" + tz, "LC_ALL=C"])
+    return printed.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
 }
 
 private func readFile(_ path: String) throws -> [UInt8] {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw TestFailure(description: "open \(path): errno \(errno)") }
+    guard fd >= 0 else { throw TestFailure("open \(path): errno \(errno)") }
     defer { close(fd) }
     var contents: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
         let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count >= 0 else { throw TestFailure(description: "read \(path): errno \(errno)") }
+        guard count >= 0 else { throw TestFailure("read \(path): errno \(errno)") }
         if count == 0 { return contents }
         contents += chunk[0..<count]
-    }
-}
-
-private func writeFile(_ path: String, _ text: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw TestFailure(description: "open \(path): errno \(errno)") }
-    defer { close(fd) }
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written > 0 else { throw TestFailure(description: "write \(path): errno \(errno)") }
-        bytes = bytes.dropFirst(written)
     }
 }

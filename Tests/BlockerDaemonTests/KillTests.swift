@@ -1,13 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 import BlockerCore
 import BlockerStore
 
 /// The real `blockerd` binary, killed with SIGKILL while a metered app is in front.
 @Suite struct KillTests {
-    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent(".build/debug/blockerd").path
+    static let binary = builtProgram("blockerd")
 
     func balance(_ box: Sandbox) throws -> Milliseconds {
         let ledger = try Ledger.open(stateDirectory: box.stateDirectory)

@@ -1,44 +1,23 @@
 import Foundation
 @testable import BlockerDaemon
 import BlockerCore
+import TestSupport
 
 /// A temp directory with a config, a state dir and a command probe that
 /// prints whatever the test last wrote to `front.json`.
 final class Sandbox {
-    let root: String
-    var configPath: String { root + "/blocker.toml" }
-    var stateDirectory: String { root + "/state" }
-    var frontPath: String { root + "/front.json" }
+    let directory: TemporaryDirectory
+    var root: String { directory.path }
+    var configPath: String { directory.file("blocker.toml") }
+    var stateDirectory: String { directory.file("state") }
+    var frontPath: String { directory.file("front.json") }
 
     init(config: String? = nil, pollInterval: String = "1s", probeCommand: [String]? = nil) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("blocker-test-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        let argv = (probeCommand ?? ["/bin/cat", root + "/front.json"]).map { "\"\($0)\"" }.joined(separator: ", ")
-        try write(config ?? """
-            [daemon]
-            probe = "command"
-            poll-interval = "\(pollInterval)"
-            probe-command = [\(argv)]
-
-            [earn]
-            pushups = 0.5
-
-            [warn]
-            before = ["1m"]
-
-            [[group]]
-            name = "social"
-            apps = ["discord"]
-
-            [[group]]
-            name = "tools"
-            apps = ["notes"]
-            metered = false
-            """, to: configPath)
+        directory = try TemporaryDirectory()
+        try directory.write("blocker.toml", config ?? commandProbeConfig(
+            frontFile: directory.file("front.json"), pollInterval: pollInterval, probeCommand: probeCommand))
         front(nil)
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     func write(_ text: String, to path: String) throws {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -46,8 +25,7 @@ final class Sandbox {
 
     /// What the command probe reports next.
     func front(_ app: String?, locked: Bool = false) {
-        let json = app.map { "{\"app\":\"\($0)\",\"title\":\"t\",\"pid\":1,\"locked\":\(locked)}" } ?? "null"
-        try! write(json, to: frontPath)
+        try! directory.writeFront(app, locked: locked)
     }
 
     func frontRaw(_ text: String) { try! write(text, to: frontPath) }

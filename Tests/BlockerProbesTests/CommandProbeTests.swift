@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import BlockerProbes
 import BlockerCore
 
@@ -36,7 +37,8 @@ import BlockerCore
     }
 
     @Test func aHangingProbeIsKilledAtItsDeadline() throws {
-        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("probe-\(UUID().uuidString)").path
+        let directory = try TemporaryDirectory()
+        let marker = directory.file("pid")
         // Prints its pid, then hangs with stdout open.
         let script = "echo $$ > \(marker); exec sleep 30"
         let started = Date()
@@ -46,7 +48,6 @@ import BlockerCore
         #expect(took >= 0.3 && took < 2)
         let pid = try #require(Int32(String(contentsOfFile: marker, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, 0) != 0)                                  // gone, and reaped
-        try? FileManager.default.removeItem(atPath: marker)
     }
 
     @Test func aFailingOrMissingProgramIsAFailure() {

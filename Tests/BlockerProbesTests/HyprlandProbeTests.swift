@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import BlockerProbes
 import BlockerCore
 
@@ -9,16 +10,16 @@ import BlockerCore
 @Suite struct HyprlandProbeWithFakeServerTests {
     /// A fresh `$XDG_RUNTIME_DIR` with a fake instance in `hypr/SIGNATURE/`.
     final class Instance {
-        let runtimeDir: String
+        let runtime: TemporaryDirectory
+        var runtimeDir: String { runtime.path }
         let signature = "fake_\(UInt32.random(in: 0...UInt32.max))_1720879584"
         let server: FakeHyprlandServer
         /// A real process whose pid the fake reports, so `exe` is read from /proc.
         let app: Process
 
         init() throws {
-            var template = Array("/tmp/blocker-hypr.XXXXXX".utf8CString)
-            runtimeDir = String(cString: mkdtemp(&template)!)
-            server = try FakeHyprlandServer(directory: "\(runtimeDir)/hypr/\(signature)")
+            runtime = try TemporaryDirectory()
+            server = try FakeHyprlandServer(directory: "\(runtime.path)/hypr/\(signature)")
             app = Process()
             app.executableURL = URL(fileURLWithPath: "/bin/sleep")
             app.arguments = ["60"]
@@ -36,7 +37,6 @@ import BlockerCore
             // SIGKILL: the test runner's blocked signals are inherited, so SIGTERM would wait.
             kill(app.processIdentifier, SIGKILL)
             app.waitUntilExit()
-            try? FileManager.default.removeItem(atPath: runtimeDir)
         }
     }
 

@@ -1,54 +1,30 @@
 import Foundation
 import Glibc
+import TestSupport
 
-/// A private dbus-daemon on a socket in a temporary directory, plus the
-/// python-dbusmock services a test starts on it; all stopped by PID and the
-/// directory removed on deinit.
+/// A private dbus-daemon (TestSupport's PrivateBus) plus the python-dbusmock
+/// services a test starts on it; all stopped by PID on deinit.
 final class SessionTestBus {
-    let directory: String
-    let address: String
-    private var daemon: X11TestChild?
-    private var services: [X11TestChild] = []
-    private var logind: X11TestChild?
+    private let bus: PrivateBus
+    private var services: [ChildProcess] = []
+    private var logind: ChildProcess?
+    var directory: String { bus.directory.path }
+    var address: String { bus.address }
 
     /// `prefix`: the temporary directory's name before its random part; one
     /// with a space or comma needs escaping in a D-Bus address.
     init(prefix: String = "blocker-bus-") throws {
-        var template = Array((FileManager.default.temporaryDirectory.path + "/\(prefix)XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw X11TestError("mkdtemp failed") }
-        directory = String(cString: made)
-        address = "unix:path=" + Self.escape(directory + "/bus")
-        do {
-            daemon = try X11TestChild(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=\(address)"],
-                                      environment: ProcessInfo.processInfo.environment)
-            try waitFor("dbus-daemon at \(address)") { (try? self.busctl(["status"])) != nil }
-        } catch {
-            cleanUp()
-            throw error
-        }
+        bus = try PrivateBus(directoryPrefix: prefix)
     }
 
-    deinit { cleanUp() }
-
-    private func cleanUp() {
+    deinit {
         logind?.stop()
-        logind = nil
         for service in services.reversed() { service.stop() }
-        services = []
-        daemon?.stop()
-        daemon = nil
-        try? FileManager.default.removeItem(atPath: directory)
+        bus.stop()
     }
 
-    /// D-Bus address values escape every byte outside [-0-9A-Za-z_/.\*] as %XX
-    /// (written here again, so the tests do not trust the code they test).
-    static func escape(_ value: String) -> String {
-        value.utf8.map { byte in
-            let c = Character(Unicode.Scalar(byte))
-            return c.isASCII && (c.isLetter || c.isNumber || "-_/.\\*".contains(c))
-                ? String(c) : String(format: "%%%02X", byte)
-        }.joined()
-    }
+    /// D-Bus address escaping, as the tests write it themselves.
+    static func escape(_ value: String) -> String { escapeAddressValue(value) }
 
     /// python3-dbusmock's logind template, on this bus as if it were the system
     /// bus; every call it answers is logged to `logindLog`.
@@ -56,7 +32,7 @@ final class SessionTestBus {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SYSTEM_BUS_ADDRESS"] = address
         // The distribution's python has dbusmock and gi; a pyenv one on PATH may not.
-        logind = try X11TestChild(["/usr/bin/python3", "-m", "dbusmock", "--template", "logind", "-l", logindLog],
+        logind = try ChildProcess(["/usr/bin/python3", "-m", "dbusmock", "--template", "logind", "-l", logindLog],
                                   environment: env)
         try waitForName("org.freedesktop.login1")
     }
@@ -65,7 +41,7 @@ final class SessionTestBus {
     func stopLogindMock() throws {
         logind?.stop()
         logind = nil
-        try waitFor("org.freedesktop.login1 to leave \(address)") {
+        try waitUntil("org.freedesktop.login1 to leave \(address)") {
             !((try? self.busctl(["list", "--acquired"])) ?? "").contains("org.freedesktop.login1")
         }
     }
@@ -94,7 +70,7 @@ final class SessionTestBus {
         // "a(tav) N …"
         let words = out.split(separator: " ")
         guard words.count >= 2, let count = Int(words[1].trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw X11TestError("GetMethodCalls answered \(out)")
+            throw TestFailure("GetMethodCalls answered \(out)")
         }
         return count
     }
@@ -103,7 +79,7 @@ final class SessionTestBus {
     func startScreenSaverMock(active: Bool) throws {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = address
-        services.append(try X11TestChild(["/usr/bin/python3", "-m", "dbusmock", "--session",
+        services.append(try ChildProcess(["/usr/bin/python3", "-m", "dbusmock", "--session",
                                           "org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver",
                                           "org.freedesktop.ScreenSaver"], environment: env))
         try waitForName("org.freedesktop.ScreenSaver")
@@ -127,7 +103,7 @@ final class SessionTestBus {
         let out = try busctl(["call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.DBus.Mock",
                               "AddSession", "ssusb", id, "seat0", String(getuid()), "tester", "true"])
         let path = "/org/freedesktop/login1/session/\(id)"
-        guard out.contains(path) else { throw X11TestError("AddSession answered \(out)") }
+        guard out.contains(path) else { throw TestFailure("AddSession answered \(out)") }
         return path
     }
 
@@ -141,23 +117,13 @@ final class SessionTestBus {
 
     @discardableResult
     func busctl(_ arguments: [String]) throws -> String {
-        try X11TestChild.run(["busctl", "--address=\(address)"] + arguments,
-                             environment: ProcessInfo.processInfo.environment, timeout: 5)
+        try output(of: ["busctl", "--address=\(address)"] + arguments, timeout: 5)
     }
 
     private func waitForName(_ name: String) throws {
-        try waitFor("\(name) on \(address)") {
+        try waitUntil("\(name) on \(address)") {
             ((try? self.busctl(["list", "--acquired"])) ?? "").contains(name)
         }
-    }
-
-    private func waitFor(_ what: String, timeout: TimeInterval = 10, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return }
-            usleep(20_000)
-        }
-        throw X11TestError("timed out waiting for \(what)")
     }
 }
 

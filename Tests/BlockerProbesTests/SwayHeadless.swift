@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// A real headless sway for the probe tests (docs/ARCHITECTURE.md, "How the tests run real servers").
 ///
@@ -12,7 +13,8 @@ import Glibc
 final class SwayHeadless {
     static let user = "blocker-sway"
 
-    let runtimeDir: String
+    private let runtime: TemporaryDirectory
+    var runtimeDir: String { runtime.path }
     let uid: uid_t
     let gid: gid_t
     /// `BLOCKER_SWAY_RUN=<uuid>`, inherited by every process this sway starts.
@@ -31,12 +33,10 @@ final class SwayHeadless {
 
     init(xwayland: Bool = false, fixedSocket: Bool = false) throws {
         (uid, gid) = try Self.testUser()
-        var template = Array("/tmp/blocker-sway.XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw SwayUnavailable(description: "mkdtemp: \(String(cString: strerror(errno)))") }
-        runtimeDir = String(cString: made)
+        runtime = try TemporaryDirectory()
         marker = "BLOCKER_SWAY_RUN=\(UUID().uuidString)"
-        fixedSocketPath = fixedSocket ? runtimeDir + "/sway.sock" : nil
-        configPath = runtimeDir + "/config"
+        fixedSocketPath = fixedSocket ? runtime.path + "/sway.sock" : nil
+        configPath = runtime.path + "/config"
         do {
             // sway checks that XDG_RUNTIME_DIR is its own and private.
             guard chown(runtimeDir, uid, gid) == 0, chmod(runtimeDir, 0o700) == 0 else {
@@ -114,14 +114,13 @@ final class SwayHeadless {
         if swayPID > 0 { kill(swayPID, signal) }
     }
 
-    /// Stops everything this sway started and removes its runtime directory.
+    /// Stops everything this sway started (its runtime directory goes when this is released).
     func close() {
         guard !closed else { return }
         closed = true
         if swayPID > 0 { kill(swayPID, SIGCONT) }
         stop()
         killMarkedProcesses()
-        try? FileManager.default.removeItem(atPath: runtimeDir)
     }
 
     // MARK: swaymsg
@@ -129,19 +128,11 @@ final class SwayHeadless {
     /// Runs swaymsg (as root, on sway's socket); throws with its output when it fails.
     @discardableResult
     func swaymsg(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/swaymsg")
-        process.arguments = arguments.first == "-s" ? arguments : ["-s", socketPath] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SwayUnavailable(description: "swaymsg \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(output)")
+        let finished = try run(["/usr/bin/swaymsg"] + (arguments.first == "-s" ? arguments : ["-s", socketPath] + arguments))
+        guard finished.status == 0 else {
+            throw SwayUnavailable(description: "swaymsg \(arguments.joined(separator: " ")) failed (\(finished.status)): \(finished.stdout)\(finished.stderr)")
         }
-        return output
+        return finished.stdout
     }
 
     /// Starts a client inside sway, as sway's user.
@@ -204,11 +195,7 @@ final class SwayHeadless {
 
     private static func testUser() throws -> (uid_t, gid_t) {
         if getpwnam(user) == nil {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
-            process.arguments = ["-m", "-s", "/usr/sbin/nologin", user]
-            try process.run()
-            process.waitUntilExit()
+            _ = try run(["/usr/sbin/useradd", "-m", "-s", "/usr/sbin/nologin", user])
         }
         guard let entry = getpwnam(user) else { throw SwayUnavailable(description: "cannot create the test user \(user)") }
         return (entry.pointee.pw_uid, entry.pointee.pw_gid)

@@ -2,6 +2,7 @@ import BlockerCore
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import BlockerProbes
 
 /// Against a real Xvfb + openbox (a missing Xvfb fails these, never skips them).
@@ -9,7 +10,7 @@ import Testing
     func openProbe(_ server: X11Server) throws -> X11Probe {
         switch X11Probe.open(environment: server.environment) {
         case let .success(probe): return probe
-        case let .failure(why): throw X11TestError("X11Probe.open failed: \(why)")
+        case let .failure(why): throw TestFailure("X11Probe.open failed: \(why)")
         }
     }
 
@@ -21,7 +22,7 @@ import Testing
         while isReadable(fd, timeoutMs: quietMs) {
             probe.drainEvents()
             rounds += 1
-            if rounds > 50 { throw X11TestError("the X connection never went quiet") }
+            if rounds > 50 { throw TestFailure("the X connection never went quiet") }
         }
     }
 

@@ -1,6 +1,7 @@
 import BlockerCore
 import Foundation
 import Testing
+import TestSupport
 @testable import BlockerStore
 
 /// A real SQLITE_FULL, from `PRAGMA max_page_count` on the ledger's connection.
@@ -14,8 +15,7 @@ struct DiskFullTests {
     }
 
     @Test func recordKeepsTheTickAndWritesItOnceLater() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         let day = "2024-06-01"
@@ -57,8 +57,7 @@ struct DiskFullTests {
     }
 
     @Test func failedEarningChangesNothing() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         try limitPages(ledger)

@@ -1,5 +1,6 @@
 import BlockerCore
 import Testing
+import TestSupport
 @testable import BlockerStore
 
 /// A pure model of the ledger, written independently of the implementation.
@@ -78,8 +79,7 @@ struct InvariantTests {
     }
 
     @Test func randomOperationsKeepTheBooksBalanced() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         var rng = SplitMix64(seed: 0xB10C_4E55)
         var model = Model()
         var ledger = try Ledger.open(stateDirectory: temp.path)
@@ -137,8 +137,7 @@ struct InvariantTests {
     }
 
     @Test func randomOperationsWithADiskThatFillsUp() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         var rng = SplitMix64(seed: 7)
         var model = Model()
         let ledger = try Ledger.open(stateDirectory: temp.path)

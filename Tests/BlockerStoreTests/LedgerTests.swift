@@ -1,13 +1,13 @@
 import BlockerCore
 import Foundation
 import Testing
+import TestSupport
 @testable import BlockerStore
 
 @Suite("Ledger operations")
 struct LedgerTests {
     @Test func earningIsCommittedBeforeEarnReturns() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         let (earned, balance) = try ledger.earn(exercise: "pushups", reps: 20, perRep: 30_000, atMs: 1_000, day: "2024-05-01")
@@ -20,8 +20,7 @@ struct LedgerTests {
     }
 
     @Test func invalidEarningChangesNothing() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         for (reps, perRep) in [(0, 1000), (-3, 1000), (5, -1), (Int.max, Int64.max)] as [(Int, Milliseconds)] {
@@ -34,8 +33,7 @@ struct LedgerTests {
     }
 
     @Test func recordClampsAtZero() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 1_500, atMs: 0, day: "2024-05-01")
@@ -49,8 +47,7 @@ struct LedgerTests {
     }
 
     @Test func usageAccumulatesPerDayGroupAndApp() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         let day = "2024-05-01", next = "2024-05-02"
@@ -80,8 +77,7 @@ struct LedgerTests {
     }
 
     @Test func historySummarizesDays() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         _ = try ledger.earn(exercise: "pushups", reps: 10, perRep: 6_000, atMs: 0, day: "2024-05-01")
@@ -107,8 +103,7 @@ struct LedgerTests {
     }
 
     @Test func earningsAreNewestFirstAndLimited() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         for reps in 1...4 {
@@ -127,8 +122,7 @@ struct TimedBlockTests {
     let t0: Int64 = 1_700_000_000_000
 
     @Test func setExtendsButNeverShortens() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         #expect(try ledger.setTimedBlock(target: "Discord", untilMs: t0 + 3_600_000) == t0 + 3_600_000)
@@ -140,8 +134,7 @@ struct TimedBlockTests {
     }
 
     @Test func expiryIsByInstant() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         _ = try ledger.setTimedBlock(target: "steam", untilMs: t0 + 300_000)  // a 5-minute block
@@ -157,8 +150,7 @@ struct TimedBlockTests {
     }
 
     @Test func removeClearsOnlyThatTarget() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         _ = try ledger.setTimedBlock(target: "steam", untilMs: t0 + 300_000)
@@ -177,8 +169,7 @@ struct TimedBlockTests {
     }
 
     @Test func emptyTargetIsRefused() throws {
-        let temp = TempDir()
-        defer { temp.remove() }
+        let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         let error = #expect(throws: StoreError.self) { _ = try ledger.setTimedBlock(target: "", untilMs: t0) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import BlockerStore
 import BlockerCore
 
@@ -8,11 +9,11 @@ import BlockerCore
 @Suite("Refusing files that are not the ledger")
 struct RefusalTests {
     /// Every file in the directory with its bytes.
-    private func snapshot(_ dir: TempDir) -> [String: Data] {
+    private func snapshot(_ dir: TemporaryDirectory) -> [String: Data] {
         Dictionary(uniqueKeysWithValues: dir.listing().map { ($0, contents(dir.file($0)) ?? Data()) })
     }
 
-    private func expectRefused(_ path: String, in dir: TempDir, reason: StoreError.Reason = .notALedger,
+    private func expectRefused(_ path: String, in dir: TemporaryDirectory, reason: StoreError.Reason = .notALedger,
                                sourceLocation: SourceLocation = #_sourceLocation) {
         let before = snapshot(dir)
         let error = #expect(throws: StoreError.self, sourceLocation: sourceLocation) { _ = try Ledger(path: path) }
@@ -27,8 +28,7 @@ struct RefusalTests {
     }
 
     @Test func garbageBytes() throws {
-        let dir = TempDir().create()
-        defer { dir.remove() }
+        let dir = try TemporaryDirectory()
         var rng = SplitMix64(seed: 42)
         let bytes = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &rng) })
         let path = dir.file("blocker.db")
@@ -38,8 +38,7 @@ struct RefusalTests {
     }
 
     @Test func shortTextFile() throws {
-        let dir = TempDir().create()
-        defer { dir.remove() }
+        let dir = try TemporaryDirectory()
         let path = dir.file("blocker.db")
         #expect(FileManager.default.createFile(atPath: path, contents: Data("my notes\n".utf8)))
         expectRefused(path, in: dir)
@@ -49,8 +48,7 @@ struct RefusalTests {
     }
 
     @Test func directoryInsteadOfFile() throws {
-        let dir = TempDir().create()
-        defer { dir.remove() }
+        let dir = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: dir.file("blocker.db"), withIntermediateDirectories: false)
         expectRefused(dir.file("blocker.db"), in: dir)
     }
@@ -58,8 +56,7 @@ struct RefusalTests {
     /// Another program's database, with its own application_id (or none).
     @Test(arguments: [Int32(0), 0x1234_5678])
     func foreignSQLiteDatabase(applicationID: Int32) throws {
-        let dir = TempDir().create()
-        defer { dir.remove() }
+        let dir = try TemporaryDirectory()
         let path = dir.file("blocker.db")
         let other = try SQLiteDatabase(path: path, flags: [.readWrite, .create])
         try other.execute("""
@@ -77,8 +74,7 @@ struct RefusalTests {
     /// The other program is running: its database is in WAL mode with live
     /// -wal and -shm files. None of the three may change.
     @Test func foreignWALDatabaseInUse() throws {
-        let dir = TempDir().create()
-        defer { dir.remove() }
+        let dir = try TemporaryDirectory()
         let path = dir.file("blocker.db")
         let other = try SQLiteDatabase(path: path, flags: [.readWrite, .create])
         defer { other.close() }
@@ -91,8 +87,7 @@ struct RefusalTests {
 
     /// An empty main file whose -wal holds another program's data.
     @Test func emptyFileWithAForeignWAL() throws {
-        let dir = TempDir().create()
-        defer { dir.remove() }
+        let dir = try TemporaryDirectory()
         let path = dir.file("blocker.db")
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         #expect(FileManager.default.createFile(atPath: path + "-wal", contents: Data(repeating: 7, count: 4096)))
@@ -100,8 +95,7 @@ struct RefusalTests {
     }
 
     @Test func newerSchema() throws {
-        let dir = TempDir()
-        defer { dir.remove() }
+        let dir = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: dir.path)
         _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 1000, atMs: 0, day: "2024-01-01")
         try ledger.database.execute("PRAGMA user_version = \(Schema.latestVersion + 1)")

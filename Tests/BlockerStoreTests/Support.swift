@@ -2,31 +2,6 @@ import Foundation
 @testable import BlockerStore
 import BlockerCore
 
-/// A fresh path under the temp directory, not created; removed by `remove()`.
-struct TempDir {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.path + "/blocker-store-test-" + UUID().uuidString
-    }
-
-    /// Creates the directory itself (for tests that bring their own files).
-    @discardableResult
-    func create() -> TempDir {
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return self
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    /// Names in the directory, sorted.
-    func listing() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
-    }
-}
-
 /// Permission bits of a file (`st_mode & 0o777`).
 func permissions(_ path: String) -> Int? {
     var info = stat()
