@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import BlockerDaemon
 
 /// Where blockerd puts its state, and what it refuses to write through.
@@ -17,9 +18,8 @@ struct StartupPathTests {
     }
 
     @Test func aSymlinkedLockIsRefusedAndItsTargetLeftAlone() throws {
-        let root = FileManager.default.temporaryDirectory.path + "/blocker-lock-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = try TemporaryDirectory()
+        let root = directory.path
         let precious = root + "/precious.txt"
         try "keep me\n".write(toFile: precious, atomically: true, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: root + "/blockerd.lock", withDestinationPath: precious)
@@ -29,9 +29,8 @@ struct StartupPathTests {
     }
 
     @Test func aFIFOAtTheLockNameIsRefusedWithoutHanging() throws {
-        let root = FileManager.default.temporaryDirectory.path + "/blocker-lock-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let directory = try TemporaryDirectory()
+        let root = directory.path
         #expect(mkfifo(root + "/blockerd.lock", 0o600) == 0)
         #expect(throws: StateLockError.self) { _ = try StateLock(directory: root) }
     }
