@@ -32,7 +32,8 @@ public enum StartFailure: Error, CustomStringConvertible {
     public var exitStatus: Int32 {
         switch self {
         case .config, .timeZone: 78
-        case .alreadyRunning, .nameTaken: 75
+        case .alreadyRunning(.held), .nameTaken: 75
+        case .alreadyRunning(.failed): 73
         case .storage: 73
         case .system: 71
         }

@@ -57,12 +57,21 @@ public final class ProbeLauncher {
 
     /// Stops the helper (it is started again on the next run).
     public func stop() {
+        // Closing the socket ends the helper's run: it kills the probe's
+        // group and exits. SIGKILL is for a helper that does not.
         if socket >= 0 { close(socket) }
         socket = -1
         if pid > 0 {
-            kill(pid, SIGKILL)
             var status: Int32 = 0
-            _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
+            var exited = false
+            for _ in 0..<50 where !exited {
+                exited = waitpid(pid, &status, WNOHANG) == pid
+                if !exited { usleep(10_000) }
+            }
+            if !exited {
+                kill(pid, SIGKILL)
+                _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
+            }
         }
         pid = 0
     }
@@ -85,7 +94,7 @@ public final class ProbeLauncher {
                 argv.append(String(decoding: arg, as: UTF8.self))
             }
             var reply = Wire()
-            switch Subprocess.run(argv, timeoutMs: Int64(timeout)) {
+            switch Subprocess.run(argv, timeoutMs: Int64(timeout), cancelWhenHungUp: fd) {
             case let .success(output):
                 reply.u32(0); reply.u32(UInt32(bitPattern: output.status)); reply.bytes(output.stdout); reply.bytes(output.stderr)
             case let .failure(.cannotStart(program, errno)): reply.u32(1); reply.u32(UInt32(bitPattern: errno)); reply.bytes(Array(program.utf8))

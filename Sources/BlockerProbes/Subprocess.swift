@@ -48,7 +48,10 @@ public enum Subprocess {
     /// its stdout and the start of its stderr. Whatever happens, the whole
     /// group is killed before this returns, so a probe that forks a child
     /// (which may hold stdout open) leaves nothing running behind it.
-    public static func run(_ argv: [String], timeoutMs: Int64, outputLimit: Int = 65_536) -> Result<Output, Failure> {
+    /// `cancelWhenHungUp`: a socket whose peer going away (blockerd stopping
+    /// its probe launcher) ends the run at once, the program's group killed.
+    public static func run(_ argv: [String], timeoutMs: Int64, outputLimit: Int = 65_536,
+                           cancelWhenHungUp peer: Int32? = nil) -> Result<Output, Failure> {
         guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
         let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
         do throws(Errno) {
@@ -78,10 +81,12 @@ public enum Subprocess {
             let left = deadline - MonotonicClock.nowMs
             if left <= 0 { failure = .timedOut(ms: timeoutMs); break }
             var pfds = [pollfd(fd: out.read, events: Int16(POLLIN), revents: 0),
-                        pollfd(fd: open.err ? err.read : -1, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&pfds, 2, Int32(left))
+                        pollfd(fd: open.err ? err.read : -1, events: Int16(POLLIN), revents: 0),
+                        pollfd(fd: peer ?? -1, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&pfds, 3, Int32(left))
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 { failure = .timedOut(ms: timeoutMs); break }
+            if pfds[2].revents != 0 { failure = .timedOut(ms: 0); break }
             if pfds[1].revents != 0 {
                 let n = (try? retryOnInterrupt { read(err.read, &chunk, chunk.count) }) ?? -1
                 if n <= 0 { open.err = false } else if stderr.count < stderrKept {
