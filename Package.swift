@@ -30,9 +30,12 @@ let package = Package(
                               .define("TOML_SHARED_LIB", to: "1"),
                               .define("TOML_EXCEPTIONS", to: "1")],
                 linkerSettings: [.linkedLibrary("tomlplusplus")]),
+        // Linear-time regexes (RE2) for group titles; pure computation, no I/O.
+        .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
 
-        // Pure domain: no I/O, no C.
-        .target(name: "BlockerCore"),
+        // Pure domain: no I/O. Its one C dependency is CRE2 (title regexes must
+        // match in linear time; RE2 only computes).
+        .target(name: "BlockerCore", dependencies: ["CRE2"]),
         // The one JSON reader (strict, bounded) and writer (keys in order): probes and blockerctl.
         .target(name: "BlockerJSON"),
         // The system layer, in the style of swift-system: errno, clocks, files,
