@@ -41,8 +41,8 @@ let package = Package(
         // The system layer, in the style of swift-system: errno, clocks, files,
         // environment, sockets. Glibc only; BlockerCore stays pure without it.
         .target(name: "BlockerSystem", dependencies: ["CLinux"]),
-        // Reads blocker.toml (through CTOML) and the system time zone.
-        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerSystem", "CTOML"]),
+        // Reads blocker.toml (through CTOML, its JSON through BlockerJSON) and the system time zone.
+        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "CTOML"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "CSQLite"]),
         // Which window is in front: one file per backend.
