@@ -96,14 +96,35 @@ public struct TitlePattern: Sendable {
     public let source: String
     private let regex: RE2Regex
 
+    /// Characters in a pattern: titles are short, and a pattern many times
+    /// longer is a mistake (a 1 MB one took seconds and 500 MB to compile).
+    public static let maximumLength = 1000
     /// What one compiled pattern may take, program and matching automata
     /// together: room for any sensible title regex, not for a pathological one.
     public static let maximumMemory = 1 << 20
 
-    /// Throws RE2's message when `source` is not a valid regex.
-    public init(_ source: String) throws {
+    public enum Refusal: Error, Equatable, CustomStringConvertible {
+        case tooLong(characters: Int)
+        /// RE2's reason.
+        case invalid(String)
+
+        public var description: String {
+            switch self {
+            case .tooLong(let characters): "\(characters) characters, more than \(TitlePattern.maximumLength)"
+            case .invalid(let reason): reason
+            }
+        }
+    }
+
+    public init(_ source: String) throws(Refusal) {
+        let characters = source.count
+        guard characters <= Self.maximumLength else { throw .tooLong(characters: characters) }
         self.source = source
-        self.regex = try RE2Regex(source, caseInsensitive: true, maxMemory: Self.maximumMemory)
+        do {
+            regex = try RE2Regex(source, caseInsensitive: true, maxMemory: Self.maximumMemory)
+        } catch {
+            throw .invalid(error.description)
+        }
     }
 
     public func matches(_ title: String) -> Bool {

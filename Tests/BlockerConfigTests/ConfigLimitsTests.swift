@@ -56,6 +56,29 @@ import Testing
             + "(known: daemon, earn, warn, group)")
     }
 
+    @Test func tenThousandBracketsInATitleRegexAreRefusedByLength() {
+        // Swift's regex parser overflowed its stack on them.
+        #expect(refusal("[[group]]\nname = \"video\"\napps = [\"firefox\"]\ntitles = ['"
+                        + String(repeating: "[[", count: 10_000) + "']\n")
+            == "blocker.toml: group[0].titles[0]: this regex is 20000 characters long, more than 1000; "
+            + "a title regex names what to look for (example: titles = [\"YouTube\", \"Twitch\"])")
+    }
+
+    @Test func aOneMegabyteTitleRegexIsRefusedByLength() throws {
+        // Compiling it took 2–5 s and about 500 MB.
+        func text(_ length: Int) -> String {
+            "[[group]]\nname = \"video\"\napps = [\"firefox\"]\ntitles = ['YouTube', '"
+                + String(repeating: "a", count: length) + "']\n"
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let message = refusal(text(1_000_000))
+        print("1 MB title regex refused in \(clock.now - start)")
+        #expect(message == "blocker.toml: group[0].titles[1]: this regex is 1000000 characters long, more than 1000; "
+            + "a title regex names what to look for (example: titles = [\"YouTube\", \"Twitch\"])")
+        #expect(refusal(text(1000)) == nil)
+    }
+
     @Test func theLimitsThemselvesAreAllowed() {
         let unknownA = "blocker.toml: a: unknown key \"a\" (known: daemon, earn, warn, group)"
         // 32 parts, 32 levels: the validator, not the scan, has the last word.

@@ -73,6 +73,13 @@ import Testing
         }
     }
 
+    @Test func atMostAThousandCharacters() throws {
+        #expect(try TitlePattern(String(repeating: "é", count: 1000)).matches(String(repeating: "É", count: 1000)))
+        #expect(throws: TitlePattern.Refusal.tooLong(characters: 1001)) {
+            try TitlePattern(String(repeating: "a", count: 1001))
+        }
+    }
+
     @Test func compiledSizeIsBounded() throws {
         // Under 1,000 characters, but its program would not fit in maximumMemory.
         do {
