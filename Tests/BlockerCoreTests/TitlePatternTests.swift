@@ -88,8 +88,11 @@ import Testing
         } catch {
             #expect("\(error)" == "pattern too large - compile failed")
         }
-        // Deep nesting is parsed without recursion.
+        // Deep nesting is parsed without recursion (Swift's parser overflowed its stack on [[…).
         let deep = String(repeating: "(", count: 490) + "a" + String(repeating: ")", count: 490)
         #expect(try TitlePattern(deep).matches("A"))
+        #expect(throws: TitlePattern.Refusal.invalid("missing ]: " + String(repeating: "[[", count: 500))) {
+            try TitlePattern(String(repeating: "[[", count: 500))
+        }
     }
 }
