@@ -32,16 +32,19 @@ let package = Package(
                               .define("TOML_SHARED_LIB", to: "1"),
                               .define("TOML_EXCEPTIONS", to: "1")],
                 linkerSettings: [.linkedLibrary("tomlplusplus")]),
+        // Linear-time regexes (RE2) for group titles; pure computation, no I/O.
+        .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
 
-        // Pure domain: no I/O, no C.
-        .target(name: "BlockerCore"),
+        // Pure domain: no I/O. Its one C dependency is CRE2 (title regexes must
+        // match in linear time; RE2 only computes).
+        .target(name: "BlockerCore", dependencies: ["CRE2"]),
         // The one JSON reader (strict, bounded) and writer (keys in order): probes and blockerctl.
         .target(name: "BlockerJSON"),
         // The system layer, in the style of swift-system: errno, clocks, files,
         // environment, sockets. Glibc only; BlockerCore stays pure without it.
         .target(name: "BlockerSystem", dependencies: ["CLinux"]),
-        // Reads blocker.toml (through CTOML) and the system time zone.
-        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerSystem", "CTOML"]),
+        // Reads blocker.toml (through CTOML, its JSON through BlockerJSON) and the system time zone.
+        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "CTOML"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "CSQLite"]),
         // Thin typed wrappers over libsystemd: sd-bus, sd-event, journald, sd_notify.

@@ -96,18 +96,50 @@ public struct AppGroup: Sendable {
 }
 
 /// A title regex from `titles = [...]`, matched case-insensitively anywhere in the title.
-public struct TitlePattern: @unchecked Sendable {
-    // Regex is immutable once built; it is only missing the Sendable mark.
+///
+/// Titles come from any window, so matching must not depend on what a pattern
+/// or a title can do to a backtracking engine (`(a+)+$` against "aaa…a!"
+/// stalls Swift's `Regex` for seconds): this is RE2, linear in the title by
+/// construction. That is why BlockerCore, pure domain otherwise, links the
+/// CRE2 wrapper: pure computation, no I/O. RE2 syntax has no backreferences or
+/// lookaround, `.` is one Unicode code point, and `\w`, `\d`, `\b` are ASCII
+/// (`\pL` is any letter); case folding is Unicode's simple one (é matches É).
+public struct TitlePattern: Sendable {
     public let source: String
-    private let regex: Regex<AnyRegexOutput>
+    private let regex: RE2Regex
 
-    /// Throws the regex compiler's message when `source` is not a valid regex.
-    public init(_ source: String) throws {
+    /// Characters in a pattern: titles are short, and a pattern many times
+    /// longer is a mistake (a 1 MB one took seconds and 500 MB to compile).
+    public static let maximumLength = 1000
+    /// What one compiled pattern may take, program and matching automata
+    /// together: room for any sensible title regex, not for a pathological one.
+    public static let maximumMemory = 1 << 20
+
+    public enum Refusal: Error, Equatable, CustomStringConvertible {
+        case tooLong(characters: Int)
+        /// RE2's reason.
+        case invalid(String)
+
+        public var description: String {
+            switch self {
+            case .tooLong(let characters): "\(characters) characters, more than \(TitlePattern.maximumLength)"
+            case .invalid(let reason): reason
+            }
+        }
+    }
+
+    public init(_ source: String) throws(Refusal) {
+        let characters = source.count
+        guard characters <= Self.maximumLength else { throw .tooLong(characters: characters) }
         self.source = source
-        self.regex = try Regex(source).ignoresCase()
+        do {
+            regex = try RE2Regex(source, caseInsensitive: true, maxMemory: Self.maximumMemory)
+        } catch {
+            throw .invalid(error.description)
+        }
     }
 
     public func matches(_ title: String) -> Bool {
-        (try? regex.firstMatch(in: title)) != nil
+        regex.matchesAnywhere(in: title)
     }
 }

@@ -1,34 +1,16 @@
 /// A parsed blocker.toml before validation: the TOML document as plain values.
 ///
 /// `BlockerConfig` builds it from the JSON that CTOML prints, so the cases are
-/// what JSON can carry. Dates and times arrive as strings (`"22:30:00"`). JSON
-/// cannot tell `1.0` from `1`, so a TOML float with a whole value may arrive as
-/// `.integer`; validation accepts both wherever a number is allowed.
-public indirect enum ConfigValue: Decodable, Equatable, Sendable {
+/// what JSON can carry. Dates and times arrive as strings (`"22:30:00"`), so do
+/// infinities and NaN (`"Infinity"`). A TOML integer arrives as `.integer`, a
+/// float as `.float`; validation accepts both wherever a number is allowed.
+public indirect enum ConfigValue: Equatable, Sendable {
     case string(String)
     case integer(Int64)
     case float(Double)
     case bool(Bool)
     case array([ConfigValue])
     case table([String: ConfigValue])
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        // Most specific first: an integer also decodes as a Double.
-        if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .float(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([ConfigValue].self) {
-            self = .array(value)
-        } else {
-            self = .table(try container.decode([String: ConfigValue].self))
-        }
-    }
 
     /// How a value is named in an error message: `integer 5`, `string "x"`, `an array`.
     public var kindDescription: String {

@@ -235,8 +235,16 @@ extension AppGroup {
             do {
                 titles.append(try TitlePattern(source))
             } catch {
-                throw group.error("titles[\(index)]", "\"\(source)\" is not a valid regex: \(error) "
-                    + "(example: \(titlesExample))")
+                switch error {
+                case .tooLong(let characters):
+                    // Not echoed: it may be a megabyte.
+                    throw group.error("titles[\(index)]", "this regex is \(characters) characters long, more "
+                        + "than \(TitlePattern.maximumLength); a title regex names what to look for "
+                        + "(example: \(titlesExample))")
+                case .invalid(let reason):
+                    throw group.error("titles[\(index)]", "\"\(source)\" is not a valid regex: \(reason) "
+                        + "(example: \(titlesExample))")
+                }
             }
         }
 

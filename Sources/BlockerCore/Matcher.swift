@@ -1,10 +1,17 @@
+import Synchronization
+
 /// Window → the groups it belongs to: its app matches one of a group's `apps`
 /// (app id, WM_CLASS instance or class, or exe name, case-insensitive) and,
 /// when the group lists `titles`, its title matches one of them.
+///
+/// Verdicts are cached per window (its names and title): the same window in
+/// front tick after tick costs a lookup, not a regex run. A new config builds
+/// a new Matcher, so a reload starts with an empty cache.
 public struct Matcher: Sendable {
     private let groups: [AppGroup]
     /// Lowercased app name → indexes of the groups listing it, in config order.
     private let groupsByApp: [String: [Int]]
+    private let verdicts = VerdictCache()
 
     public init(groups: [AppGroup]) {
         self.groups = groups
@@ -16,9 +23,58 @@ public struct Matcher: Sendable {
     }
 
     public func groups(for window: Window) -> [AppGroup] {
-        let hits = Set(window.identifiers.flatMap { groupsByApp[$0] ?? [] })
-        return hits.sorted().map { groups[$0] }.filter { group in
-            group.titles.isEmpty || group.titles.contains { $0.matches(window.title) }
+        verdicts.verdict(for: VerdictCache.Key(window)) {
+            Set(window.identifiers.flatMap { groupsByApp[$0] ?? [] }).sorted().filter { i in
+                groups[i].titles.isEmpty || groups[i].titles.contains { $0.matches(window.title) }
+            }
+        }.map { groups[$0] }
+    }
+
+    /// How many verdicts were computed rather than found in the cache (for tests).
+    var verdictsComputed: Int { verdicts.computed }
+    var verdictsCached: Int { verdicts.count }
+}
+
+/// Group indexes by window, bounded: titles change (a tab, a counter), so an
+/// old window's entry gives way to a new one past `capacity`.
+private final class VerdictCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var appID, wmInstance, wmClass, exe: String?
+        var title: String
+
+        init(_ window: Window) {
+            appID = window.appID
+            wmInstance = window.wmInstance
+            wmClass = window.wmClass
+            exe = window.exe
+            title = window.title
         }
     }
+
+    static let capacity = 64
+
+    private struct State {
+        var entries: [Key: [Int]] = [:]
+        var computed = 0
+    }
+
+    // Matcher is Sendable and its copies share this: a lock, never contended (one daemon thread).
+    private let state = Mutex(State())
+
+    /// The cached verdict for `key`, or `compute()`'s, remembered.
+    func verdict(for key: Key, otherwise compute: () -> [Int]) -> [Int] {
+        if let hit = state.withLock({ $0.entries[key] }) { return hit }
+        let verdict = compute()
+        state.withLock { state in
+            if state.entries.count >= Self.capacity {
+                state.entries.remove(at: state.entries.startIndex)
+            }
+            state.entries[key] = verdict
+            state.computed += 1
+        }
+        return verdict
+    }
+
+    var computed: Int { state.withLock { $0.computed } }
+    var count: Int { state.withLock { $0.entries.count } }
 }

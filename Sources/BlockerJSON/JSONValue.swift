@@ -1,9 +1,8 @@
 // BlockerJSON: the one JSON reader and writer of the probes and blockerctl,
 // by hand and with no dependencies. The writer keeps keys in the order a
 // contract lists them (JSONEncoder does not); the reader is strict, bounded,
-// and cheap enough to run every tick. It does not keep Foundation out of the
-// binaries: BlockerConfig reads blocker.toml through FoundationEssentials'
-// JSONDecoder, so blockerd and blockerctl link FoundationEssentials anyway.
+// and cheap enough to run every tick. BlockerConfig reads toml++'s JSON with
+// it too, so no Foundation is linked into the binaries for JSON.
 
 /// A JSON value (RFC 8259). Objects keep their members in order, so what
 /// blockerctl writes lists keys in the order its contract does.

@@ -39,7 +39,9 @@ extern "C" char *ctoml_parse_to_json(const char *text, size_t length, char **err
     try {
         toml::table document = toml::parse(std::string_view(text, length));
         std::ostringstream json;
-        json << toml::json_formatter{document};
+        // No indentation: the JSON stays about the size of the TOML.
+        const auto flags = toml::json_formatter::default_flags & ~toml::format_flags::indentation;
+        json << toml::json_formatter{document, flags};
         char *result = copy_to_malloc(json.str());
         if (result == nullptr) {
             *error = positioned_error(1, 1, "out of memory while converting the document");

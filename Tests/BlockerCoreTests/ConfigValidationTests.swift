@@ -348,7 +348,7 @@ private func schedules(_ tables: ConfigValue...) -> ConfigValue {
 
     @Test func invalidTitleRegexGivesTheCompilersReason() {
         #expect(refusal(groups(["name": "video", "apps": ["firefox"], "titles": ["YouTube", "(Twitch"]]))
-            == "blocker.toml: group[0].titles[1]: \"(Twitch\" is not a valid regex: expected ')' "
+            == "blocker.toml: group[0].titles[1]: \"(Twitch\" is not a valid regex: missing ): (Twitch "
             + "(example: titles = [\"YouTube\", \"Twitch\"])")
     }
 

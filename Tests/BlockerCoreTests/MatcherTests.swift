@@ -30,6 +30,47 @@ import Testing
         #expect(m.groups(for: Window(wmClass: "firefox", title: "Not BBC News")).isEmpty)
     }
 
+    @Test func anUnchangedWindowIsMatchedOnce() {
+        let m = Matcher(groups: groups)
+        let youtube = Window(wmClass: "firefox", title: "Cats - YouTube", pid: 1)
+        #expect(m.groups(for: youtube).map(\.name) == ["video", "browsers"])
+        #expect(m.verdictsComputed == 1)
+        for _ in 0..<10 { #expect(m.groups(for: youtube).map(\.name) == ["video", "browsers"]) }
+        // Another pid shows the same window: the verdict does not depend on it.
+        #expect(m.groups(for: Window(wmClass: "firefox", title: "Cats - YouTube", pid: 2)).count == 2)
+        #expect(m.verdictsComputed == 1)
+        // A new title, or a new app with the same title, is matched afresh.
+        #expect(m.groups(for: Window(wmClass: "firefox", title: "Swift docs")).map(\.name) == ["browsers"])
+        #expect(m.groups(for: Window(wmClass: "chromium", title: "Cats - YouTube")).map(\.name) == ["video"])
+        #expect(m.verdictsComputed == 3)
+        // Copies share the cache.
+        let copy = m
+        _ = copy.groups(for: youtube)
+        #expect(m.verdictsComputed == 3)
+    }
+
+    @Test func theCacheIsBounded() {
+        let m = Matcher(groups: groups)
+        for n in 0..<1000 {
+            let title = n.isMultiple(of: 2) ? "YouTube #\(n)" : "page #\(n)"
+            #expect(m.groups(for: Window(wmClass: "firefox", title: title)).count == (n.isMultiple(of: 2) ? 2 : 1))
+        }
+        #expect(m.verdictsCached <= 64)
+        #expect(m.verdictsComputed == 1000)
+    }
+
+    @Test func aReloadMatchesWithTheNewTitles() {
+        let old = Config(groups: [group("video", apps: ["firefox"], titles: ["YouTube"])])
+        var meter = Meter(config: old, zone: .utc)
+        let window = Window(wmClass: "firefox", title: "Cats - YouTube")
+        let ledger = LedgerSnapshot(balance: 0)
+        #expect(meter.decide(window: window, ledger: ledger, now: 0).groups == ["video"])
+        #expect(meter.decide(window: window, ledger: ledger, now: 0).shield != nil)
+        meter.reconfigure(Config(groups: [group("video", apps: ["firefox"], titles: ["Twitch"])]))
+        #expect(meter.decide(window: window, ledger: ledger, now: 0).groups == [])
+        #expect(meter.decide(window: window, ledger: ledger, now: 0).shield == nil)
+    }
+
     @Test func appNameForPeople() {
         #expect(Window(appID: "foot", wmClass: "x").app == "foot")
         #expect(Window(wmInstance: "navigator", wmClass: "firefox").app == "firefox")

@@ -11,7 +11,8 @@ extern "C" {
 /// Parses `length` bytes of TOML (UTF-8; need not be NUL-terminated).
 ///
 /// On success returns the document as JSON text (malloc'd, NUL-terminated) and
-/// sets `*error` to NULL. Dates and times appear as JSON strings ("22:30:00").
+/// sets `*error` to NULL. The JSON is compact; dates and times appear as JSON
+/// strings ("22:30:00"), infinities and NaN as "Infinity", "-Infinity", "NaN".
 ///
 /// On failure returns NULL and sets `*error` to a malloc'd "LINE:COLUMN: message"
 /// (1-based), or to NULL when even that could not be allocated.
