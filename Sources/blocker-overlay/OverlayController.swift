@@ -173,6 +173,8 @@ final class OverlayController {
     private func setExercises(_ fresh: [Exercise]) {
         guard fresh != exercises else { return }
         exercises = fresh
+        log.info("exercises from blockerd: "
+            + (fresh.isEmpty ? "none" : fresh.map { "\($0.name) \(DurationText.format($0.perRep))" }.joined(separator: ", ")))
         for cover in covers.values { cover.card.setExercises(exerciseItems, keeping: selectedExercise) }
     }
 
