@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // blocker — earned screen time for the Linux desktop.
 // Dependencies point down only: executables → BlockerDaemon/BlockerBus →
-// BlockerProbes/BlockerStore/BlockerConfig → BlockerCore, and
+// BlockerProbes/BlockerStore/BlockerConfig → BlockerTimeZone → BlockerCore, and
 // BlockerBus/BlockerProbes/BlockerDaemon → BlockerSystemd → libsystemd;
 // BlockerJSON and BlockerSystem (Glibc only) sit beside them.
 import PackageDescription
@@ -43,8 +43,10 @@ let package = Package(
         // The system layer, in the style of swift-system: errno, clocks, files,
         // environment, sockets. Glibc only; BlockerCore stays pure without it.
         .target(name: "BlockerSystem", dependencies: ["CLinux"]),
-        // Reads blocker.toml (through CTOML, its JSON through BlockerJSON) and the system time zone.
-        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "CTOML"]),
+        // The system time zone (TZ, /etc/localtime, tzdata): blockerd, blockerctl and the overlay.
+        .target(name: "BlockerTimeZone", dependencies: ["BlockerCore", "BlockerSystem"]),
+        // Reads blocker.toml (through CTOML, its JSON through BlockerJSON); re-exports BlockerTimeZone.
+        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerJSON", "BlockerTimeZone", "BlockerSystem", "CTOML"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "CSQLite"]),
         // Thin typed wrappers over libsystemd: sd-bus, sd-event, journald, sd_notify.
@@ -65,7 +67,7 @@ let package = Package(
         .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
         // The full-screen cover over a blocked app (GTK 3, gtk-layer-shell on wlroots).
         .executableTarget(name: "blocker-overlay",
-                          dependencies: ["BlockerCore", "BlockerConfig", "BlockerBus", "BlockerSystem", "CGtk"]),
+                          dependencies: ["BlockerCore", "BlockerTimeZone", "BlockerBus", "BlockerSystem", "CGtk"]),
         // Measurements for `make bench`.
         .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSystem"]),
 

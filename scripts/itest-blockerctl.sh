@@ -32,9 +32,12 @@ ctl status --json >"$dir/status.json" || fail "status --json"
 python3 - "$dir/status.json" <<'PY' || fail "status --json does not match the contract: $(cat "$dir/status.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert set(s) == {"balance_ms", "metered", "locked", "foreground", "shield", "today", "probe"}, s.keys()
+assert set(s) == {"balance_ms", "metered", "locked", "foreground", "shield", "today", "exercises", "probe"}, s.keys()
 assert s["balance_ms"] == 0 and s["metered"] is False and s["locked"] is False and s["foreground"] is None
-assert set(s["shield"]) == {"active", "reason", "app", "until_ms"} and s["shield"]["active"] is False
+assert set(s["shield"]) == {"active", "reason", "app", "group", "until_ms"} and s["shield"]["active"] is False
+assert s["shield"]["group"] is None and s["shield"]["reason"] is None
+assert s["exercises"] == sorted(s["exercises"], key=lambda e: e["name"]) and s["exercises"], s["exercises"]
+assert all(set(e) == {"name", "ms_per_rep"} and e["ms_per_rep"] > 0 for e in s["exercises"]), s["exercises"]
 assert set(s["today"]) == {"used_ms", "earned_ms"}
 assert s["probe"] == {"name": "command", "ok": True, "error": None}, s["probe"]
 PY
@@ -74,6 +77,7 @@ sleep 1.2
 ctl status --json | python3 -c '
 import json,sys; s=json.load(sys.stdin)
 assert s["shield"]["active"] and s["shield"]["reason"] == "timed-block" and s["shield"]["app"] == "discord", s
+assert s["shield"]["group"] == "social", s
 assert s["foreground"]["app"] == "discord" and s["foreground"]["groups"] == ["social"] and s["metered"], s
 assert s["shield"]["until_ms"] > 0' || fail "status --json after block: $(ctl status --json)"
 human=$(ctl status) || fail "status"
@@ -81,7 +85,7 @@ grep -q "discord" <<<"$human" && grep -qi "timed.block" <<<"$human" || fail "hum
 ctl unblock social >/dev/null || fail "unblock social"
 ctl status --json | python3 -c 'import json,sys; s=json.load(sys.stdin); assert not s["shield"]["active"], s' ||
     fail "unblock did not lift the timed block"
-ok "block → timed-block shield with until; unblock lifts it"
+ok "block → timed-block shield on the group with until; unblock lifts it"
 
 # Spending shows up in history.
 sleep 2.2

@@ -15,7 +15,8 @@
 #   5. it holds the keyboard: `touch FILE` + Enter typed does not reach the
 #      shell beneath, which stays the reported foreground;
 #   6. reps typed + Enter earn, and the cover is gone within 1.5 s;
-#   7. a timed block covers the app whatever the balance; unblocked, it goes.
+#   7. a timed block covers the app whatever the balance; unblocked, it goes;
+#      the cover brings the exercises of a reload from blockerd (no config read).
 # Also checks the unit file with systemd-analyze. Saves docs/overlay-x11.png.
 # Exit 0 pass, 1 fail; a missing tool or server is a failure.
 set -euo pipefail
@@ -143,12 +144,18 @@ oe_note "6. reps + Enter: earned; cover gone after $((gone - typed)) ms"
 shield_active && oe_fail "the shield is still up after earning"
 
 # 7. A hard block: covered whatever the balance, no form; lifted, gone.
+# Before it, [earn] gains an exercise and blockerd reloads: the overlay asks
+# blockerd (not the file) for the exercises when the cover shows.
+sed -i 's/^\[earn\]$/[earn]\nlunges = 1/' "$oe_dir/blocker.toml"
+oe_ctl reload >/dev/null || oe_fail "blockerctl reload failed"
 oe_ctl block blocker-meter --for 5m >/dev/null || oe_fail "blockerctl block failed"
+oe_wait 3 grep -q "exercises from blockerd: lunges 1m 00s, pushups 3s, squats 30s" "$oe_dir/overlay.log" \
+    || oe_fail "the overlay did not take the reloaded exercises from blockerd: $(grep exercises "$oe_dir/overlay.log")"
 oe_wait 2 cover_shown || oe_fail "the cover did not show for a timed block"
 oe_wait 2 grep -q "shown over blocker-meter (timed-block)" "$oe_dir/overlay.log" || oe_fail "the cover did not show the timed block"
 oe_ctl unblock blocker-meter >/dev/null || oe_fail "blockerctl unblock failed"
 oe_wait 2 cover_hidden || oe_fail "the cover stayed up after the timed block was lifted"
-oe_note "7. timed block: covered with a positive balance; unblocked: gone"
+oe_note "7. timed block: covered with a positive balance, reloaded exercises from blockerd; unblocked: gone"
 
 # The unit, as make install renders it.
 scripts/render-units.sh "$oe_bin" "$oe_dir" "$oe_dir/units" blocker-overlay.service

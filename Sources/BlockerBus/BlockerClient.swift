@@ -4,15 +4,24 @@ import Glibc
 
 /// blockerd over the session bus, for `blockerctl` and the overlay.
 ///
-/// Calls block until the reply (at most `callTimeoutMicroseconds`). Signals
-/// arrive through the `on…` subscriptions while the connection is processed:
-/// either attached to an sd_event loop, or from a poll(2) loop that watches
-/// `fileDescriptor` for `pollEvents` and calls `dispatchPending()`.
-/// One thread: a client is not Sendable.
-public final class BlockerClient: BlockerService {
+/// Calls block until the reply (at most `callTimeoutMicroseconds`), except
+/// `statusAsync`. Signals arrive through the `on…` subscriptions while the
+/// connection is processed: either attached to an sd_event loop, or from a
+/// poll(2) loop that watches `fileDescriptor` for `pollEvents` and calls
+/// `dispatchPending()`. One thread: a client is not Sendable.
+///
+/// Only a name owner running as this process's uid is blockerd: calls go to
+/// that owner's unique name once the bus daemon said who it runs as, and
+/// signals from any other sender are dropped.
+public final class BlockerClient {
     private let connection: BusConnection
     /// How long a call may take before it fails with `.transport`.
     public var callTimeoutMicroseconds: UInt64 = 5_000_000
+    /// The unique name of the owner checked to run as our uid; unique names are never reused.
+    private var trustedOwner: String?
+    /// Senders found to be someone else's, so their signals are dropped without asking again.
+    private var untrustedSenders: Set<String> = []
+    private let ownUID = geteuid()
 
     /// What every "not running" failure says: the fix included.
     public static let notRunningMessage = "blockerd is not running — start it with: systemctl --user start blockerd"
@@ -39,52 +48,105 @@ public final class BlockerClient: BlockerService {
         }
     }
 
-    // MARK: BlockerService
+    // MARK: calls
 
-    public func status() throws(BusFailure) -> StatusReport {
-        let reply = try call("Status") { _ throws(SystemdError) in }
-        let entries = try decode("Status") { () throws(SystemdError) in try reply.readDictionary() }
-        guard let report = StatusReport(busDictionary: entries) else {
-            throw .transport("blockerd sent a Status reply this program does not understand "
-                + "(keys: \(entries.keys.sorted().joined(separator: ", "))); are both from the same blocker version?")
+    /// Calls `method` of blockerd and waits for its reply.
+    public func call<Arguments, Reply>(_ method: BlockerMethod<Arguments, Reply>, _ arguments: Arguments)
+        throws(BusFailure) -> Reply {
+        let reply: BusMessage
+        do {
+            reply = try send(method, arguments, to: try verifiedOwner())
+        } catch let failure where failure == .notRunning(Self.notRunningMessage) && trustedOwner != nil {
+            // The owner checked before is gone (a restart): check the new one, once.
+            trustedOwner = nil
+            reply = try send(method, arguments, to: try verifiedOwner())
         }
-        return report
+        return try decode(method, reply)
     }
 
-    public func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
-        let reply = try call("Earn") { (message: BusMessage) throws(SystemdError) in
-            try message.append(exercise)
-            try message.append(reps)
-        }
-        return try decode("Earn") { () throws(SystemdError) in (try reply.readInt64(), try reply.readInt64()) }
+    /// `Status()` without waiting: `completion` runs as the connection is
+    /// processed. Asking the bus daemon who owns the name may wait, blockerd never.
+    public func statusAsync(_ completion: @escaping (Result<StatusReport, BusFailure>) -> Void) {
+        callAsync(BlockerInterface.status, (), completion)
     }
 
-    public func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64 {
-        let reply = try call("BlockFor") { (message: BusMessage) throws(SystemdError) in
-            try message.append(target)
-            try message.append(seconds)
-        }
-        return try decode("BlockFor") { () throws(SystemdError) in try reply.readInt64() }
-    }
-
-    public func unblock(target: String) throws(BusFailure) {
-        _ = try call("Unblock") { (message: BusMessage) throws(SystemdError) in try message.append(target) }
-    }
-
-    public func history(days: UInt32) throws(BusFailure) -> [HistoryRow] {
-        let reply = try call("History") { (message: BusMessage) throws(SystemdError) in try message.append(days) }
-        return try decode("History") { () throws(SystemdError) in
-            try reply.readArray(of: "(ssxx)") { () throws(SystemdError) in
-                try reply.readStruct("ssxx") { () throws(SystemdError) in
-                    HistoryRow(day: try reply.readString(), group: try reply.readString(),
-                               usedMs: try reply.readInt64(), earnedMs: try reply.readInt64())
+    /// Calls `method` without waiting for blockerd; `completion` gets the reply on the loop.
+    public func callAsync<Arguments, Reply>(_ method: BlockerMethod<Arguments, Reply>, _ arguments: Arguments,
+                                            _ completion: @escaping (Result<Reply, BusFailure>) -> Void) {
+        let timeout = callTimeoutMicroseconds
+        do throws(BusFailure) {
+            let message = try message(method, arguments, to: try verifiedOwner())
+            do {
+                try connection.callAsync(message, timeoutMicroseconds: timeout) { [weak self] result in
+                    switch result {
+                    case let .success(reply):
+                        guard let self else { return }
+                        do throws(BusFailure) { completion(.success(try self.decode(method, reply))) } catch {
+                            completion(.failure(error))
+                        }
+                    case let .failure(reply):
+                        if Self.failure(.reply(reply), member: method.member) == .notRunning(Self.notRunningMessage) {
+                            self?.trustedOwner = nil
+                        }
+                        completion(.failure(Self.failure(.reply(reply), member: method.member, timeout: timeout)))
+                    }
                 }
+            } catch {
+                throw Self.failure(.system(error), member: method.member)
             }
+        } catch {
+            completion(.failure(error))
         }
     }
 
-    public func reload() throws(BusFailure) {
-        _ = try call("Reload") { _ throws(SystemdError) in }
+    /// The unique name of the name's owner, once the bus daemon said it runs
+    /// as our uid; another user's process is refused, named.
+    private func verifiedOwner() throws(BusFailure) -> String {
+        if let trustedOwner { return trustedOwner }
+        let owner: BusPeer?
+        do { owner = try connection.owner(of: BusNames.service) } catch {
+            throw Self.failure(error, member: "GetNameOwner")
+        }
+        guard let owner else { throw .notRunning(Self.notRunningMessage) }
+        guard owner.uid == ownUID else {
+            untrustedSenders.insert(owner.uniqueName)
+            let pid = owner.pid.map(String.init) ?? "unknown"
+            throw .untrustedOwner("\(BusNames.service) on this session bus belongs to pid \(pid) running as uid "
+                + "\(owner.uid), not to your blockerd (you are uid \(ownUID)); refusing to talk to it — "
+                + "find out what it is: ps -p \(pid)")
+        }
+        trustedOwner = owner.uniqueName
+        return owner.uniqueName
+    }
+
+    private func message<Arguments, Reply>(_ method: BlockerMethod<Arguments, Reply>, _ arguments: Arguments,
+                                           to destination: String) throws(BusFailure) -> BusMessage {
+        do throws(BusCallError) {
+            let message = try connection.methodCall(destination: destination, path: BusNames.objectPath,
+                                                    interface: BusNames.interface, member: method.member)
+            do throws(SystemdError) { try method.writeArguments(arguments, message) } catch {
+                throw BusCallError.system(error)
+            }
+            return message
+        } catch {
+            throw Self.failure(error, member: method.member)
+        }
+    }
+
+    private func send<Arguments, Reply>(_ method: BlockerMethod<Arguments, Reply>, _ arguments: Arguments,
+                                        to destination: String) throws(BusFailure) -> BusMessage {
+        let message = try message(method, arguments, to: destination)
+        do { return try connection.call(message, timeoutMicroseconds: callTimeoutMicroseconds) } catch {
+            throw Self.failure(error, member: method.member, timeout: callTimeoutMicroseconds)
+        }
+    }
+
+    private func decode<Arguments, Reply>(_ method: BlockerMethod<Arguments, Reply>, _ reply: BusMessage)
+        throws(BusFailure) -> Reply {
+        do { return try method.readReply(reply) } catch {
+            throw .transport("blockerd's reply to \(method.member) did not read as expected (\(error)); "
+                + "are blockerd and this program from the same blocker version?")
+        }
     }
 
     // MARK: the daemon itself
@@ -102,27 +164,42 @@ public final class BlockerClient: BlockerService {
     // MARK: signals
 
     /// `ShieldChanged`, on every change of the shield.
-    public func onShieldChanged(_ handler: @escaping (ShieldChange) -> Void) throws(BusFailure) -> BlockerSubscription {
-        try subscribe("ShieldChanged") { message in
-            guard let change = try? ShieldChange(active: message.readBool(), app: message.readString(),
-                                                 reason: message.readString(), balanceMs: message.readInt64(),
-                                                 untilMs: message.readInt64()) else { return }
-            handler(change)
-        }
+    public func onShieldChanged(_ handler: @escaping (ShieldState) -> Void) throws(BusFailure) -> BlockerSubscription {
+        try subscribe(BlockerInterface.shieldChanged, handler)
     }
 
     /// `BalanceChanged(x balance_ms)`, at most once a second.
     public func onBalanceChanged(_ handler: @escaping (Int64) -> Void) throws(BusFailure) -> BlockerSubscription {
-        try subscribe("BalanceChanged") { message in
-            if let balance = try? message.readInt64() { handler(balance) }
-        }
+        try subscribe(BlockerInterface.balanceChanged, handler)
     }
 
     /// `Warning(x remaining_ms)`, when a `[warn] before` threshold is crossed.
     public func onWarning(_ handler: @escaping (Int64) -> Void) throws(BusFailure) -> BlockerSubscription {
-        try subscribe("Warning") { message in
-            if let remaining = try? message.readInt64() { handler(remaining) }
+        try subscribe(BlockerInterface.warning, handler)
+    }
+
+    /// `signal` from blockerd, decoded; from another user's process owning the name, nothing.
+    public func subscribe<Payload>(_ signal: BlockerSignal<Payload>, _ handler: @escaping (Payload) -> Void)
+        throws(BusFailure) -> BlockerSubscription {
+        do {
+            return BlockerSubscription(try connection.matchSignal(
+                sender: BusNames.service, path: BusNames.objectPath, interface: BusNames.interface,
+                member: signal.member) { [weak self] message in
+                    guard let self, self.isTrusted(sender: message.sender),
+                          let payload = try? signal.read(message) else { return }
+                    handler(payload)
+                })
+        } catch {
+            throw .transport("cannot subscribe to blockerd's \(signal.member) signal: \(error)")
         }
+    }
+
+    /// Whether `sender` is the owner that runs as our uid (asked of the bus daemon once per owner).
+    private func isTrusted(sender: String?) -> Bool {
+        guard let sender, !untrustedSenders.contains(sender) else { return false }
+        if sender == trustedOwner { return true }
+        trustedOwner = nil
+        return (try? verifiedOwner()) == sender
     }
 
     /// Called with true when blockerd takes its name (a start or restart) and
@@ -132,17 +209,6 @@ public final class BlockerClient: BlockerService {
             return BlockerSubscription(try connection.watchOwner(of: BusNames.service) { handler(!$0.isEmpty) })
         } catch {
             throw .transport("cannot watch blockerd on the session bus: \(error)")
-        }
-    }
-
-    private func subscribe(_ member: String, _ handler: @escaping (BusMessage) -> Void) throws(BusFailure)
-        -> BlockerSubscription {
-        do {
-            return BlockerSubscription(try connection.matchSignal(
-                sender: BusNames.service, path: BusNames.objectPath, interface: BusNames.interface,
-                member: member, handler: handler))
-        } catch {
-            throw .transport("cannot subscribe to blockerd's \(member) signal: \(error)")
         }
     }
 
@@ -180,25 +246,7 @@ public final class BlockerClient: BlockerService {
         try connection.attach(to: loop)
     }
 
-    // MARK: plumbing
-
-    private func call(_ member: String, _ fill: (BusMessage) throws(SystemdError) -> Void) throws(BusFailure) -> BusMessage {
-        do throws(BusCallError) {
-            let message = try connection.methodCall(destination: BusNames.service, path: BusNames.objectPath,
-                                                    interface: BusNames.interface, member: member)
-            do throws(SystemdError) { try fill(message) } catch { throw BusCallError.system(error) }
-            return try connection.call(message, timeoutMicroseconds: callTimeoutMicroseconds)
-        } catch {
-            throw Self.failure(error, member: member, timeout: callTimeoutMicroseconds)
-        }
-    }
-
-    private func decode<T>(_ member: String, _ body: () throws(SystemdError) -> T) throws(BusFailure) -> T {
-        do { return try body() } catch {
-            throw .transport("blockerd's reply to \(member) did not read as expected (\(error)); "
-                + "are blockerd and this program from the same blocker version?")
-        }
-    }
+    // MARK: failures
 
     /// How a failed call reads to a person.
     static func failure(_ error: BusCallError, member: String, timeout: UInt64 = 5_000_000) -> BusFailure {

@@ -5,7 +5,7 @@ import BlockerSystem
 
 /// Opens a connection to blockerd. main.swift passes the real bus client;
 /// tests pass an in-memory service.
-public typealias ServiceFactory = (_ environment: [String: String]) throws(BusFailure) -> any BlockerService
+public typealias ServiceFactory = (_ environment: [String: String]) throws(BusFailure) -> any BlockerCalls
 
 /// One `blockerctl` command: its declaration, how it reads what the parser
 /// found, and what it does. Modelled on swift-argument-parser's ParsableCommand.
@@ -87,12 +87,12 @@ public struct CommandContext {
     }
 
     /// Connects to blockerd, or fails with the fix.
-    public func service() throws(CommandFailure) -> any BlockerService {
+    public func service() throws(CommandFailure) -> any BlockerCalls {
         do { return try invocation.connect(environment) } catch { throw BusFailureText.failure(error) }
     }
 
     /// Runs one call, turning a bus failure into the message a person can act on.
-    public func call<T>(_ body: (any BlockerService) throws(BusFailure) -> T) throws(CommandFailure) -> T {
+    public func call<T>(_ body: (any BlockerCalls) throws(BusFailure) -> T) throws(CommandFailure) -> T {
         let service = try service()
         do { return try body(service) } catch { throw BusFailureText.failure(error) }
     }
@@ -117,6 +117,8 @@ public enum BusFailureText {
             return CommandFailure("blockerd is not running (\(why))", fix: startFix)
         case let .transport(why):
             return CommandFailure("cannot talk to blockerd: \(why)", fix: "see what it says with: blockerctl logs")
+        case let .untrustedOwner(why):
+            return CommandFailure(why, fix: "stop that process, then start yours: systemctl --user start blockerd")
         case let .refused(name, message):
             switch BusErrorName(rawValue: name) {
             case .configError?:
@@ -126,6 +128,10 @@ public enum BusFailureText {
             case .accessDenied?:
                 return CommandFailure("blockerd refused the call: \(message)",
                                       fix: "run blockerctl as the user blockerd runs as")
+            case .unavailable?:
+                return CommandFailure(message, fix: "try again in a moment; see: systemctl --user status blockerd")
+            case .internalError?:
+                return CommandFailure("blockerd failed: \(message)", fix: "see what it says with: blockerctl logs")
             case .invalidArgument?, .unknownExercise?, .unknownTarget?, nil:
                 return CommandFailure(message)
             }

@@ -10,7 +10,8 @@ struct StatusCommand: BlockerCommand {
         options: [.flag("--json", help: "print the status as one JSON object (the documented contract)")],
         discussion: """
             --json prints {"balance_ms", "metered", "locked", "foreground" {app, title, pid, groups} or null,
-            "shield" {active, reason, app, until_ms}, "today" {used_ms, earned_ms}, "probe" {name, ok, error}}.
+            "shield" {active, reason, app, group, until_ms}, "today" {used_ms, earned_ms},
+            "exercises" [{name, ms_per_rep}], "probe" {name, ok, error}}.
             reason is one of balance, timed-block, schedule, daily-limit.
             """)
 
@@ -42,14 +43,18 @@ enum StatusText {
             ("foreground", report.foreground.map(foregroundJSON) ?? .null),
             ("shield", .object([
                 ("active", .bool(report.shield.active)),
-                ("reason", .optional(report.shield.reason)),
-                ("app", .optional(report.shield.app)),
-                ("until_ms", .integer(report.shield.untilMs)),
+                ("reason", .optional(report.shield.active ? report.shield.reason?.rawValue : nil)),
+                ("app", .optional(report.shield.app.isEmpty ? nil : report.shield.app)),
+                ("group", .optional(report.shield.group)),
+                ("until_ms", .integer(report.shield.untilMs ?? 0)),
             ])),
             ("today", .object([
                 ("used_ms", .integer(report.todayUsedMs)),
                 ("earned_ms", .integer(report.todayEarnedMs)),
             ])),
+            ("exercises", .array(report.exercises.map {
+                .object([("name", .string($0.name)), ("ms_per_rep", .integer($0.perRep))])
+            })),
             ("probe", .object([
                 ("name", .string(report.probeName)),
                 ("ok", .bool(report.probeOK)),
@@ -85,16 +90,20 @@ enum StatusText {
         rows.append(("spending", spending ? printer.paint("yes", .yellow) + " (a metered app is in front)"
                         : report.metered && report.shield.active ? "no (the app in front is covered)" : "no"))
 
-        if report.shield.active {
+        let shield = report.shield
+        if shield.active {
             var text = printer.paint("up", .red)
-            if let app = report.shield.app { text += " over \(app)" }
-            if let reason = report.shield.reason { text += " — " + reasonText(reason) }
-            if report.shield.untilMs > 0 { text += " until " + clock.describe(report.shield.untilMs, now: now) }
+            if !shield.app.isEmpty { text += " over \(shield.app)" }
+            if let reason = shield.reason { text += " — " + reasonText(reason, group: shield.group) }
+            if let until = shield.untilMs { text += " until " + clock.describe(until, now: now) }
             rows.append(("shield", text))
         } else {
             rows.append(("shield", "down"))
         }
         rows.append(("today", "\(DurationText.format(report.todayUsedMs)) used, \(DurationText.format(report.todayEarnedMs)) earned"))
+        rows.append(("earn", report.exercises.isEmpty ? "no exercises configured ([earn] in blocker.toml)"
+                        : report.exercises.map { "\($0.name) \(DurationText.format($0.perRep))" }.joined(separator: ", ")
+                        + " a rep"))
         let probe = report.probeOK
             ? "\(report.probeName), " + printer.paint("ok", .green)
             : "\(report.probeName), " + printer.paint("failing", .red) + (report.probeError.map { ": \($0)" } ?? "")
@@ -110,13 +119,13 @@ enum StatusText {
         return parts.joined(separator: "  ")
     }
 
-    static func reasonText(_ reason: String) -> String {
-        switch reason {
-        case "balance": "balance spent (earn more: blockerctl earn REPS)"
-        case "timed-block": "timed block"
-        case "schedule": "scheduled block"
-        case "daily-limit": "daily limit reached"
-        default: reason
+    static func reasonText(_ reason: ShieldReason, group: String?) -> String {
+        let on = group.map { " on \($0)" } ?? ""
+        return switch reason {
+        case .balance: "balance spent (earn more: blockerctl earn REPS)"
+        case .timedBlock: "timed block" + on
+        case .schedule: "scheduled block" + on
+        case .dailyLimit: "daily limit" + (group.map { " for \($0)" } ?? "") + " reached"
         }
     }
 }

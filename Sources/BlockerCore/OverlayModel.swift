@@ -1,20 +1,6 @@
 /// What blocker-overlay shows and when: the pure half of the overlay, so it is
 /// tested without a display. The GTK half only draws what this decides.
 
-/// A shield as blockerd announces it (`ShieldChanged`, or `Status` after a restart).
-public struct OverlayShield: Equatable, Sendable {
-    public var active: Bool
-    public var app: String
-    /// As sent on the bus: `balance`, `timed-block`, `schedule`, `daily-limit` ("" when down).
-    public var reason: String
-    /// Unix ms when the shield lifts by itself; 0 when only earning lifts it.
-    public var untilMs: Int64
-
-    public init(active: Bool, app: String, reason: String, untilMs: Int64) {
-        self.active = active; self.app = app; self.reason = reason; self.untilMs = untilMs
-    }
-}
-
 /// The words on the cover's card.
 public struct OverlayCard: Equatable, Sendable {
     /// The covered app, the headline.
@@ -44,7 +30,7 @@ public struct OverlayModel: Sendable {
     }
 
     /// The active shield on screen; nil while hidden.
-    public private(set) var shield: OverlayShield?
+    public private(set) var shield: ShieldState?
     public private(set) var balanceMs: Int64 = 0
 
     public init() {}
@@ -52,16 +38,18 @@ public struct OverlayModel: Sendable {
     public var isShown: Bool { shield != nil }
 
     /// A `ShieldChanged` signal or a `Status` reply. An inactive shield never shows.
-    public mutating func shieldChanged(_ new: OverlayShield, balanceMs: Int64) -> Change {
-        let balanceMoved = balanceMs != self.balanceMs
-        self.balanceMs = balanceMs
+    public mutating func shieldChanged(_ new: ShieldState) -> Change {
+        let balanceMoved = new.balanceMs != balanceMs
+        balanceMs = new.balanceMs
         guard new.active, !new.app.isEmpty else {
             defer { shield = nil }
             return shield == nil ? .none : .hide
         }
         defer { shield = new }
-        if shield == nil { return .show }
-        return shield != new || balanceMoved ? .update : .none
+        guard let shown = shield else { return .show }
+        var unchanged = new
+        unchanged.balanceMs = shown.balanceMs
+        return shown != unchanged || balanceMoved ? .update : .none
     }
 
     /// `BalanceChanged`: only the balance line moves.
@@ -78,28 +66,16 @@ public struct OverlayModel: Sendable {
         return shield == nil ? .none : .hide
     }
 
-    /// The card for the shield on screen, nil while hidden. `group` names the
-    /// group whose daily limit was reached (see `limitGroup`).
-    public func card(now: Int64, zone: TimeZoneRules, group: String?) -> OverlayCard? {
+    /// The card for the shield on screen, nil while hidden.
+    public func card(now: Int64, zone: TimeZoneRules) -> OverlayCard? {
         guard let shield else { return nil }
-        let reason = ShieldReason(rawValue: shield.reason)
-        let words = reason.map {
-            ShieldText.reason($0, group: group, until: shield.untilMs > 0 ? shield.untilMs : nil, now: now, zone: zone)
+        let words = shield.reason.map {
+            ShieldText.reason($0, group: shield.group, until: shield.untilMs, now: now, zone: zone)
         } ?? "Blocked"
-        let earning = reason == .balance
+        let earning = shield.reason == .balance
         return OverlayCard(app: shield.app, reason: words, balance: "Balance " + DurationText.format(balanceMs),
                            offersEarning: earning,
                            footnote: earning ? nil : "Logging reps does not lift this block.")
-    }
-
-    /// The group whose daily limit covers `app`: the first of the window's own
-    /// groups (from `Status`, titles considered) that has a limit, else the
-    /// first group listing the app that has one. `ShieldChanged` does not name it.
-    public static func limitGroup(app: String, windowGroups: [String], config groups: [AppGroup]) -> String? {
-        let limited = groups.filter { $0.dailyLimit != nil }
-        if let name = windowGroups.first(where: { name in limited.contains { $0.name == name } }) { return name }
-        let key = app.lowercased()
-        return limited.first { $0.apps.contains(key) }?.name
     }
 }
 

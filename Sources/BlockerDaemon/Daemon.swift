@@ -12,7 +12,7 @@ public enum StartFailure: Error, CustomStringConvertible {
     case timeZone(TimeZoneError)
     case alreadyRunning(StateLockError)
     /// Another process owns the bus name (its pid when the bus daemon knows it).
-    case nameTaken(BlockerServer.ClaimFailure)
+    case nameTaken(BlockerExport.ClaimFailure)
     case storage(StoreError)
     /// The event loop or the bus could not be set up.
     case system(String)
@@ -223,9 +223,11 @@ public final class Daemon {
 
     // MARK: commands
 
-    /// Re-reads the config. A bad config is logged and the old one stays in force.
+    /// Re-reads the config and the time zone. A bad config is logged and the
+    /// old one stays in force; so does the old zone when the new one cannot be read.
     @discardableResult
     public func reload(monotonic: Int64 = MonotonicClock.nowMs) -> Result<Void, ConfigError> {
+        rereadTimeZone()
         do {
             let fresh = try Config.load(path: options.configPath)
             let probeChanged = fresh.daemon != config.daemon
@@ -244,6 +246,21 @@ public final class Daemon {
         } catch {
             log.write(LogEvent(.configError, "Keeping the previous configuration: \(error)"))
             return .failure(error)
+        }
+    }
+
+    /// The zone schedules and days are counted in, read again (the user may
+    /// have moved: `timedatectl set-timezone`, then `blockerctl reload`).
+    private func rereadTimeZone() {
+        do {
+            let fresh = try TimeZoneRules.system(environment: environment)
+            if fresh.identifier != meter.zone.identifier {
+                log.write(LogEvent(priority: .info, "Time zone now \(fresh.identifier) (was \(meter.zone.identifier))"))
+            }
+            meter.zone = fresh
+        } catch {
+            log.write(LogEvent(priority: .warning,
+                               "Keeping the time zone \(meter.zone.identifier): cannot read the new one: \(error)"))
         }
     }
 
@@ -286,6 +303,7 @@ public final class Daemon {
     /// Flushes the ledger; never raises a shield (stopping must not block).
     public func shutdown() {
         ServiceManager.notify("STOPPING=1")
+        probe.shutdown()
         launcher?.stop()
         do { try ledger.flushPending() } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
         log.write(LogEvent(.stop, "blockerd stopping", fields: [("BALANCE_MS", "\(ledger.balance)")]))

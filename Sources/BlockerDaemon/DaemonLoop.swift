@@ -14,7 +14,7 @@ public final class DaemonLoop {
     public let daemon: Daemon
     public let loop: EventLoop
     /// The D-Bus API; nil when there is no session bus (the daemon still enforces).
-    public private(set) var bus: BusService?
+    public private(set) var bus: DaemonEndpoint?
     private var pollTimer: EventTimer!
     private var wakeTimer: EventTimer!
     /// Armed when the session's lock state changes: a tick on the next iteration.
@@ -29,7 +29,7 @@ public final class DaemonLoop {
 
     /// `server` has already taken the bus name; it joins this loop and
     /// answers from `daemon`.
-    public init(daemon: Daemon, server: BlockerServer? = nil) throws(SystemdError) {
+    public init(daemon: Daemon, server: BlockerExport? = nil) throws(SystemdError) {
         self.daemon = daemon
         loop = try EventLoop()
         watchdog = ServiceManager.watchdogInterval != nil
@@ -48,7 +48,7 @@ public final class DaemonLoop {
             }
         }
         if let server {
-            let service = BusService(daemon: daemon, server: server) { [unowned self] in self.reload() }
+            let service = DaemonEndpoint(daemon: daemon, export: server) { [unowned self] in self.reload() }
             try server.attach(to: loop)
             try server.export(service)
             daemon.observer = service
@@ -66,9 +66,9 @@ public final class DaemonLoop {
     /// then the config, the lock and the ledger, then the loop.
     public static func start(options: DaemonOptions, log: LogSink,
                              environment: [String: String]) throws(StartFailure) -> DaemonLoop {
-        var server: BlockerServer?
+        var server: BlockerExport?
         do {
-            server = try BlockerServer.claim(environment: environment)
+            server = try BlockerExport.claim(environment: environment)
         } catch let failure {
             switch failure {
             case .nameTaken: throw .nameTaken(failure)
@@ -93,7 +93,7 @@ public final class DaemonLoop {
             code = 71
         }
         daemon.shutdown()
-        bus?.server.flush()
+        bus?.export.flush()
         return code
     }
 

@@ -20,12 +20,16 @@ public protocol ForegroundProbe: AnyObject {
     /// readable). A dead connection must make `eventDescriptor` nil here, or
     /// the loop would spin on a hung-up fd.
     func drainEvents()
+    /// Ends whatever the probe runs on its own (a streaming program): blockerd
+    /// calls it when it stops, since an exiting process runs no deinit.
+    func shutdown()
 }
 
 extension ForegroundProbe {
     public var eventDescriptor: Int32? { nil }
     public var eventGeneration: Int { 0 }
     public func drainEvents() {}
+    public func shutdown() {}
 }
 
 /// Why a backend cannot run here ("sway: SWAYSOCK is not set"): logged once

@@ -398,6 +398,7 @@ public final class LockAwareProbe: ForegroundProbe {
     public var eventDescriptor: Int32? { inner.eventDescriptor }
     public var eventGeneration: Int { inner.eventGeneration }
     public func drainEvents() { inner.drainEvents() }
+    public func shutdown() { inner.shutdown() }
 
     public func sample() -> Result<Reading, ProbeFailure> {
         // A failed sample debits nothing anyway: no need to ask the session.

@@ -30,6 +30,8 @@ public final class StreamingCommandProbe: ForegroundProbe {
 
     deinit { stop() }
 
+    public func shutdown() { stop() }
+
     public var eventDescriptor: Int32? { running?.events }
 
     public func sample() -> Result<Reading, ProbeFailure> {

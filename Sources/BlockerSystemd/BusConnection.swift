@@ -71,6 +71,39 @@ public final class BusConnection {
         do throws(SystemdError) { return try reply.readBool() } catch { throw .system(error) }
     }
 
+    /// Who owns `name` now (GetNameOwner, then GetConnectionCredentials); nil when nobody does.
+    public func owner(of name: String) throws(BusCallError) -> BusPeer? {
+        let unique: String
+        do throws(BusCallError) {
+            let reply = try busDaemonCall("GetNameOwner", name)
+            do throws(SystemdError) { unique = try reply.readString() } catch { throw .system(error) }
+        } catch let .reply(reply) where reply.name == Self.nameHasNoOwner {
+            return nil
+        }
+        let credentials: [String: BusValue]
+        do throws(BusCallError) {
+            let reply = try busDaemonCall("GetConnectionCredentials", unique)
+            do throws(SystemdError) { credentials = try reply.readDictionary() } catch { throw .system(error) }
+        } catch let .reply(reply) where reply.name == Self.nameHasNoOwner {
+            return nil      // it left between the two questions
+        }
+        guard case let .uint32(uid)? = credentials["UnixUserID"] else {
+            throw .system(SystemdError(call: "GetConnectionCredentials(\(unique)) without UnixUserID", errno: EPROTO))
+        }
+        var pid: Int32?
+        if case let .uint32(value)? = credentials["ProcessID"] { pid = Int32(bitPattern: value) }
+        return BusPeer(uniqueName: unique, uid: uid, pid: pid)
+    }
+
+    private static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+
+    private func busDaemonCall(_ member: String, _ argument: String) throws(BusCallError) -> BusMessage {
+        let query = try methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                   interface: "org.freedesktop.DBus", member: member)
+        do throws(SystemdError) { try query.append(argument) } catch { throw .system(error) }
+        return try call(query, timeoutMicroseconds: 5_000_000)
+    }
+
     /// The effective uid of the connection that sent `message`, asked of the
     /// bus daemon (which took it from SO_PEERCRED when the peer connected).
     public func senderUID(of message: BusMessage) throws(SystemdError) -> uid_t {
@@ -194,6 +227,19 @@ public final class BusConnection {
         var usec: UInt64 = 0
         guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
         return usec
+    }
+}
+
+/// A connection on a bus as the bus daemon describes it.
+public struct BusPeer: Equatable, Sendable {
+    /// ":1.42".
+    public var uniqueName: String
+    /// The uid it connected as (SO_PEERCRED).
+    public var uid: UInt32
+    public var pid: Int32?
+
+    public init(uniqueName: String, uid: UInt32, pid: Int32?) {
+        self.uniqueName = uniqueName; self.uid = uid; self.pid = pid
     }
 }
 

@@ -1,16 +1,17 @@
 import BlockerBus
-import BlockerConfig
 import BlockerCore
 import BlockerSystem
+import BlockerTimeZone
 import Glibc
 
 /// Follows blockerd on the session bus and keeps one cover per monitor in
 /// step with `OverlayModel`: shown over an active shield, gone within the
 /// signal's delivery when it lifts, re-synced from `Status` after a restart.
+/// Everything it shows comes from blockerd (the shield with its group, the
+/// exercises); only the time zone is read here.
 final class OverlayController {
     private let client: BlockerClient
     private let display: Display
-    private let configPath: String
     private let environment: [String: String]
     private let log: OverlayLog
 
@@ -22,8 +23,6 @@ final class OverlayController {
     private var zone: TimeZoneRules = .utc
     private var exercises: [Exercise] = []
     private var selectedExercise: String?
-    /// The daily-limit group named on the card; `ShieldChanged` does not carry it.
-    private var limitGroup: String?
     /// When the shown cover was asked for (CLOCK_MONOTONIC ns), to log how long it took to appear.
     private var showRequestedAt: Int64?
 
@@ -32,10 +31,9 @@ final class OverlayController {
     private var writeWatch: LoopSource?
     private var deadlineTimer: LoopSource?
 
-    init(client: BlockerClient, display: Display, configPath: String, environment: [String: String], log: OverlayLog) {
+    init(client: BlockerClient, display: Display, environment: [String: String], log: OverlayLog) {
         self.client = client
         self.display = display
-        self.configPath = configPath
         self.environment = environment
         self.log = log
         // A call out while the UI waits: short, so a stuck daemon freezes nothing for long.
@@ -45,9 +43,8 @@ final class OverlayController {
     /// Subscribes, builds the covers, and syncs from `Status` when blockerd runs.
     func start() throws(BusFailure) {
         subscriptions = [
-            try client.onShieldChanged { [unowned self] change in
-                self.apply(OverlayShield(active: change.active, app: change.app, reason: change.reason,
-                                         untilMs: change.untilMs), balanceMs: change.balanceMs)
+            try client.onShieldChanged { [unowned self] shield in
+                self.render(self.model.shieldChanged(shield))
             },
             try client.onBalanceChanged { [unowned self] balance in
                 self.render(self.model.balanceChanged(balance))
@@ -74,32 +71,16 @@ final class OverlayController {
 
     // MARK: blockerd
 
+    /// At start and when blockerd (re)appears: the shield and the exercises as it has them now.
     private func syncFromStatus() {
         do {
             let status = try client.status()
-            let shield = status.shield
-            apply(OverlayShield(active: shield.active, app: shield.app ?? "", reason: shield.reason ?? "",
-                                untilMs: shield.untilMs), balanceMs: status.balanceMs,
-                  windowGroups: status.foreground?.groups)
+            setExercises(status.exercises)
+            render(model.shieldChanged(status.shield))
         } catch {
             log.warning("cannot read blockerd's Status: \(error)")
         }
         schedulePump()
-    }
-
-    private func apply(_ shield: OverlayShield, balanceMs: Int64, windowGroups: [String]? = nil) {
-        let change = model.shieldChanged(shield, balanceMs: balanceMs)
-        if model.isShown, change != .none, shield.reason == ShieldReason.dailyLimit.rawValue {
-            limitGroup = OverlayModel.limitGroup(app: shield.app, windowGroups: windowGroups ?? currentWindowGroups(),
-                                                 config: loadConfig()?.groups ?? [])
-        }
-        render(change)
-    }
-
-    /// The groups of the window in front, for naming a daily limit.
-    private func currentWindowGroups() -> [String] {
-        defer { schedulePump() }
-        return (try? client.status())?.foreground?.groups ?? []
     }
 
     // MARK: covers
@@ -128,7 +109,7 @@ final class OverlayController {
 
     /// Writes the model's card into every cover.
     private func fill() {
-        guard let card = model.card(now: WallClock.nowMs, zone: zone, group: limitGroup) else { return }
+        guard let card = model.card(now: WallClock.nowMs, zone: zone) else { return }
         for (monitor, cover) in covers {
             cover.card.show(card, withForm: monitor == formMonitor)
         }
@@ -166,7 +147,7 @@ final class OverlayController {
         }
         showRequestedAt = nil
         let ms = Double(MonotonicClock.nowNs - started) / 1_000_000
-        log.info("shown over \(shield.app) (\(shield.reason)) \(Int(ms.rounded())) ms after the signal")
+        log.info("shown over \(shield.app) (\(shield.reason?.rawValue ?? "unknown reason")) \(Int(ms.rounded())) ms after the signal")
     }
 
     // MARK: the form
@@ -175,20 +156,26 @@ final class OverlayController {
         exercises.map { (id: $0.name, label: RepsInput.label($0)) }
     }
 
-    /// `[earn]` as the config says now (it may have changed since the last cover).
+    /// `[earn]` as blockerd has it now (a reload may have changed it since the
+    /// last cover), asked without waiting: the cover is up meanwhile with the
+    /// exercises it had.
     private func refreshExercises() {
-        exercises = loadConfig()?.exercises ?? []
-        for cover in covers.values { cover.card.setExercises(exerciseItems, keeping: selectedExercise) }
+        client.statusAsync { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case let .success(status): self.setExercises(status.exercises)
+            case let .failure(error): self.log.warning("cannot refresh the exercises from blockerd: \(error)")
+            }
+        }
+        schedulePump()
     }
 
-    private func loadConfig() -> Config? {
-        do {
-            return try Config.load(path: configPath)
-        } catch {
-            // blockerd knows its exercises: an empty name asks for its only one, else it names them.
-            log.warning("cannot read the exercises from \(configPath): \(error)")
-            return nil
-        }
+    private func setExercises(_ fresh: [Exercise]) {
+        guard fresh != exercises else { return }
+        exercises = fresh
+        log.info("exercises from blockerd: "
+            + (fresh.isEmpty ? "none" : fresh.map { "\($0.name) \(DurationText.format($0.perRep))" }.joined(separator: ", ")))
+        for cover in covers.values { cover.card.setExercises(exerciseItems, keeping: selectedExercise) }
     }
 
     private func chosenExercise(_ card: CoverCard) -> Exercise? {

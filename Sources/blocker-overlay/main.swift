@@ -7,14 +7,13 @@ import Glibc
 // blockerd's signals on the session bus; started by blocker-overlay.service.
 
 let usage = """
-    usage: \(OverlayIdentity.name) [--config FILE]
+    usage: \(OverlayIdentity.name)
 
     Covers the app in front while blockerd's shield is up, on every monitor,
-    with a form to log reps when the balance is spent. Runs in the graphical
-    session (systemctl --user start \(OverlayIdentity.name)).
+    with a form to log reps when the balance is spent. Everything it shows
+    (the shield, the exercises) comes from blockerd on the session bus. Runs
+    in the graphical session (systemctl --user start \(OverlayIdentity.name)).
 
-      --config FILE   where the [earn] exercises are read
-                      (default $XDG_CONFIG_HOME/blocker/blocker.toml)
       -h, --help      this text
     """
 
@@ -26,23 +25,15 @@ func fail(_ message: String, status: Int32) -> Never {
 
 let environment = Environment.current()
 
-var configPath: String?
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
+for argument in CommandLine.arguments.dropFirst() {
     switch argument {
     case "-h", "--help":
         print(usage)
         exit(0)
-    case "--config":
-        guard let value = arguments.popFirst() else { fail("--config needs a FILE\n\n\(usage)", status: 2) }
-        configPath = value
-    case let other where other.hasPrefix("--config="):
-        configPath = String(other.dropFirst("--config=".count))
     default:
         fail("unknown argument \"\(argument)\"\n\n\(usage)", status: 2)
     }
 }
-let config = configPath ?? BlockerPaths.configFile(environment: environment)
 
 // The program's name is its WM_CLASS (instance and class) and app id: the
 // probes recognise the cover by it and keep reporting the app beneath.
@@ -63,13 +54,12 @@ do {
     fail("\(error)", status: 1)
 }
 let log = OverlayLog()
-let controller = OverlayController(client: client, display: display, configPath: config,
-                                   environment: environment, log: log)
+let controller = OverlayController(client: client, display: display, environment: environment, log: log)
 do {
     try controller.start()
 } catch {
     fail("\(error)", status: 1)
 }
-log.info("ready on \(display.name) (\(display.kind)); exercises from \(config)")
+log.info("ready on \(display.name) (\(display.kind))")
 Gtk.run()
 exit(controller.exitStatus)

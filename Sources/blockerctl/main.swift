@@ -5,7 +5,7 @@ import Glibc
 // blockerctl: everything but the bus connection lives in BlockerCLI, so tests
 // run the same commands in-process with their own service.
 
-let connect: ServiceFactory = { (environment: [String: String]) throws(BusFailure) -> any BlockerService in
+let connect: ServiceFactory = { (environment: [String: String]) throws(BusFailure) -> any BlockerCalls in
     try BlockerClient.connect(environment: environment)
 }
 

@@ -42,8 +42,7 @@ import TestSupport
             #"<arg type="a(ssxx)" name="rows" direction="out"/>"#,
             #"<method name="Status">"#, #"<arg type="a{sv}" name="status" direction="out"/>"#,
             #"<method name="Reload">"#,
-            #"<signal name="ShieldChanged">"#, #"<arg type="b" name="active"/>"#, #"<arg type="s" name="reason"/>"#,
-            #"<arg type="x" name="until_ms"/>"#,
+            #"<signal name="ShieldChanged">"#, #"<arg type="a{sv}" name="shield"/>"#,
             #"<signal name="BalanceChanged">"#, #"<signal name="Warning">"#, #"<arg type="x" name="remaining_ms"/>"#,
         ] {
             #expect(xml.stdout.contains(line), "missing \(line)")
@@ -61,7 +60,8 @@ import TestSupport
         let status = try client.status()
         #expect(status.balanceMs == 0 && !status.metered && !status.locked)
         #expect(status.foreground == .init(app: "notes", title: "t", pid: 1, groups: ["tools"]))
-        #expect(status.shield == .init(active: false, reason: nil, app: nil, untilMs: 0))
+        #expect(status.shield == .down(balanceMs: 0))
+        #expect(status.exercises == [Exercise(name: "pushups", perRep: 30_000)])
         #expect(status.todayUsedMs == 0 && status.todayEarnedMs == 0)
         #expect(status.probeName == "command" && status.probeOK && status.probeError == nil)
 
@@ -69,7 +69,7 @@ import TestSupport
         try pump(client, seconds: 3) { (try? client.status().shield.active) == true }
         let covered = try client.status()
         #expect(covered.metered && covered.foreground?.groups == ["social"])
-        #expect(covered.shield == .init(active: true, reason: "balance", app: "discord", untilMs: 0))
+        #expect(covered.shield == .init(active: true, reason: .balance, app: "discord", balanceMs: 0))
 
         daemon.setFront("notes", locked: true)
         try pump(client, seconds: 3) { (try? client.status().locked) == true }
@@ -82,7 +82,7 @@ import TestSupport
 
         let raw = try busctlCall(bus, "Status")
         #expect(raw.status == 0)
-        #expect(raw.stdout.hasPrefix("a{sv} 7 "))
+        #expect(raw.stdout.hasPrefix("a{sv} 8 "))
         #expect(raw.stdout.contains(#""balance_ms" x 0"#) && raw.stdout.contains(#""probe" a{sv} "#))
     }
 
@@ -181,7 +181,7 @@ import TestSupport
         defer { session.stop() }
         let (bus, client) = (session.bus, session.client)
         _ = try client.earn(exercise: "pushups", reps: 20)                           // 10 minutes: no balance shield
-        var changes: [ShieldChange] = []
+        var changes: [ShieldState] = []
         let subscription = try client.onShieldChanged { changes.append($0) }
         defer { subscription.cancel() }
 
@@ -189,10 +189,12 @@ import TestSupport
         let groupUntil = try client.blockFor(target: "Social", seconds: 600)
         #expect(abs(groupUntil - (start + 600_000)) < 5_000)
         try pump(client, seconds: 3) { changes.contains { $0.active } }
-        #expect(changes.last == ShieldChange(active: true, app: "discord", reason: "timed-block",
-                                             balanceMs: changes.last?.balanceMs ?? -1, untilMs: groupUntil))
+        // The group whose block covers the app comes with the signal and with Status.
+        #expect(changes.last == ShieldState(active: true, reason: .timedBlock, app: "discord", group: "social",
+                                            untilMs: groupUntil, balanceMs: changes.last?.balanceMs ?? -1))
         let shield = try client.status().shield
-        #expect(shield == .init(active: true, reason: "timed-block", app: "discord", untilMs: groupUntil))
+        #expect(shield == .init(active: true, reason: .timedBlock, app: "discord", group: "social", untilMs: groupUntil,
+                                balanceMs: shield.balanceMs))
 
         // A second, longer block on the app itself: clearing the group's leaves it.
         let appUntil = try client.blockFor(target: "discord", seconds: 604_800)
@@ -205,8 +207,7 @@ import TestSupport
         let raw = try busctlCall(bus, "Unblock", "s", "DISCORD")
         #expect(raw.status == 0, "\(raw)")
         try pump(client, seconds: 3) { changes.last?.active == false }
-        #expect(changes.last == ShieldChange(active: false, app: "discord", reason: "",
-                                             balanceMs: changes.last?.balanceMs ?? -1, untilMs: 0))
+        #expect(changes.last == .down(balanceMs: changes.last?.balanceMs ?? -1, lastApp: "discord"))
         #expect(try client.status().shield.active == false)
 
         let again = refusal { () throws(BusFailure) in try client.unblock(target: "social") }
@@ -243,7 +244,7 @@ import TestSupport
         #expect(try client.blockFor(target: "tools", seconds: 60) > 0)
         #expect(try client.blockFor(target: "notes", seconds: 604_800) > 0)
         try pump(client, seconds: 2) { (try? client.status().shield.active) == true }
-        #expect(try client.status().shield.reason == "timed-block")
+        #expect(try client.status().shield.reason == .timedBlock)
     }
 
     @Test func historyHasADayTotalsRowAndGroupRows() throws {
@@ -345,7 +346,7 @@ import TestSupport
         }
         defer { session.stop() }
         let (daemon, client) = (session.daemon, session.client)
-        var shields: [ShieldChange] = []
+        var shields: [ShieldState] = []
         var balances: [(value: Int64, at: Date)] = []
         var warnings: [Int64] = []
         let s1 = try client.onShieldChanged { shields.append($0) }
@@ -358,7 +359,7 @@ import TestSupport
         let raisedAt = try pump(client, seconds: 12) { shields.contains { $0.active } }
         #expect(raisedAt)
         try pump(client, seconds: 1.5)                                               // the held last value
-        #expect(shields.first == ShieldChange(active: true, app: "discord", reason: "balance", balanceMs: 0, untilMs: 0))
+        #expect(shields.first == ShieldState(active: true, reason: .balance, app: "discord", balanceMs: 0))
         #expect(balances.last?.value == 0)
         #expect(balances.count >= 4)
         for (earlier, later) in zip(balances, balances.dropFirst()) {

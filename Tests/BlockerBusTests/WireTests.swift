@@ -1,4 +1,5 @@
 import BlockerSystemd
+import BlockerCore
 import Glibc
 import Testing
 @testable import BlockerBus
@@ -9,14 +10,17 @@ import Testing
     let full = StatusReport(
         balanceMs: 754_000, metered: true, locked: false,
         foreground: .init(app: "firefox", title: "News", pid: 42, groups: ["social", "video"]),
-        shield: .init(active: true, reason: "timed-block", app: "firefox", untilMs: 1_796_000_600_000),
+        shield: .init(active: true, reason: .timedBlock, app: "firefox", group: "video", untilMs: 1_796_000_600_000,
+                      balanceMs: 754_000),
         todayUsedMs: 3_600_000, todayEarnedMs: 120_000, probeName: "x11", probeOK: false,
-        probeError: "cannot open display :0")
+        probeError: "cannot open display :0",
+        exercises: [Exercise(name: "squats", perRep: 60_000), Exercise(name: "pushups", perRep: 30_000)])
 
     @Test func statusSurvivesTheWireBothWays() throws {
         #expect(StatusReport(busDictionary: full.busDictionary) == full)
         var quiet = full
-        quiet.shield = .init(active: false, reason: nil, app: nil, untilMs: 0)
+        quiet.shield = .down(balanceMs: 754_000)
+        quiet.exercises = []
         quiet.probeOK = true
         quiet.probeError = nil
         quiet.foreground = .init(app: "xterm", title: "", pid: nil, groups: [])
@@ -28,22 +32,24 @@ import Testing
 
     @Test func statusUsesTheContractKeysAndTypes() throws {
         let wire = full.busDictionary
-        #expect(Set(wire.keys) == ["balance_ms", "metered", "locked", "foreground", "shield", "today", "probe"])
+        #expect(Set(wire.keys) == ["balance_ms", "metered", "locked", "foreground", "shield", "today", "probe",
+                                   "exercises"])
+        #expect(wire["exercises"] == .dictionary(["pushups": .int64(30_000), "squats": .int64(60_000)]))
+        #expect(full.exercises.map(\.name) == ["pushups", "squats"])                  // name order
         #expect(wire["balance_ms"] == .int64(754_000))
         guard case let .dictionary(shield)? = wire["shield"], case let .dictionary(today)? = wire["today"],
               case let .dictionary(probe)? = wire["probe"], case let .dictionary(front)? = wire["foreground"] else {
             Issue.record("nested dictionaries missing: \(wire)")
             return
         }
-        #expect(shield == ["active": .bool(true), "reason": .string("timed-block"), "app": .string("firefox"),
-                           "until_ms": .int64(1_796_000_600_000)])
+        #expect(shield == full.shield.busDictionary)                               // the same as ShieldChanged
         #expect(today == ["used_ms": .int64(3_600_000), "earned_ms": .int64(120_000)])
         #expect(probe == ["name": .string("x11"), "ok": .bool(false), "error": .string("cannot open display :0")])
         #expect(front["groups"] == .strings(["social", "video"]) && front["pid"] == .int32(42))
     }
 
     @Test func aStatusMissingARequiredKeyIsNotGuessed() {
-        for key in ["balance_ms", "metered", "locked", "shield", "today", "probe"] {
+        for key in ["balance_ms", "metered", "locked", "shield", "today", "probe", "exercises"] {
             var wire = full.busDictionary
             wire[key] = nil
             #expect(StatusReport(busDictionary: wire) == nil, "without \(key)")
@@ -51,6 +57,59 @@ import Testing
         var wrongType = full.busDictionary
         wrongType["balance_ms"] = .uint64(1)
         #expect(StatusReport(busDictionary: wrongType) == nil)
+    }
+
+    @Test func theShieldStateHasOneWireFormWithTheGroupAndAbsentKeys() {
+        let up = ShieldState(active: true, reason: .dailyLimit, app: "firefox", group: "video",
+                             untilMs: 1_796_000_600_000, balanceMs: 754_000)
+        #expect(up.busDictionary == ["active": .bool(true), "reason": .string("daily-limit"), "app": .string("firefox"),
+                                     "group": .string("video"), "until_ms": .int64(1_796_000_600_000),
+                                     "balance_ms": .int64(754_000)])
+        #expect(ShieldState(busDictionary: up.busDictionary) == up)
+
+        // Only earning lifts it, and no group (balance): until_ms 0, no group key.
+        let balance = ShieldState(active: true, reason: .balance, app: "discord", balanceMs: 0)
+        #expect(balance.busDictionary == ["active": .bool(true), "reason": .string("balance"),
+                                          "app": .string("discord"), "until_ms": .int64(0), "balance_ms": .int64(0)])
+        #expect(ShieldState(busDictionary: balance.busDictionary) == balance)
+
+        // Down: no reason, the app it covered, and the reason is dropped even if one was left.
+        var down = ShieldState.down(balanceMs: 30_000, lastApp: "discord")
+        #expect(down.busDictionary == ["active": .bool(false), "app": .string("discord"), "until_ms": .int64(0),
+                                       "balance_ms": .int64(30_000)])
+        #expect(ShieldState(busDictionary: down.busDictionary) == down)
+        down.reason = .balance
+        #expect(down.busDictionary["reason"] == nil)
+
+        // A reason from a newer blockerd still covers; missing or mistyped required keys are not guessed.
+        var newer = up.busDictionary
+        newer["reason"] = .string("curfew")
+        #expect(ShieldState(busDictionary: newer)?.reason == nil && ShieldState(busDictionary: newer)?.active == true)
+        for key in ["active", "app", "until_ms", "balance_ms"] {
+            var wire = up.busDictionary
+            wire[key] = nil
+            #expect(ShieldState(busDictionary: wire) == nil, "without \(key)")
+        }
+        var mistyped = up.busDictionary
+        mistyped["until_ms"] = .uint64(1)
+        #expect(ShieldState(busDictionary: mistyped) == nil)
+    }
+
+    @Test func userTextInErrorsIsQuotedShort() {
+        #expect(BlockerLimits.quoted("pushups") == "\"pushups\"")
+        let long = String(repeating: "x", count: 1_000_000)
+        #expect(BlockerLimits.quoted(long) == "\"" + String(repeating: "x", count: 40) + "…\"")
+        // The declared bounds refuse an oversized name before anything looks it up.
+        let refusal = BlockerInterface.blockFor.refusal(of: (long, 600))
+        #expect(refusal?.name == .invalidArgument && (refusal?.message.count ?? .max) < 120, "\(String(describing: refusal))")
+        #expect(BlockerInterface.earn.refusal(of: (String(repeating: "p", count: 1025), 3))?.name == .invalidArgument)
+        #expect(BlockerInterface.earn.refusal(of: (String(repeating: "p", count: 1024), 3)) == nil)
+        #expect(BlockerInterface.unblock.refusal(of: long)?.name == .invalidArgument)
+    }
+
+    @Test func everyErrorBlockerdSendsIsItsOwn() {
+        #expect(BusErrorName.allCases.allSatisfy { $0.rawValue.hasPrefix("io.github.blockerd.Error.") })
+        #expect(Set(BusErrorName.allCases.map(\.rawValue)).count == BusErrorName.allCases.count)
     }
 
     @Test func balanceChangedIsSentAtMostOnceASecondAndTheLatestValueWins() {

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 
 extension BinaryTests {
     /// A 40,000-part dotted key crashed toml++ inside blockerctl (SIGSEGV):
     /// now the real binary refuses it with its position and exits 1.
     @Test func configCheckRefusesARunawayDottedKeyWithoutCrashing() throws {
         let directory = try TemporaryDirectory()
-        defer { directory.remove() }
         let key = Array(repeating: "a", count: 40_000).joined(separator: ".")
         let file = try directory.write("deep.toml", "[earn]\npushups = 1\n" + key + " = 1\n")
         let process = Process()

@@ -16,7 +16,7 @@ import TestSupport
             configPath: "/home/u/.config/blocker/blocker.toml", config: .success((groups: 2, exercises: 1)),
             ledgerPath: "/home/u/.local/state/blocker/blocker.db",
             ledger: .present(.init(isRegularFile: true, isDirectory: false, permissions: 0o600, ownerUID: 1000), readFailure: nil),
-            userID: 1000, journal: .exited(0, ""), daemon: .success(RecordingService.sampleReport))
+            userID: 1000, journal: .exited(0, ""), daemon: .success(RecordingCalls.sampleReport))
     }
 
     func check(_ subject: String, in facts: DoctorFacts) throws -> DoctorCheck {
@@ -149,7 +149,7 @@ import TestSupport
         facts.daemon = .failure(.notRunning("no bus"))
         let daemon = try check("daemon", in: facts)
         #expect(daemon.level == .fail && daemon.fix == BusFailureText.startFix)
-        var failing = RecordingService.sampleReport
+        var failing = RecordingCalls.sampleReport
         failing.probeOK = false
         failing.probeError = "DISPLAY is not set"
         facts.daemon = .success(failing)

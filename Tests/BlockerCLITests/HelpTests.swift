@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func helpWinsOverOtherMistakesAndCallsNothing() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         let run = blockerctl(["earn", "abc", "--bogus", "--help"], service: service)
         #expect(run.status == 0)
         #expect(run.stdout.hasPrefix("usage: blockerctl earn REPS [EXERCISE]\n"))
@@ -81,7 +81,7 @@ import Testing
 
     @Test func helpAfterDashDashIsAnArgument() {
         // `--` ends options: "--help" is then a TARGET, and blockerd is asked.
-        let service = RecordingService()
+        let service = RecordingCalls()
         let run = blockerctl(["unblock", "--", "--help"], service: service)
         #expect(run.status == 0)
         #expect(service.calls == [.unblock(target: "--help")])

@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func statusIsPaintedOnlyWhenAllowed() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         let terminal = blockerctl(["status"], service: service, environment: ["TZ": "UTC"], terminal: true)
         #expect(terminal.stdout.contains("\u{1B}[1m1h 05m\u{1B}[0m"))
         let noColor = blockerctl(["status"], service: service, environment: ["TZ": "UTC", "NO_COLOR": "1"], terminal: true)
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func jsonIsNeverPainted() {
-        let run = blockerctl(["status", "--json"], service: RecordingService(), terminal: true)
+        let run = blockerctl(["status", "--json"], service: RecordingCalls(), terminal: true)
         #expect(!run.stdout.contains("\u{1B}"))
     }
 }

@@ -5,15 +5,16 @@ import Testing
 
 @Suite struct StatusCommandTests {
     @Test func jsonFollowsTheContractKeyByKey() throws {
-        let service = RecordingService()
-        service.report.shield = .init(active: true, reason: "timed-block", app: "firefox", untilMs: 1_748_869_200_000)
+        let service = RecordingCalls()
+        service.report.shield = .init(active: true, reason: .timedBlock, app: "firefox", group: "video",
+                                      untilMs: 1_748_869_200_000, balanceMs: 3_900_000)
         let run = blockerctl(["status", "--json"], service: service)
         #expect(run.status == 0 && run.stderr.isEmpty)
         #expect(service.calls == [.status])
         #expect(run.stdout.hasSuffix("}\n") && run.stdout.filter { $0 == "\n" }.count == 1)
 
         let json = try object(parseJSON(run.stdout))
-        #expect(Set(json.keys) == ["balance_ms", "metered", "locked", "foreground", "shield", "today", "probe"])
+        #expect(Set(json.keys) == ["balance_ms", "metered", "locked", "foreground", "shield", "today", "exercises", "probe"])
         #expect(json["balance_ms"] as? Int == 3_900_000)
         #expect(json["metered"] as? Bool == true)
         #expect(json["locked"] as? Bool == false)
@@ -26,15 +27,22 @@ import Testing
         #expect(foreground["groups"] as? [String] == ["video"])
 
         let shield = try object(json["shield"])
-        #expect(Set(shield.keys) == ["active", "reason", "app", "until_ms"])
+        #expect(Set(shield.keys) == ["active", "reason", "app", "group", "until_ms"])
         #expect(shield["active"] as? Bool == true)
         #expect(shield["reason"] as? String == "timed-block")
         #expect(shield["app"] as? String == "firefox")
+        #expect(shield["group"] as? String == "video")
         #expect(shield["until_ms"] as? Int == 1_748_869_200_000)
 
         let today = try object(json["today"])
         #expect(Set(today.keys) == ["used_ms", "earned_ms"])
         #expect(today["used_ms"] as? Int == 1_500_000 && today["earned_ms"] as? Int == 1_800_000)
+
+        // Name order, whatever order blockerd listed them in.
+        let exercises = try #require(json["exercises"] as? [[String: Any]])
+        #expect(exercises.map { $0["name"] as? String } == ["pushups", "squats"])
+        #expect(exercises.map { $0["ms_per_rep"] as? Int } == [30_000, 60_000])
+        #expect(exercises.allSatisfy { Set($0.keys) == ["name", "ms_per_rep"] })
 
         let probe = try object(json["probe"])
         #expect(Set(probe.keys) == ["name", "ok", "error"])
@@ -43,7 +51,7 @@ import Testing
     }
 
     @Test func jsonNullsWhenNothingIsInFrontAndTheProbeFails() throws {
-        let service = RecordingService()
+        let service = RecordingCalls()
         service.report.foreground = nil
         service.report.metered = false
         service.report.probeOK = false
@@ -52,33 +60,37 @@ import Testing
         #expect(json["foreground"] is NSNull)
         let shield = try object(json["shield"])
         #expect(shield["active"] as? Bool == false && shield["reason"] is NSNull && shield["app"] is NSNull)
+        #expect(shield["group"] is NSNull)
         #expect(shield["until_ms"] as? Int == 0)
         let probe = try object(json["probe"])
         #expect(probe["ok"] as? Bool == false && probe["error"] as? String == "X server gone\n(retrying)")
     }
 
     @Test func humanOutputIsAlignedWithReadableDurations() {
-        let service = RecordingService()
-        service.report.shield = .init(active: true, reason: "balance", app: "firefox", untilMs: 0)
+        let service = RecordingCalls()
+        service.report.shield = .init(active: true, reason: .balance, app: "firefox", balanceMs: 0)
         let run = blockerctl(["status"], service: service)
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.map { String($0.prefix(10)) } == ["balance   ", "front     ", "spending  ", "shield    ", "today     ", "probe     "])
+        #expect(lines.map { String($0.prefix(10)) } == ["balance   ", "front     ", "spending  ", "shield    ", "today     ",
+                                                        "earn      ", "probe     "])
         #expect(lines.allSatisfy { $0.count > 10 && $0[$0.index($0.startIndex, offsetBy: 10)] != " " })
         #expect(lines[0] == "balance   1h 05m")
         #expect(lines[1] == "front     firefox  \"YouTube — \"Mozilla\" Firefox\"  pid 42  [video]")
         #expect(lines[3] == "shield    up over firefox — balance spent (earn more: blockerctl earn REPS)")
         #expect(lines[4] == "today     25m 00s used, 30m 00s earned")
-        #expect(lines[5] == "probe     x11, ok")
+        #expect(lines[5] == "earn      pushups 30s, squats 1m 00s a rep")
+        #expect(lines[6] == "probe     x11, ok")
         #expect(!run.stdout.contains("\u{1B}"))
     }
 
     @Test func shieldUntilIsLocalWallTime() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         // 2025-06-02 13:30 UTC = 15:30 in Paris (CEST).
-        service.report.shield = .init(active: true, reason: "schedule", app: "discord", untilMs: testNow + 90 * 60_000)
+        service.report.shield = .init(active: true, reason: .schedule, app: "discord", group: "social",
+                                      untilMs: testNow + 90 * 60_000, balanceMs: 0)
         let paris = blockerctl(["status"], service: service, environment: ["TZ": "Europe/Paris"])
-        #expect(paris.stdout.contains("shield    up over discord — scheduled block until 15:30\n"))
+        #expect(paris.stdout.contains("shield    up over discord — scheduled block on social until 15:30\n"))
         let utc = blockerctl(["status"], service: service, environment: ["TZ": "UTC"])
         #expect(utc.stdout.contains("until 13:30\n"))
     }
@@ -92,7 +104,7 @@ import Testing
 
 @Suite struct ServiceCommandTests {
     @Test func earnPassesRepsAndExerciseAndPrintsTheNewBalance() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         service.earned = (earnedMs: 600_000, balanceMs: 4_200_000)
         let named = blockerctl(["earn", "20", "pushups"], service: service)
         #expect(named.status == 0 && named.stdout == "earned 10m 00s for 20 pushups; balance 1h 10m\n")
@@ -102,7 +114,7 @@ import Testing
     }
 
     @Test func aRefusalIsAFailureWithTheDaemonsMessage() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         service.failure = .refused(name: BusErrorName.unknownExercise.rawValue,
                                    message: "unknown exercise \"situps\"; one of: pushups, squats")
         let run = blockerctl(["earn", "10", "situps"], service: service)
@@ -112,7 +124,7 @@ import Testing
     }
 
     @Test func blockSendsSecondsAndPrintsUntilWhenInLocalTime() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         service.blockedUntil = testNow + 2 * 3_600_000 + 5 * 60_000    // 14:05 UTC, 16:05 Paris
         let run = blockerctl(["block", "social", "--for", "2h5m"], service: service, environment: ["TZ": "Europe/Paris"])
         #expect(run.status == 0)
@@ -131,14 +143,14 @@ import Testing
     }
 
     @Test func anUnknownZoneFallsBackToLabelledUTC() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         service.blockedUntil = testNow + 3_600_000
         let run = blockerctl(["block", "social", "--for", "1h"], service: service, environment: ["TZ": "Mars/Olympus"])
         #expect(run.stdout == "blocked social until 13:00 UTC (1h 00m)\n")
     }
 
     @Test func unblockAndReload() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         let unblock = blockerctl(["unblock", "social"], service: service)
         #expect(unblock.status == 0 && unblock.stdout.hasPrefix("unblocked social"))
         let reload = blockerctl(["reload"], service: service)
@@ -147,7 +159,7 @@ import Testing
     }
 
     @Test func reloadOfABadConfigSaysHowToCheckIt() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         service.failure = .refused(name: BusErrorName.configError.rawValue, message: "blocker.toml:3:18: expected a string")
         let run = blockerctl(["reload"], service: service)
         #expect(run.status == 1)
@@ -167,7 +179,7 @@ import Testing
     }
 
     @Test func historyJSONIsOneEntryPerDayWithGroups() throws {
-        let service = RecordingService()
+        let service = RecordingCalls()
         service.historyRows = [
             HistoryRow(day: "2025-06-02", group: "", usedMs: 1_200_000, earnedMs: 1_800_000),
             HistoryRow(day: "2025-06-02", group: "social", usedMs: 900_000, earnedMs: 0),
@@ -187,7 +199,7 @@ import Testing
     }
 
     @Test func historyDefaultsToSevenDaysAndDrawsAChart() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         service.historyRows = [HistoryRow(day: "2025-06-02", group: "", usedMs: 600_000, earnedMs: 1_200_000)]
         let run = blockerctl(["history"], service: service, environment: ["COLUMNS": "60"])
         #expect(service.calls == [.history(days: 7)])

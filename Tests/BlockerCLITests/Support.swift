@@ -8,7 +8,7 @@ import TestSupport
 /// An in-memory blockerd for the CLI's own tests (the real bus client comes
 /// with the bus branch): answers from its fields and records every call, so a
 /// test can check that a usage error called nothing.
-final class RecordingService: BlockerService {
+final class RecordingCalls: BlockerCalls {
     enum Call: Equatable {
         case status
         case earn(exercise: String, reps: UInt32)
@@ -21,7 +21,7 @@ final class RecordingService: BlockerService {
     private(set) var calls: [Call] = []
     /// When set, every call fails with it (after being recorded).
     var failure: BusFailure?
-    var report = RecordingService.sampleReport
+    var report = RecordingCalls.sampleReport
     var earned: (earnedMs: Int64, balanceMs: Int64) = (300_000, 3_900_000)
     var blockedUntil: Int64 = 0
     var historyRows: [HistoryRow] = []
@@ -29,8 +29,9 @@ final class RecordingService: BlockerService {
     static let sampleReport = StatusReport(
         balanceMs: 3_900_000, metered: true, locked: false,
         foreground: .init(app: "firefox", title: "YouTube — \"Mozilla\" Firefox", pid: 42, groups: ["video"]),
-        shield: .init(active: false, reason: nil, app: nil, untilMs: 0),
-        todayUsedMs: 1_500_000, todayEarnedMs: 1_800_000, probeName: "x11", probeOK: true, probeError: nil)
+        shield: .down(balanceMs: 3_900_000),
+        todayUsedMs: 1_500_000, todayEarnedMs: 1_800_000, probeName: "x11", probeOK: true, probeError: nil,
+        exercises: [Exercise(name: "squats", perRep: 60_000), Exercise(name: "pushups", perRep: 30_000)])
 
     private func record(_ call: Call) throws(BusFailure) {
         calls.append(call)
@@ -80,7 +81,7 @@ struct CLIRun {
 let testNow: Int64 = 1_748_865_600_000
 
 /// Runs `blockerctl ARGS` in this process against `service` (nil: no daemon).
-func blockerctl(_ arguments: [String], service: RecordingService? = nil,
+func blockerctl(_ arguments: [String], service: RecordingCalls? = nil,
                 environment: [String: String] = ["TZ": "UTC", "HOME": "/nonexistent-home"],
                 terminal: Bool = false, now: Int64 = testNow) -> CLIRun {
     let out = CapturedOutput(), err = CapturedOutput()
@@ -88,7 +89,7 @@ func blockerctl(_ arguments: [String], service: RecordingService? = nil,
     let counter = Counter()
     let invocation = Invocation(
         environment: environment, stdout: out, stderr: err, stdoutIsTerminal: terminal,
-        connect: { (_: [String: String]) throws(BusFailure) -> any BlockerService in
+        connect: { (_: [String: String]) throws(BusFailure) -> any BlockerCalls in
             counter.connections += 1
             guard let service else { throw BusFailure.notRunning("no session bus in this test") }
             return service

@@ -61,7 +61,7 @@ import Testing
 
     @Test(arguments: cases)
     func refusedWithTheExactMessageAndNothingCalled(_ example: Case) {
-        let service = RecordingService()
+        let service = RecordingCalls()
         let run = blockerctl(example.arguments, service: service)
         #expect(run.status == 2)
         #expect(run.stderr == example.stderr)
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func theLimitsThemselvesAreAccepted() {
-        let service = RecordingService()
+        let service = RecordingCalls()
         #expect(blockerctl(["earn", "1"], service: service).status == 0)
         #expect(blockerctl(["earn", "1000", "squats"], service: service).status == 0)
         #expect(blockerctl(["block", "social", "--for", "1m"], service: service).status == 0)

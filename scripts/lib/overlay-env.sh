@@ -199,7 +199,7 @@ oe_stop_blockerd() {
 }
 
 oe_start_overlay() {
-    "$oe_bin/blocker-overlay" --config "$oe_dir/blocker.toml" > >(oe_stamp >>"$oe_dir/overlay.log") 2>&1 &
+    "$oe_bin/blocker-overlay" > >(oe_stamp >>"$oe_dir/overlay.log") 2>&1 &
     oe_overlay_pid=$!
     oe_track $oe_overlay_pid
     oe_wait 10 grep -qs "ready on" "$oe_dir/overlay.log" || oe_fail "blocker-overlay did not start"

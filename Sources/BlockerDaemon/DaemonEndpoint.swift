@@ -3,20 +3,20 @@ import BlockerBus
 import BlockerCore
 import BlockerStore
 
-/// blockerd's side of the D-Bus API: answers `BlockerServer`'s calls from the
-/// daemon's state and turns the daemon's events into signals. The server has
-/// checked the caller's uid and the numeric bounds already; what needs the
-/// config (exercise names, block targets) is resolved here.
-public final class BusService: BlockerServerHandler, DaemonObserver {
-    public let server: BlockerServer
+/// blockerd's side of the D-Bus API: answers the calls `BlockerExport`
+/// passes on from the daemon's state and turns the daemon's events into
+/// signals. The export has checked the caller's uid and the declared bounds
+/// already; what needs the config (exercise names, block targets) is resolved here.
+public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
+    public let export: BlockerExport
     private let daemon: Daemon
     private let reloadConfig: () -> Result<Void, ConfigError>
-    /// The app the shield covered last, so ShieldChanged(false, …) can name it.
+    /// The app the shield covered last, so a shield that went down can name it.
     private var coveredApp = ""
 
-    init(daemon: Daemon, server: BlockerServer, reload: @escaping () -> Result<Void, ConfigError>) {
+    init(daemon: Daemon, export: BlockerExport, reload: @escaping () -> Result<Void, ConfigError>) {
         self.daemon = daemon
-        self.server = server
+        self.export = export
         self.reloadConfig = reload
     }
 
@@ -33,14 +33,12 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
         let foreground = daemon.meter.lastWindow.map {
             StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: decision.groups)
         }
-        let shield = daemon.shield.map {
-            StatusReport.ShieldState(active: true, reason: $0.reason.rawValue, app: $0.app, untilMs: $0.until ?? 0)
-        } ?? StatusReport.ShieldState(active: false, reason: nil, app: nil, untilMs: 0)
-        return StatusReport(balanceMs: daemon.ledger.balance, metered: decision.metered, locked: daemon.locked,
-                            foreground: foreground, shield: shield,
+        let balance = daemon.ledger.balance
+        return StatusReport(balanceMs: balance, metered: decision.metered, locked: daemon.locked,
+                            foreground: foreground, shield: shieldState(daemon.shield, balance: balance),
                             todayUsedMs: summary?.spentMs ?? 0, todayEarnedMs: summary?.earnedMs ?? 0,
                             probeName: daemon.probe.name, probeOK: daemon.probeError == nil,
-                            probeError: daemon.probeError)
+                            probeError: daemon.probeError, exercises: daemon.config.exercises)
     }
 
     public func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {
@@ -90,18 +88,21 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
     // MARK: signals
 
     public func shieldChanged(_ shield: Shield?, balance: Milliseconds) {
-        if let shield { coveredApp = shield.app }
-        server.shieldChanged(ShieldChange(active: shield != nil, app: shield?.app ?? coveredApp,
-                                          reason: shield?.reason.rawValue ?? "", balanceMs: balance,
-                                          untilMs: shield?.until ?? 0))
+        export.shieldChanged(shieldState(shield, balance: balance))
     }
 
     public func balanceChanged(_ balance: Milliseconds) {
-        server.balanceChanged(balance)
+        export.balanceChanged(balance)
     }
 
     public func warning(remaining: Milliseconds) {
-        server.warning(remainingMs: remaining)
+        export.warning(remainingMs: remaining)
+    }
+
+    /// The one shield state `Status` and `ShieldChanged` both send.
+    private func shieldState(_ shield: Shield?, balance: Milliseconds) -> ShieldState {
+        if let shield { coveredApp = shield.app }
+        return ShieldState(shield, coveredApp: coveredApp, balanceMs: balance)
     }
 
     // MARK: resolving names (pure)
@@ -118,7 +119,7 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
             throw .unknownExercise("say which exercise: one of \(names.joined(separator: ", "))")
         }
         if let exercise = config.exercise(named: name) { return exercise }
-        throw .unknownExercise("unknown exercise \"\(name)\"; configured: \(names.joined(separator: ", ")) "
+        throw .unknownExercise("unknown exercise \(BlockerLimits.quoted(name)); configured: \(names.joined(separator: ", ")) "
             + "(add it under [earn] in \(configPath))")
     }
 
@@ -132,7 +133,7 @@ public final class BusService: BlockerServerHandler, DaemonObserver {
         let groups = config.groups.map(\.name)
         let known = groups.isEmpty ? "no groups are configured in \(configPath)"
             : "groups: \(groups.joined(separator: ", "))"
-        let shown = target.isEmpty ? "an empty name" : "\"\(target)\""
+        let shown = target.isEmpty ? "an empty name" : BlockerLimits.quoted(target)
         throw .unknownTarget("\(shown) is neither a group nor an app listed in one; \(known)")
     }
 

@@ -13,7 +13,7 @@ extension TimeZoneRules {
     }
 
     /// `system(environment:)` with the default zone file elsewhere (tests).
-    static func system(environment: [String: String], localtimePath: String) throws(TimeZoneError) -> TimeZoneRules {
+    public static func system(environment: [String: String], localtimePath: String) throws(TimeZoneError) -> TimeZoneRules {
         let directory = environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultZoneinfoDirectory
         guard var tz = environment["TZ"] else {
             switch readZoneFile(atPath: localtimePath) {

@@ -1,0 +1,350 @@
+import BlockerCore
+import BlockerSystemd
+
+// io.github.blockerd.Blocker1, declared once: every method's name, arguments,
+// results, their encoding both ways and the bounds blockerd holds callers to,
+// and every signal. `BlockerExport` builds its vtable and dispatch table from
+// here, `BlockerClient` its calls and subscriptions; no member name or
+// signature is spelled anywhere else. docs/io.github.blockerd.Blocker1.xml is
+// the introspection of what this declares (a test compares it with blockerd's).
+
+/// Names of the D-Bus API.
+public enum BusNames {
+    public static let service = "io.github.blockerd.Blocker1"
+    public static let objectPath = "/io/github/blockerd/Blocker1"
+    public static let interface = "io.github.blockerd.Blocker1"
+}
+
+/// Every error blockerd sends itself; `rawValue` is the D-Bus error name.
+/// (sd-bus answers wrong signatures and unknown members with its own
+/// `org.freedesktop.DBus.Error.*` before blockerd sees the call.)
+public enum BusErrorName: String, Sendable, CaseIterable {
+    case invalidArgument = "io.github.blockerd.Error.InvalidArgument"
+    case unknownExercise = "io.github.blockerd.Error.UnknownExercise"
+    case unknownTarget = "io.github.blockerd.Error.UnknownTarget"
+    case configError = "io.github.blockerd.Error.ConfigError"
+    case storageError = "io.github.blockerd.Error.StorageError"
+    /// The caller runs as another uid than blockerd.
+    case accessDenied = "io.github.blockerd.Error.AccessDenied"
+    /// blockerd is shutting down; a retry in a moment reaches the next one.
+    case unavailable = "io.github.blockerd.Error.Unavailable"
+    /// blockerd's own fault (say, out of memory building the reply).
+    case internalError = "io.github.blockerd.Error.Internal"
+}
+
+/// A refusal a handler sends back: one of the API's named errors with a
+/// message that says what to do.
+public struct MethodError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let name: BusErrorName
+    public let message: String
+    public var description: String { message }
+
+    public init(_ name: BusErrorName, _ message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    public static func invalidArgument(_ message: String) -> MethodError { MethodError(.invalidArgument, message) }
+    public static func unknownExercise(_ message: String) -> MethodError { MethodError(.unknownExercise, message) }
+    public static func unknownTarget(_ message: String) -> MethodError { MethodError(.unknownTarget, message) }
+    public static func configError(_ message: String) -> MethodError { MethodError(.configError, message) }
+    public static func storageError(_ message: String) -> MethodError { MethodError(.storageError, message) }
+    public static func internalError(_ message: String) -> MethodError { MethodError(.internalError, message) }
+}
+
+/// The bounds every caller of the API is held to (the CLI and the overlay check the same before calling).
+public enum BlockerLimits {
+    /// `Earn(s, u reps)`.
+    public static let reps: ClosedRange<UInt32> = 1...1000
+    /// `BlockFor(s, t seconds)`: 1 minute to 7 days.
+    public static let blockSeconds: ClosedRange<UInt64> = 60...604_800
+    /// `History(u days)`.
+    public static let historyDays: ClosedRange<UInt32> = 1...366
+    /// An exercise or target name, in UTF-8 bytes: refused beyond this before any lookup.
+    public static let nameBytes = 1024
+    /// How much of a caller's text an error message quotes.
+    public static let quotedCharacters = 40
+
+    /// `text` in quotes, cut to `quotedCharacters`: an error reply never echoes a whole argument.
+    public static func quoted(_ text: String) -> String {
+        text.count > quotedCharacters ? "\"\(text.prefix(quotedCharacters))…\"" : "\"\(text)\""
+    }
+}
+
+/// An argument, a result or a signal field: its name for introspection and its D-Bus type.
+public struct BusArgument: Equatable, Sendable {
+    public let name: String
+    public let type: String
+    public init(_ name: String, _ type: String) { self.name = name; self.type = type }
+}
+
+/// A reply or signal that does not read as declared (another blocker version, most likely).
+public struct WireMismatch: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+    init(_ error: SystemdError) { description = "\(error)" }
+}
+
+/// One method of the interface.
+public struct BlockerMethod<Arguments, Reply>: Sendable {
+    public let member: String
+    public let inputs: [BusArgument]
+    public let outputs: [BusArgument]
+    let writeArguments: @Sendable (Arguments, BusMessage) throws(SystemdError) -> Void
+    let readArguments: @Sendable (BusMessage) throws(SystemdError) -> Arguments
+    /// The bounds, checked by blockerd before `perform`: nil when the arguments are fine.
+    let check: @Sendable (Arguments) -> MethodError?
+    let perform: @Sendable (any BlockerMethods, Arguments) throws(MethodError) -> Reply
+    let writeReply: @Sendable (Reply, BusMessage) throws(SystemdError) -> Void
+    let readReply: @Sendable (BusMessage) throws(WireMismatch) -> Reply
+
+    public var spec: BusMethodSpec {
+        BusMethodSpec(member: member, signature: inputs.map(\.type).joined(),
+                      parameterNames: inputs.map(\.name).joined(separator: ","),
+                      result: outputs.map(\.type).joined(), resultNames: outputs.map(\.name).joined(separator: ","))
+    }
+
+    /// Whether blockerd would refuse `arguments` before looking at them (the CLI asks before calling).
+    public func refusal(of arguments: Arguments) -> MethodError? { check(arguments) }
+
+    /// How blockerd answers a call: read, check, perform, write the reply.
+    var route: MethodRoute {
+        MethodRoute(spec: spec) { (call: BusMessage, reply: BusMessage, handler: any BlockerMethods) throws(MethodError) in
+            let arguments: Arguments
+            // sd-bus checked the signature before calling us: a failure here is ours.
+            do throws(SystemdError) { arguments = try readArguments(call) } catch { throw .internalError("\(member): \(error)") }
+            if let refusal = check(arguments) { throw refusal }
+            let result = try perform(handler, arguments)
+            do throws(SystemdError) { try writeReply(result, reply) } catch { throw .internalError("\(member): \(error)") }
+        }
+    }
+}
+
+/// A method as the exported object serves it, its types erased.
+struct MethodRoute: Sendable {
+    let spec: BusMethodSpec
+    let answer: @Sendable (_ call: BusMessage, _ reply: BusMessage, _ handler: any BlockerMethods) throws(MethodError) -> Void
+}
+
+/// One signal of the interface.
+public struct BlockerSignal<Payload>: Sendable {
+    public let member: String
+    public let fields: [BusArgument]
+    let write: @Sendable (Payload, BusMessage) throws(SystemdError) -> Void
+    let read: @Sendable (BusMessage) throws(WireMismatch) -> Payload
+
+    public var spec: BusSignalSpec {
+        BusSignalSpec(member: member, signature: fields.map(\.type).joined(),
+                      parameterNames: fields.map(\.name).joined(separator: ","))
+    }
+}
+
+// MARK: the two sides
+
+/// blockerd as its clients see it. `BlockerClient` implements it over the session bus.
+public protocol BlockerCalls {
+    func status() throws(BusFailure) -> StatusReport
+    func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64)
+    func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64
+    func unblock(target: String) throws(BusFailure)
+    func history(days: UInt32) throws(BusFailure) -> [HistoryRow]
+    func reload() throws(BusFailure)
+}
+
+/// What blockerd does for each method. `BlockerExport` has already checked
+/// the caller's uid and the declaration's bounds.
+public protocol BlockerMethods: AnyObject {
+    func status() throws(MethodError) -> StatusReport
+    /// `exercise` may be "" (the only one configured). Committed before it returns.
+    func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64)
+    /// Returns the block's end, Unix ms.
+    func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64
+    func unblock(target: String) throws(MethodError)
+    func history(days: UInt32) throws(MethodError) -> [HistoryRow]
+    func reload() throws(MethodError)
+}
+
+extension BlockerClient: BlockerCalls {
+    public func status() throws(BusFailure) -> StatusReport { try call(BlockerInterface.status, ()) }
+    public func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
+        try call(BlockerInterface.earn, (exercise, reps))
+    }
+    public func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64 {
+        try call(BlockerInterface.blockFor, (target, seconds))
+    }
+    public func unblock(target: String) throws(BusFailure) { try call(BlockerInterface.unblock, target) }
+    public func history(days: UInt32) throws(BusFailure) -> [HistoryRow] { try call(BlockerInterface.history, days) }
+    public func reload() throws(BusFailure) { try call(BlockerInterface.reload, ()) }
+}
+
+// MARK: the declarations
+
+public enum BlockerInterface {
+    /// `Status() → a{sv} status`: see `StatusReport.busDictionary`.
+    public static let status = BlockerMethod<Void, StatusReport>(
+        member: "Status", inputs: [], outputs: [BusArgument("status", "a{sv}")],
+        writeArguments: { (_: Void, _: BusMessage) throws(SystemdError) in },
+        readArguments: { (_: BusMessage) throws(SystemdError) in },
+        check: { (_: Void) in nil },
+        perform: { (handler: any BlockerMethods, _: Void) throws(MethodError) in try handler.status() },
+        writeReply: { (status: StatusReport, reply: BusMessage) throws(SystemdError) in
+            try reply.append(status.busDictionary)
+        },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> StatusReport in
+            let entries: [String: BusValue]
+            do throws(SystemdError) { entries = try reply.readDictionary() } catch { throw WireMismatch(error) }
+            guard let report = StatusReport(busDictionary: entries) else {
+                throw WireMismatch("keys: \(entries.keys.sorted().joined(separator: ", "))")
+            }
+            return report
+        })
+
+    /// `Earn(s exercise, u reps) → (x earned_ms, x balance_ms)`; "" names the only exercise.
+    public static let earn = BlockerMethod<(exercise: String, reps: UInt32), (earnedMs: Int64, balanceMs: Int64)>(
+        member: "Earn", inputs: [BusArgument("exercise", "s"), BusArgument("reps", "u")],
+        outputs: [BusArgument("earned_ms", "x"), BusArgument("balance_ms", "x")],
+        writeArguments: { (arguments: (exercise: String, reps: UInt32), call: BusMessage) throws(SystemdError) in
+            try call.append(arguments.exercise)
+            try call.append(arguments.reps)
+        },
+        readArguments: { (call: BusMessage) throws(SystemdError) in (try call.readString(), try call.readUInt32()) },
+        check: { (arguments: (exercise: String, reps: UInt32)) -> MethodError? in
+            if let long = tooLong(arguments.exercise, what: "an exercise name", outcome: "nothing was credited") {
+                return long
+            }
+            guard BlockerLimits.reps.contains(arguments.reps) else {
+                return .invalidArgument(
+                    "reps must be a whole number from 1 to 1000 (got \(arguments.reps)); nothing was credited")
+            }
+            return nil
+        },
+        perform: { (handler: any BlockerMethods, arguments: (exercise: String, reps: UInt32)) throws(MethodError) in
+            try handler.earn(exercise: arguments.exercise, reps: arguments.reps)
+        },
+        writeReply: { (result: (earnedMs: Int64, balanceMs: Int64), reply: BusMessage) throws(SystemdError) in
+            try reply.append(result.earnedMs)
+            try reply.append(result.balanceMs)
+        },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> (earnedMs: Int64, balanceMs: Int64) in
+            do throws(SystemdError) { return (try reply.readInt64(), try reply.readInt64()) } catch { throw WireMismatch(error) }
+        })
+
+    /// `BlockFor(s target, t seconds) → x until_ms`: a group, or an app listed in one.
+    public static let blockFor = BlockerMethod<(target: String, seconds: UInt64), Int64>(
+        member: "BlockFor", inputs: [BusArgument("target", "s"), BusArgument("seconds", "t")],
+        outputs: [BusArgument("until_ms", "x")],
+        writeArguments: { (arguments: (target: String, seconds: UInt64), call: BusMessage) throws(SystemdError) in
+            try call.append(arguments.target)
+            try call.append(arguments.seconds)
+        },
+        readArguments: { (call: BusMessage) throws(SystemdError) in (try call.readString(), try call.readUInt64()) },
+        check: { (arguments: (target: String, seconds: UInt64)) -> MethodError? in
+            if let long = tooLong(arguments.target, what: "a target", outcome: "nothing was blocked") { return long }
+            let seconds = arguments.seconds
+            guard BlockerLimits.blockSeconds.contains(seconds) else {
+                let shown = seconds <= 1_000_000_000 ? DurationText.format(Int64(seconds) * 1000) : "\(seconds) seconds"
+                return .invalidArgument(
+                    "a block lasts from 1 minute to 7 days (60 to 604800 seconds), not \(shown); nothing was blocked")
+            }
+            return nil
+        },
+        perform: { (handler: any BlockerMethods, arguments: (target: String, seconds: UInt64)) throws(MethodError) in
+            try handler.blockFor(target: arguments.target, seconds: arguments.seconds)
+        },
+        writeReply: { (until: Int64, reply: BusMessage) throws(SystemdError) in try reply.append(until) },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> Int64 in
+            do throws(SystemdError) { return try reply.readInt64() } catch { throw WireMismatch(error) }
+        })
+
+    /// `Unblock(s target)`: ends the timed block on it.
+    public static let unblock = BlockerMethod<String, Void>(
+        member: "Unblock", inputs: [BusArgument("target", "s")], outputs: [],
+        writeArguments: { (target: String, call: BusMessage) throws(SystemdError) in try call.append(target) },
+        readArguments: { (call: BusMessage) throws(SystemdError) in try call.readString() },
+        check: { (target: String) -> MethodError? in tooLong(target, what: "a target", outcome: "nothing was unblocked") },
+        perform: { (handler: any BlockerMethods, target: String) throws(MethodError) in try handler.unblock(target: target) },
+        writeReply: { (_: Void, _: BusMessage) throws(SystemdError) in },
+        readReply: { (_: BusMessage) throws(WireMismatch) in })
+
+    /// `History(u days) → a(ssxx) rows`: see `HistoryRow`.
+    public static let history = BlockerMethod<UInt32, [HistoryRow]>(
+        member: "History", inputs: [BusArgument("days", "u")], outputs: [BusArgument("rows", "a(ssxx)")],
+        writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
+        readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
+        check: { (days: UInt32) -> MethodError? in
+            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("history covers 1 to 366 days (got \(days))")
+        },
+        perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.history(days: days) },
+        writeReply: { (rows: [HistoryRow], reply: BusMessage) throws(SystemdError) in
+            try reply.appendArray(rows, of: "(ssxx)") { (row: HistoryRow) throws(SystemdError) in
+                try reply.appendStruct("ssxx") { () throws(SystemdError) in
+                    try reply.append(row.day)
+                    try reply.append(row.group)
+                    try reply.append(row.usedMs)
+                    try reply.append(row.earnedMs)
+                }
+            }
+        },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> [HistoryRow] in
+            do throws(SystemdError) {
+                return try reply.readArray(of: "(ssxx)") { () throws(SystemdError) in
+                    try reply.readStruct("ssxx") { () throws(SystemdError) in
+                        HistoryRow(day: try reply.readString(), group: try reply.readString(),
+                                   usedMs: try reply.readInt64(), earnedMs: try reply.readInt64())
+                    }
+                }
+            } catch { throw WireMismatch(error) }
+        })
+
+    /// `Reload()`: re-reads blocker.toml; a bad one is a ConfigError and the old one stays.
+    public static let reload = BlockerMethod<Void, Void>(
+        member: "Reload", inputs: [], outputs: [],
+        writeArguments: { (_: Void, _: BusMessage) throws(SystemdError) in },
+        readArguments: { (_: BusMessage) throws(SystemdError) in },
+        check: { (_: Void) in nil },
+        perform: { (handler: any BlockerMethods, _: Void) throws(MethodError) in try handler.reload() },
+        writeReply: { (_: Void, _: BusMessage) throws(SystemdError) in },
+        readReply: { (_: BusMessage) throws(WireMismatch) in })
+
+    /// Every method, in the order introspection lists them.
+    static let routes: [MethodRoute] = [status.route, earn.route, blockFor.route, unblock.route, history.route,
+                                        reload.route]
+
+    /// `ShieldChanged(a{sv} shield)`, on every change, at once: see `ShieldState.busDictionary`.
+    public static let shieldChanged = BlockerSignal<ShieldState>(
+        member: "ShieldChanged", fields: [BusArgument("shield", "a{sv}")],
+        write: { (shield: ShieldState, signal: BusMessage) throws(SystemdError) in try signal.append(shield.busDictionary) },
+        read: { (signal: BusMessage) throws(WireMismatch) -> ShieldState in
+            let entries: [String: BusValue]
+            do throws(SystemdError) { entries = try signal.readDictionary() } catch { throw WireMismatch(error) }
+            guard let shield = ShieldState(busDictionary: entries) else {
+                throw WireMismatch("keys: \(entries.keys.sorted().joined(separator: ", "))")
+            }
+            return shield
+        })
+
+    /// `BalanceChanged(x balance_ms)`, at most once a second.
+    public static let balanceChanged = BlockerSignal<Int64>(
+        member: "BalanceChanged", fields: [BusArgument("balance_ms", "x")],
+        write: { (balance: Int64, signal: BusMessage) throws(SystemdError) in try signal.append(balance) },
+        read: { (signal: BusMessage) throws(WireMismatch) -> Int64 in
+            do throws(SystemdError) { return try signal.readInt64() } catch { throw WireMismatch(error) }
+        })
+
+    /// `Warning(x remaining_ms)`, at each `[warn] before` threshold crossed.
+    public static let warning = BlockerSignal<Int64>(
+        member: "Warning", fields: [BusArgument("remaining_ms", "x")],
+        write: { (remaining: Int64, signal: BusMessage) throws(SystemdError) in try signal.append(remaining) },
+        read: { (signal: BusMessage) throws(WireMismatch) -> Int64 in
+            do throws(SystemdError) { return try signal.readInt64() } catch { throw WireMismatch(error) }
+        })
+
+    static let signals: [BusSignalSpec] = [shieldChanged.spec, balanceChanged.spec, warning.spec]
+
+    /// Refuses a name too long to be one, before anything looks it up or quotes it.
+    private static func tooLong(_ text: String, what: String, outcome: String) -> MethodError? {
+        let bytes = text.utf8.count
+        guard bytes > BlockerLimits.nameBytes else { return nil }
+        return .invalidArgument("\(what) is at most \(BlockerLimits.nameBytes) bytes, not \(bytes); \(outcome)")
+    }
+}

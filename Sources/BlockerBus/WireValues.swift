@@ -1,0 +1,162 @@
+import BlockerCore
+import BlockerSystemd
+
+/// What a call to blockerd can end in, on the client side.
+public enum BusFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No session bus, or blockerd does not own its name.
+    case notRunning(String)
+    /// blockerd answered with an error (one of `BusErrorName`, or another name).
+    case refused(name: String, message: String)
+    /// Transport trouble: timeout, bad reply.
+    case transport(String)
+    /// The name is owned by a process of another user: not this user's blockerd, so it is not asked anything.
+    case untrustedOwner(String)
+
+    public var description: String {
+        switch self {
+        case let .notRunning(why): why
+        case let .refused(_, message): message
+        case let .transport(why): why
+        case let .untrustedOwner(why): why
+        }
+    }
+}
+
+/// `Status() → a{sv}`, decoded. Mirrors `blockerctl status --json`.
+public struct StatusReport: Equatable, Sendable {
+    public struct Foreground: Equatable, Sendable {
+        public var app: String
+        public var title: String
+        public var pid: Int32?
+        public var groups: [String]
+        public init(app: String, title: String, pid: Int32?, groups: [String]) {
+            self.app = app; self.title = title; self.pid = pid; self.groups = groups
+        }
+    }
+    public var balanceMs: Int64
+    public var metered: Bool
+    public var locked: Bool
+    public var foreground: Foreground?
+    /// The same state `ShieldChanged` carries.
+    public var shield: ShieldState
+    public var todayUsedMs: Int64
+    public var todayEarnedMs: Int64
+    public var probeName: String
+    public var probeOK: Bool
+    public var probeError: String?
+    /// `[earn]` as blockerd has it now, in name order.
+    public var exercises: [Exercise]
+
+    public init(balanceMs: Int64, metered: Bool, locked: Bool, foreground: Foreground?, shield: ShieldState,
+                todayUsedMs: Int64, todayEarnedMs: Int64, probeName: String, probeOK: Bool, probeError: String?,
+                exercises: [Exercise]) {
+        self.balanceMs = balanceMs; self.metered = metered; self.locked = locked; self.foreground = foreground
+        self.shield = shield; self.todayUsedMs = todayUsedMs; self.todayEarnedMs = todayEarnedMs
+        self.probeName = probeName; self.probeOK = probeOK; self.probeError = probeError
+        self.exercises = exercises.sorted { $0.name < $1.name }
+    }
+}
+
+/// One row of `History(u days) → a(ssxx)`: (day, group, used_ms, earned_ms).
+/// The row with group "" carries the day's totals: metered time spent and time earned.
+public struct HistoryRow: Equatable, Sendable {
+    public var day: String
+    public var group: String
+    public var usedMs: Int64
+    public var earnedMs: Int64
+    public init(day: String, group: String, usedMs: Int64, earnedMs: Int64) {
+        self.day = day; self.group = group; self.usedMs = usedMs; self.earnedMs = earnedMs
+    }
+}
+
+// MARK: the a{sv} forms
+
+extension ShieldState {
+    /// `ShieldChanged`'s argument and `Status`'s `shield` entry: active b,
+    /// reason s (absent while down), app s, group s (absent when none),
+    /// until_ms x (0 when only earning lifts it), balance_ms x.
+    public var busDictionary: [String: BusValue] {
+        var entries: [String: BusValue] = ["active": .bool(active), "app": .string(app),
+                                           "until_ms": .int64(untilMs ?? 0), "balance_ms": .int64(balanceMs)]
+        if active, let reason { entries["reason"] = .string(reason.rawValue) }
+        if let group { entries["group"] = .string(group) }
+        return entries
+    }
+
+    /// The inverse of `busDictionary`; nil when a required key is missing or
+    /// mistyped. A reason this build does not know reads as nil (the shield still covers).
+    public init?(busDictionary entries: [String: BusValue]) {
+        guard case let .bool(active)? = entries["active"], case let .string(app)? = entries["app"],
+              case let .int64(until)? = entries["until_ms"], case let .int64(balance)? = entries["balance_ms"]
+        else { return nil }
+        var reason: ShieldReason?
+        if case let .string(text)? = entries["reason"] { reason = ShieldReason(rawValue: text) }
+        var group: String?
+        if case let .string(text)? = entries["group"] { group = text }
+        self.init(active: active, reason: reason, app: app, group: group, untilMs: until > 0 ? until : nil,
+                  balanceMs: balance)
+    }
+}
+
+extension StatusReport {
+    /// `Status() → a{sv}`, shaped like `blockerctl status --json`: nested
+    /// dictionaries for foreground (absent when nothing is in front), shield,
+    /// today and probe, and exercises (name → x ms a rep); optional strings
+    /// are absent rather than empty.
+    var busDictionary: [String: BusValue] {
+        var probeEntries: [String: BusValue] = ["name": .string(probeName), "ok": .bool(probeOK)]
+        if let probeError { probeEntries["error"] = .string(probeError) }
+        var entries: [String: BusValue] = [
+            "balance_ms": .int64(balanceMs),
+            "metered": .bool(metered),
+            "locked": .bool(locked),
+            "shield": .dictionary(shield.busDictionary),
+            "today": .dictionary(["used_ms": .int64(todayUsedMs), "earned_ms": .int64(todayEarnedMs)]),
+            "probe": .dictionary(probeEntries),
+            "exercises": .dictionary(Dictionary(exercises.map { ($0.name, BusValue.int64($0.perRep)) },
+                                                uniquingKeysWith: { first, _ in first })),
+        ]
+        if let foreground {
+            var front: [String: BusValue] = ["app": .string(foreground.app), "title": .string(foreground.title),
+                                             "groups": .strings(foreground.groups)]
+            if let pid = foreground.pid { front["pid"] = .int32(pid) }
+            entries["foreground"] = .dictionary(front)
+        }
+        return entries
+    }
+
+    /// The inverse of `busDictionary`; nil when a required key is missing or mistyped.
+    init?(busDictionary entries: [String: BusValue]) {
+        guard case let .int64(balance)? = entries["balance_ms"],
+              case let .bool(metered)? = entries["metered"],
+              case let .bool(locked)? = entries["locked"],
+              case let .dictionary(shieldEntries)? = entries["shield"],
+              let shield = ShieldState(busDictionary: shieldEntries),
+              case let .dictionary(today)? = entries["today"],
+              case let .int64(used)? = today["used_ms"],
+              case let .int64(earned)? = today["earned_ms"],
+              case let .dictionary(probe)? = entries["probe"],
+              case let .string(probeName)? = probe["name"],
+              case let .bool(probeOK)? = probe["ok"],
+              case let .dictionary(rates)? = entries["exercises"]
+        else { return nil }
+        var exercises: [Exercise] = []
+        for (name, value) in rates {
+            guard case let .int64(perRep) = value else { return nil }
+            exercises.append(Exercise(name: name, perRep: perRep))
+        }
+        var foreground: Foreground?
+        if case let .dictionary(front)? = entries["foreground"] {
+            guard case let .string(app)? = front["app"], case let .string(title)? = front["title"],
+                  case let .strings(groups)? = front["groups"] else { return nil }
+            var pid: Int32?
+            if case let .int32(value)? = front["pid"] { pid = value }
+            foreground = Foreground(app: app, title: title, pid: pid, groups: groups)
+        }
+        var probeError: String?
+        if case let .string(text)? = probe["error"] { probeError = text }
+        self.init(balanceMs: balance, metered: metered, locked: locked, foreground: foreground, shield: shield,
+                  todayUsedMs: used, todayEarnedMs: earned, probeName: probeName, probeOK: probeOK,
+                  probeError: probeError, exercises: exercises)
+    }
+}

@@ -1,0 +1,37 @@
+/// The shield as blockerd announces it: `ShieldChanged`, `Status`'s `shield`
+/// entry, and what the overlay draws. One type, so the signal and the reply
+/// cannot drift apart.
+public struct ShieldState: Equatable, Sendable {
+    public var active: Bool
+    /// Why it is up; nil while down (or for a reason this build does not know).
+    public var reason: ShieldReason?
+    /// The app covered; while down, the app it covered last ("" before any).
+    public var app: String
+    /// The group whose rule is shown (nil for `balance` and app-level timed blocks).
+    public var group: String?
+    /// Unix ms when it lifts by itself; nil when only earning lifts it (or it is down).
+    public var untilMs: Int64?
+    public var balanceMs: Int64
+
+    public init(active: Bool, reason: ShieldReason?, app: String, group: String? = nil, untilMs: Int64? = nil,
+                balanceMs: Int64) {
+        self.active = active; self.reason = reason; self.app = app; self.group = group
+        self.untilMs = untilMs; self.balanceMs = balanceMs
+    }
+
+    /// Nothing covered yet.
+    public static func down(balanceMs: Int64, lastApp: String = "") -> ShieldState {
+        ShieldState(active: false, reason: nil, app: lastApp, balanceMs: balanceMs)
+    }
+
+    /// What the daemon's `Shield` (nil: down) means on the wire; `coveredApp`
+    /// names the app a shield that went down had covered.
+    public init(_ shield: Shield?, coveredApp: String, balanceMs: Int64) {
+        guard let shield else {
+            self = .down(balanceMs: balanceMs, lastApp: coveredApp)
+            return
+        }
+        self.init(active: true, reason: shield.reason, app: shield.app, group: shield.group, untilMs: shield.until,
+                  balanceMs: balanceMs)
+    }
+}
