@@ -124,6 +124,41 @@ done
 ok "3. a 3 s daily limit at a 10 s poll covered the app after $covered ms"
 stop_daemon
 
+# --- 4. A config built to crash the parser is refused where it is wrong -----------
+python3 -c "print('[earn]\npushups = 1\n' + '.'.join(['a'] * 40000) + ' = 1')" >"$dir/deep.toml"
+ctl config check "$dir/deep.toml" >/dev/null 2>"$dir/deep.err"; status=$?
+[ "$status" = 1 ] || fail "config check on a 40,000-part dotted key: exit $status ($(head -c 200 "$dir/deep.err"))"
+grep -q "deep.toml:3:1:" "$dir/deep.err" || fail "the refusal is not located: $(head -c 200 "$dir/deep.err")"
+"$bin/blockerd" --config "$dir/deep.toml" --state-dir "$dir/state" >/dev/null 2>&1; status=$?
+[ "$status" = 78 ] || fail "blockerd on a 40,000-part dotted key: exit $status"
+fx_config "$dir/blocker.toml" "$dir/front.json"
+start_daemon
+cp "$dir/deep.toml" "$dir/blocker.toml"
+kill -HUP "$daemon_pid"; sleep 0.5
+kill -0 "$daemon_pid" || fail "a running blockerd died on SIGHUP with a crashing config"
+ok "4. a 40,000-part dotted key: config check exit 1 at deep.toml:3:1, blockerd exit 78 at start, kept running on SIGHUP"
+stop_daemon
+
+# --- 5. A title regex built to backtrack does not stall the daemon ------------------
+fx_config "$dir/blocker.toml" "$dir/front.json"
+cat >>"$dir/blocker.toml" <<'TOML'
+[[group]]
+name = "video"
+apps = ["firefox"]
+titles = ["(a+)+$", ".*(YouTube|Twitch).*"]
+TOML
+python3 -c "import json; print(json.dumps({'app': 'firefox', 'title': 'a' * 22 + '!', 'pid': 1}))" >"$dir/front.json"
+start_daemon
+sleep 1.2
+t0=$(date +%s%N); ctl status >/dev/null || fail "Status under a backtracking title"; t1=$(date +%s%N)
+python3 -c "import json; print(json.dumps({'app': 'firefox', 'title': 'x' * 4000, 'pid': 1}))" >"$dir/front.json"
+sleep 1.2
+t2=$(date +%s%N); ctl status >/dev/null || fail "Status under a 4,000-character title"; t3=$(date +%s%N)
+slowest=$(( ( (t1 - t0) > (t3 - t2) ? (t1 - t0) : (t3 - t2) ) / 1000000 ))
+[ "$slowest" -lt 1000 ] || fail "Status took $slowest ms while matching hostile titles"
+ok "5. (a+)+\$ on 22 a's and a 4,000-character title: Status answered in at most $slowest ms"
+stop_daemon
+
 # --- 6. A hanging probe and its children leave no process behind -----------------
 marker="299.$RANDOM"
 fx_config "$dir/blocker.toml" "$dir/front.json" command 200ms
@@ -208,6 +243,23 @@ status=$?
 [ "$(md5sum <"$dir/state/blocker.db")" = "$sum" ] || fail "the damaged ledger was written to"
 grep -q "it is damaged" "$dir/damaged.out" || fail "the refusal does not say the ledger is damaged: $(cat "$dir/damaged.out")"
 ok "10. damaged ledger: exit 73, file untouched, the refusal says how to recover it"
+rm -rf "$dir/state"
+
+# --- 11. The session bus going away ends blockerd with its own status ---------------
+read -r address2 bus2_pid < <(mkdir -p "$dir/bus2" && fx_session_bus "$dir/bus2") || fail "a second dbus-daemon did not start"
+fx_track "$bus2_pid"
+fx_config "$dir/blocker.toml" "$dir/front.json"
+DBUS_SESSION_BUS_ADDRESS=$address2 "$bin/blockerd" --config "$dir/blocker.toml" --state-dir "$dir/state" >"$dir/busloss.log" 2>&1 &
+pid=$!
+fx_track "$pid"
+for _ in $(seq 50); do DBUS_SESSION_BUS_ADDRESS=$address2 ctl status >/dev/null 2>&1 && break; sleep 0.1; done
+t0=$(date +%s%N)
+kill -KILL "$bus2_pid"
+wait "$pid"; code=$?
+took=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$code" = 69 ] || fail "blockerd outlived its bus (exit $code): $(tail -3 "$dir/busloss.log")"
+grep -q "Lost the session bus" "$dir/busloss.log" || fail "no reason logged for the bus loss"
+ok "11. the session bus killed: blockerd exited 69 after $took ms, saying why"
 rm -rf "$dir/state"
 
 # --- 14. Stray signals neither kill blockerd nor go unexplained --------------------

@@ -70,6 +70,7 @@ public final class BlockerExport {
     }
 
     private let connection: BusConnection
+    private var disconnectWatch: BusSubscription?
     private var exported: BusExport?
     private weak var methods: BlockerMethods?
     private let ownUID: uid_t
@@ -115,6 +116,12 @@ public final class BlockerExport {
     }
 
     public var uniqueName: String? { connection.uniqueName }
+
+    /// `handler` runs once if the session bus goes away (blockerd then
+    /// cannot be reached on it, nor on the one that replaces it).
+    public func onDisconnect(_ handler: @escaping () -> Void) throws(SystemdError) {
+        disconnectWatch = try connection.onDisconnect(handler)
+    }
 
     /// Starts answering calls with `methods` (held weakly: its owner keeps it).
     public func export(_ methods: BlockerMethods) throws(SystemdError) {

@@ -11,6 +11,9 @@ import Glibc
 /// logind/screen saver connections (a lock change ticks at once). WATCHDOG=1
 /// follows only a completed tick.
 public final class DaemonLoop {
+    /// The exit status when the session bus went away: EX_UNAVAILABLE (69).
+    /// Not 78, so `Restart=always` brings blockerd back.
+    public static let busLostStatus: Int32 = 69
     public let daemon: Daemon
     public let loop: EventLoop
     /// The D-Bus API; nil when there is no session bus (the daemon still enforces).
@@ -51,6 +54,13 @@ public final class DaemonLoop {
             let service = DaemonEndpoint(daemon: daemon, export: server) { [unowned self] in self.reload() }
             try server.attach(to: loop)
             try server.export(service)
+            // Enforcing goes on without a bus, but nobody could reach us again
+            // (a new bus is a new address): exit and let systemd start us on it.
+            try server.onDisconnect { [unowned self] in
+                self.daemon.logError("Lost the session bus; exiting (status \(Self.busLostStatus)) so that "
+                    + "systemd starts blockerd again on the session's bus")
+                self.loop.exit(code: Self.busLostStatus)
+            }
             daemon.observer = service
             bus = service
             let notifications = server.notifications { [unowned daemon] why in

@@ -72,6 +72,14 @@ extension BusConnection {
         try subscribe(BusMatchRule(sender: sender, path: path, interface: interface, member: member), handler: handler)
     }
 
+    /// Calls `handler` once when the connection is lost (sd-bus delivers a
+    /// local `org.freedesktop.DBus.Local.Disconnected` signal then): the bus
+    /// daemon went away, and nothing on this connection will ever work again.
+    public func onDisconnect(_ handler: @escaping () -> Void) throws(SystemdError) -> BusSubscription {
+        try matchSignal(sender: nil, path: "/org/freedesktop/DBus/Local", interface: "org.freedesktop.DBus.Local",
+                        member: "Disconnected") { _ in handler() }
+    }
+
     /// Calls `handler` on every NameOwnerChanged of `name` with its new owner
     /// ("" when it left the bus).
     public func watchOwner(of name: String, handler: @escaping (_ newOwner: String) -> Void) throws(SystemdError)
