@@ -22,10 +22,8 @@ apps = ["notes"]
 metered = false
 TOML
 echo null >"$dir/front.json"
-"$bin/blockerd" >"$dir/daemon.log" 2>&1 &
-daemon_pid=$!
-fx_track "$daemon_pid"
-fx_wait_daemon "$bin" || fail "blockerd did not answer Status"
+fx_start_blockerd "$bin"
+daemon_pid=$fx_daemon_pid
 
 # status --json: exactly the contract's keys and types.
 ctl status --json >"$dir/status.json" || fail "status --json"

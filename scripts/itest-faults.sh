@@ -20,10 +20,8 @@ unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_I
 daemon_pid=
 # start_daemon [ARGS…] — blockerd with $dir/blocker.toml and its state in $dir/state.
 start_daemon() {
-    "$bin/blockerd" --config "$dir/blocker.toml" --state-dir "$dir/state" "$@" >>"$dir/daemon.log" 2>&1 &
-    daemon_pid=$!
-    fx_track "$daemon_pid"
-    fx_wait_daemon "$bin" || fail "blockerd did not answer Status"
+    fx_start_blockerd "$bin" --config "$dir/blocker.toml" --state-dir "$dir/state" "$@"
+    daemon_pid=$fx_daemon_pid
 }
 stop_daemon() { [ -n "$daemon_pid" ] && fx_stop "$daemon_pid"; daemon_pid=; rm -rf "$dir/state"; }
 # earned_then_spent SECONDS — earn 1000 s, wait, print the ms spent meanwhile.

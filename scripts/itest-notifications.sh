@@ -32,10 +32,8 @@ cat >>"$dir/.config/blocker/blocker.toml" <<TOML
 before = ["4s", "2s"]
 TOML
 echo null >"$dir/front.json"
-"$bin/blockerd" >"$dir/daemon.log" 2>&1 &
-daemon_pid=$!
-fx_track "$daemon_pid"
-fx_wait_daemon "$bin" || fail "blockerd did not answer Status"
+fx_start_blockerd "$bin"
+daemon_pid=$fx_daemon_pid
 "$bin/blockerctl" earn 1 pushups >/dev/null || fail "earn"            # 6 s
 echo '{"app":"discord","title":"chat","pid":1}' >"$dir/front.json"
 # 6 s of balance at 2 ticks a second: crosses 4 s, counts down under 2 s, runs out.

@@ -86,33 +86,21 @@ public final class StreamingCommandProbe: ForegroundProbe {
     }
 
     private func start() -> String? {
-        let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
-        do throws(Errno) {
-            out = try Pipe.make()
-            do { err = try Pipe.make() } catch {
-                close(out.read); close(out.write)
-                throw error
-            }
-        } catch {
-            return "cannot run \(argv[0]): \(error)"
+        let child: Subprocess.Capturing
+        switch Subprocess.spawnCapturing(argv) {
+        case let .success(started): child = started
+        case let .failure(failure): return "probe command \(failure)"
         }
-        for fd in [out.read, err.read] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        let spawned = Subprocess.spawn(argv, passing: [(out.write, 1), (err.write, 2)], newProcessGroup: true)
-        close(out.write); close(err.write)
-        guard case let .success(pid) = spawned else {
-            close(out.read); close(err.read)
-            if case let .failure(failure) = spawned { return "probe command \(failure)" }
-            return "cannot run \(argv[0])"
-        }
-        guard let events = try? ReadableSet.make(watching: [out.read, err.read]) else {
+        for fd in [child.stdout, child.stderr] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        guard let events = try? ReadableSet.make(watching: [child.stdout, child.stderr]) else {
             let code = Errno.current
-            kill(-pid, SIGKILL)
+            kill(-child.pid, SIGKILL)
             var status: Int32 = 0
-            _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
-            close(out.read); close(err.read)
+            _ = try? retryOnInterrupt { waitpid(child.pid, &status, 0) }
+            close(child.stdout); close(child.stderr)
             return "cannot watch the probe command's output: \(code)"
         }
-        running = Running(pid: pid, stdout: out.read, stderr: StderrTail(fd: err.read), events: events)
+        running = Running(pid: child.pid, stdout: child.stdout, stderr: StderrTail(fd: child.stderr), events: events)
         lines = LineBuffer()
         latest = nil
         exitedBecause = nil

@@ -52,25 +52,13 @@ public enum Subprocess {
     /// its probe launcher) ends the run at once, the program's group killed.
     public static func run(_ argv: [String], timeoutMs: Int64, outputLimit: Int = 65_536,
                            cancelWhenHungUp peer: Int32? = nil) -> Result<Output, Failure> {
-        guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
-        let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
-        do throws(Errno) {
-            out = try Pipe.make()
-            do { err = try Pipe.make() } catch {
-                close(out.read); close(out.write)
-                throw error
-            }
-        } catch {
-            return .failure(.cannotStart(program, errno: error.rawValue))
+        guard !argv.isEmpty else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
+        let child: Capturing
+        switch spawnCapturing(argv) {
+        case let .success(started): child = started
+        case let .failure(failure): return .failure(failure)
         }
-        // dup2 onto fds 1 and 2 clears close-on-exec for this child only.
-        let spawned = spawn(argv, passing: [(out.write, 1), (err.write, 2)], newProcessGroup: true)
-        close(out.write); close(err.write)
-        defer { close(out.read); close(err.read) }
-        guard case let .success(pid) = spawned else {
-            if case let .failure(failure) = spawned { return .failure(failure) }
-            return .failure(.cannotStart(program, errno: EINVAL))
-        }
+        defer { close(child.stdout); close(child.stderr) }
 
         let deadline = MonotonicClock.nowMs + timeoutMs
         var stdout: [UInt8] = [], stderr: [UInt8] = []
@@ -80,21 +68,21 @@ public enum Subprocess {
         while open.out {
             let left = deadline - MonotonicClock.nowMs
             if left <= 0 { failure = .timedOut(ms: timeoutMs); break }
-            var pfds = [pollfd(fd: out.read, events: Int16(POLLIN), revents: 0),
-                        pollfd(fd: open.err ? err.read : -1, events: Int16(POLLIN), revents: 0),
+            var pfds = [pollfd(fd: child.stdout, events: Int16(POLLIN), revents: 0),
+                        pollfd(fd: open.err ? child.stderr : -1, events: Int16(POLLIN), revents: 0),
                         pollfd(fd: peer ?? -1, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&pfds, 3, Int32(left))
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 { failure = .timedOut(ms: timeoutMs); break }
             if pfds[2].revents != 0 { failure = .timedOut(ms: 0); break }
             if pfds[1].revents != 0 {
-                let n = (try? retryOnInterrupt { read(err.read, &chunk, chunk.count) }) ?? -1
+                let n = (try? retryOnInterrupt { read(child.stderr, &chunk, chunk.count) }) ?? -1
                 if n <= 0 { open.err = false } else if stderr.count < stderrKept {
                     stderr += chunk[0..<min(n, stderrKept - stderr.count)]
                 }
             }
             if pfds[0].revents != 0 {
-                let n = (try? retryOnInterrupt { read(out.read, &chunk, chunk.count) }) ?? -1
+                let n = (try? retryOnInterrupt { read(child.stdout, &chunk, chunk.count) }) ?? -1
                 if n <= 0 { open.out = false; break }
                 stdout += chunk[0..<n]
                 if stdout.count > outputLimit { failure = .tooMuchOutput(limit: outputLimit); break }
@@ -105,17 +93,49 @@ public enum Subprocess {
         var status: Int32 = 0
         var reaped = false
         while failure == nil {
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid { reaped = true; break }
+            let r = waitpid(child.pid, &status, WNOHANG)
+            if r == child.pid { reaped = true; break }
             if r < 0 && errno != EINTR { reaped = true; break }
             if MonotonicClock.nowMs >= deadline { failure = .timedOut(ms: timeoutMs); break }
             usleep(1000)
         }
         // After the leader is reaped its group id stays taken while any member lives.
-        kill(-pid, SIGKILL)
-        if !reaped { _ = try? retryOnInterrupt { waitpid(pid, &status, 0) } }
+        kill(-child.pid, SIGKILL)
+        if !reaped { _ = try? retryOnInterrupt { waitpid(child.pid, &status, 0) } }
         if let failure { return .failure(failure) }
         return .success(Output(status: exitCode(status), stdout: stdout, stderr: stderr))
+    }
+
+    /// A program started in a process group of its own (its pid), with
+    /// its stdout and stderr on pipes whose read ends the caller closes.
+    struct Capturing {
+        let pid: pid_t
+        let stdout: Int32
+        let stderr: Int32
+    }
+
+    /// Starts `argv` for `run` and the streaming probe: pipes close-on-exec
+    /// from birth, dup'ed onto fds 1 and 2 of this child only.
+    static func spawnCapturing(_ argv: [String]) -> Result<Capturing, Failure> {
+        let program = argv.first ?? "(empty command)"
+        let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
+        do throws(Errno) {
+            out = try Pipe.make()
+            do { err = try Pipe.make() } catch {
+                close(out.read); close(out.write)
+                throw error
+            }
+        } catch {
+            return .failure(.cannotStart(program, errno: error.rawValue))
+        }
+        let spawned = spawn(argv, passing: [(out.write, 1), (err.write, 2)], newProcessGroup: true)
+        close(out.write); close(err.write)
+        guard case let .success(pid) = spawned else {
+            close(out.read); close(err.read)
+            if case let .failure(failure) = spawned { return .failure(failure) }
+            return .failure(.cannotStart(program, errno: EINVAL))
+        }
+        return .success(Capturing(pid: pid, stdout: out.read, stderr: err.read))
     }
 
     /// Starts `argv` with `fd` as its descriptor `target`, stdin from

@@ -40,14 +40,19 @@ fx_cleanup() {
     rm -rf "$fx_dir"
 }
 
-fail() {
-    echo "$fx_name: FAIL: $*" >&2
+# fx_show_logs DIR — the last lines of every non-empty DIR/*.log, on stderr.
+fx_show_logs() {
     local log
-    for log in "$fx_dir"/*.log; do
+    for log in "$1"/*.log; do
         [ -s "$log" ] || continue
         echo "--- ${log##*/} (last lines)" >&2
         tail -n 20 "$log" >&2
     done
+}
+
+fail() {
+    echo "$fx_name: FAIL: $*" >&2
+    fx_show_logs "$fx_dir"
     exit 1
 }
 
@@ -122,6 +127,16 @@ TOML
 # fx_front FILE [APP] — what the command probe reports: APP in front, or nothing.
 fx_front() {
     if [ -n "${2:-}" ]; then echo "{\"app\":\"$2\",\"title\":\"chat\",\"pid\":1}" >"$1"; else echo null >"$1"; fi
+}
+
+# fx_start_blockerd BIN_DIR [ARGS…] — blockerd in the background, its output
+# in $fx_dir/daemon.log, tracked; sets fx_daemon_pid and waits until it answers.
+fx_start_blockerd() {
+    local bin=$1; shift
+    "$bin/blockerd" "$@" >>"$fx_dir/daemon.log" 2>&1 &
+    fx_daemon_pid=$!
+    fx_track "$fx_daemon_pid"
+    fx_wait_daemon "$bin" || fail "blockerd did not answer Status"
 }
 
 # fx_wait_daemon BIN_DIR — until blockerd answers `blockerctl status` (5 s).

@@ -54,12 +54,7 @@ oe_note() { echo "$oe_name: $*" >&2; }
 oe_fail() {
     trap - ERR
     echo "$oe_name: FAIL: $*" >&2
-    local log
-    for log in "$oe_dir"/*.log; do
-        [ -s "$log" ] || continue
-        echo "--- ${log##*/} (last lines)" >&2
-        tail -n 15 "$log" >&2
-    done
+    fx_show_logs "$oe_dir"
     exit 1
 }
 
