@@ -154,9 +154,24 @@ public enum JSONReader {
                 if let sign = peek, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { i += 1 }
                 try digits()
             }
-            let text = String(decoding: bytes[start..<i], as: UTF8.self)
-            if integral, let integer = Int64(text) { return .integer(integer) }
-            return .number(text)
+            if integral, let integer = Self.int64(bytes[start..<i]) { return .integer(integer) }
+            return .number(String(decoding: bytes[start..<i], as: UTF8.self))
+        }
+
+        /// An optional minus and digits as Int64, nil past its range; no String made.
+        static func int64(_ text: ArraySlice<UInt8>) -> Int64? {
+            var rest = text[...]
+            let negative = rest.first == UInt8(ascii: "-")
+            if negative { rest = rest.dropFirst() }
+            var value: Int64 = 0
+            for b in rest {
+                let digit = Int64(b - 0x30)
+                let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
+                let (next, o2) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+                guard !o1, !o2 else { return nil }
+                value = next
+            }
+            return value
         }
 
         mutating func digits() throws(Failure) {
@@ -170,6 +185,21 @@ public enum JSONReader {
         mutating func string() throws(Failure) -> String {
             guard peek == UInt8(ascii: "\"") else { throw failure("expected a string") }
             i += 1
+            // Most strings have no escape: one validated copy, no scalar-by-scalar build.
+            let start = i
+            while i < bytes.endIndex {
+                let b = bytes[i]
+                if b == UInt8(ascii: "\"") {
+                    guard let text = String(validating: bytes[start..<i], as: UTF8.self) else {
+                        throw Failure(offset: start - bytes.startIndex, reason: "invalid UTF-8 in a string")
+                    }
+                    i += 1
+                    return text
+                }
+                if b == UInt8(ascii: "\\") || b < 0x20 { break }
+                i += 1
+            }
+            i = start
             var scalars = String.UnicodeScalarView()
             var run = i   // start of the current run of plain bytes
             func flush(_ end: Int) throws(Failure) {

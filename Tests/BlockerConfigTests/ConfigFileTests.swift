@@ -266,7 +266,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
             }
             uncommented.append(example)
         }
-        #expect(keys == ["probe", "poll-interval", "probe-command", "idle-after", "pushups", "squats", "before",
+        #expect(keys == ["probe", "poll-interval", "probe-command", "probe-command-mode", "idle-after", "pushups", "squats", "before",
                          "name", "apps", "metered", "daily-limit", "days", "from", "to", "titles"])
         // all-day stays commented twice: it cannot go with from/to.
         #expect(text.contains("# # all-day = true"))
