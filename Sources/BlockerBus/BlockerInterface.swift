@@ -83,6 +83,17 @@ public struct WireMismatch: Error, Sendable, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
     init(_ error: SystemdError) { description = "\(error)" }
+
+    /// An `a{sv}` decoded by `decode`; when it does not fit, the keys it had.
+    static func readDictionary<T>(_ message: BusMessage,
+                                  _ decode: ([String: BusValue]) -> T?) throws(WireMismatch) -> T {
+        let entries: [String: BusValue]
+        do throws(SystemdError) { entries = try message.readDictionary() } catch { throw WireMismatch(error) }
+        guard let value = decode(entries) else {
+            throw WireMismatch("keys: \(entries.keys.sorted().joined(separator: ", "))")
+        }
+        return value
+    }
 }
 
 /// One method of the interface.
@@ -191,12 +202,7 @@ public enum BlockerInterface {
             try reply.append(status.busDictionary)
         },
         readReply: { (reply: BusMessage) throws(WireMismatch) -> StatusReport in
-            let entries: [String: BusValue]
-            do throws(SystemdError) { entries = try reply.readDictionary() } catch { throw WireMismatch(error) }
-            guard let report = StatusReport(busDictionary: entries) else {
-                throw WireMismatch("keys: \(entries.keys.sorted().joined(separator: ", "))")
-            }
-            return report
+            try WireMismatch.readDictionary(reply, StatusReport.init(busDictionary:))
         })
 
     /// `Earn(s exercise, u reps) → (x earned_ms, x balance_ms)`; "" names the only exercise.
@@ -315,12 +321,7 @@ public enum BlockerInterface {
         member: "ShieldChanged", fields: [BusArgument("shield", "a{sv}")],
         write: { (shield: ShieldState, signal: BusMessage) throws(SystemdError) in try signal.append(shield.busDictionary) },
         read: { (signal: BusMessage) throws(WireMismatch) -> ShieldState in
-            let entries: [String: BusValue]
-            do throws(SystemdError) { entries = try signal.readDictionary() } catch { throw WireMismatch(error) }
-            guard let shield = ShieldState(busDictionary: entries) else {
-                throw WireMismatch("keys: \(entries.keys.sorted().joined(separator: ", "))")
-            }
-            return shield
+            try WireMismatch.readDictionary(signal, ShieldState.init(busDictionary:))
         })
 
     /// `BalanceChanged(x balance_ms)`, at most once a second.
