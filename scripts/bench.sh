@@ -24,17 +24,19 @@ probe_rows() { # NAME TARGET_CPU TARGET_LATENCY
         row "$name: $label" "${value//µ/u}" "$target"
     done
 }
+# A bench script's own "| label | value | target |" rows, re-laid into this table.
+table_rows() {
+    sed 's/^| \(.*[^ ]\) *| *\([^|]*[^ ]\) *| \(.*[^ ]\) *|$/\1\t\2\t\3/' |
+        while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done
+}
 row "measurement" "result" "target"
 printf '|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..52})" "$(printf -- '-%.0s' {1..20})" "$(printf -- '-%.0s' {1..28})"
-scripts/bench-bus.sh "$bin" | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
-    while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done
+scripts/bench-bus.sh "$bin" | table_rows
 # The x11 bench prints "label  value  target  verdict" columns of its own.
 scripts/bench-x11.sh "$bin/blocker-bench" 2>/dev/null | tail -n +2 |
     sed -E 's/µ/u/g; s/→/->/g; s/≤/<=/g; s/≥/>=/g; s/×/x/g' |
     sed -E 's/^ *(.*[^ ]) {2,}([0-9.]+x?)( {2,}(.*))?$/\1\t\2\t\4/' |
     while IFS=$'\t' read -r a b c; do row "x11: ${a#x11 }" "$b" "$c"; done
 scripts/bench-sway.sh "$bin/blocker-bench" 2>/dev/null | probe_rows sway "" "<= 20 ms (as X11)"
-scripts/bench-overlay.sh "$bin" 2>/dev/null | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
-    while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done
-{ scripts/bench-daemon.sh "$bin/blockerd"; PROBE=x11 scripts/with-xvfb.sh scripts/bench-daemon.sh "$bin/blockerd"; } | sed 's/^| \(.\{46\}\) | *\([^|]*[^ ]\) *| \(.*\) |$/\1\t\2\t\3/' |
-    while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done
+scripts/bench-overlay.sh "$bin" 2>/dev/null | table_rows
+{ scripts/bench-daemon.sh "$bin/blockerd"; PROBE=x11 scripts/with-xvfb.sh scripts/bench-daemon.sh "$bin/blockerd"; } | table_rows
