@@ -200,6 +200,22 @@ oe_start_overlay() {
     oe_wait 10 grep -qs "ready on" "$oe_dir/overlay.log" || oe_fail "blocker-overlay did not start"
 }
 
+# oe_expect_cover_after_zero SHOT_FUNCTION — waits for the balance to run out
+# (blockerd's next shield-up) and for SHOT_FUNCTION's screenshot to change by
+# 90% from before.png; says how long the cover took, and fails past 1.5 s.
+oe_expect_cover_after_zero() {
+    local shields seen zero shown latency
+    shields=$(oe_count blockerd.log "event=shield-up")
+    seen=$(oe_screen_until "$1" "$oe_dir/before.png" ge 90 12000) || seen=
+    zero=$(oe_stamp_of blockerd.log "event=shield-up" $((shields + 1)))
+    [ -n "$zero" ] || oe_fail "the balance never ran out (no shield-up from blockerd within 12 s)"
+    [ -n "$seen" ] || oe_fail "the shield went up but the screen never changed by 90%"
+    shown=$(oe_stamp_of overlay.log "shown over" '$')
+    latency=$((seen - zero))
+    oe_note "4. balance at zero → cover on screen: $latency ms by screenshot ($((shown - zero)) ms by the overlay's own log)"
+    [ "$latency" -le 1500 ] || oe_fail "the cover took $latency ms (> 1500) after the balance reached zero"
+}
+
 # --- reading the chain -----------------------------------------------------
 
 # oe_status EXPR — a Python expression over `s`, the `blockerctl status --json` object.
