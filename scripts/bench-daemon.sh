@@ -15,8 +15,7 @@ probe=${PROBE:-command}
 if [ "$probe" = x11 ]; then
     xterm -class Discord -e sleep 100000 &
     fx_track $!
-    for _ in $(seq 100); do xdotool search --class Discord >/dev/null 2>&1 && break; sleep 0.05; done
-    xdotool windowactivate --sync "$(xdotool search --class Discord | head -1)"
+    window=$(fx_x_window Discord) && fx_x_activate "$window" || fail "openbox did not activate the Discord xterm"
 fi
 fx_config "$dir/blocker.toml" "$dir/front.json" "$probe"
 fx_front "$dir/front.json" discord

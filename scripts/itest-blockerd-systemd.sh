@@ -160,8 +160,7 @@ wm_pid=$(fx_openbox "$xdir") || { stop_x; fail "openbox did not start"; }
 x_pids+=("$wm_pid")
 xterm -class Discord -e sleep 1000 >/dev/null 2>&1 &
 x_pids+=($!)
-for _ in $(seq 100); do xdotool search --class Discord >/dev/null 2>&1 && break; sleep 0.05; done
-xdotool windowactivate --sync "$(xdotool search --class Discord | head -1)" >/dev/null 2>&1
+{ window=$(fx_x_window Discord) && fx_x_activate "$window"; } || { stop_x; fail "openbox did not activate the Discord xterm"; }
 um_systemctl set-environment DISPLAY=":$xdisplay"
 printf '%s\n' '[daemon]' 'probe = "x11"' '[earn]' 'pushups = 0.5' '[[group]]' 'name = "social"' 'apps = ["discord"]' |
     um_write .config/blocker/blocker.toml

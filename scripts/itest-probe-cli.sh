@@ -14,21 +14,13 @@ dir=$fx_dir
 export HOME=$dir XDG_CONFIG_HOME=$dir/config
 unset WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE
 
-window_id() { # CLASS: waits for an xterm of that class and prints its window id
-    for _ in $(seq 100); do
-        id=$(xdotool search --class "$1" 2>/dev/null | head -1)
-        [ -n "$id" ] && { echo "$id"; return 0; }
-        sleep 0.05
-    done
-    return 1
-}
 for class in Alpha Beta; do
     xterm -class "$class" -title "title of $class" -e sleep 1000 >/dev/null 2>&1 &
     fx_track $!
 done
-alpha=$(window_id Alpha) || fail "no Alpha window"
-beta=$(window_id Beta) || fail "no Beta window"
-xdotool windowactivate --sync "$alpha"
+alpha=$(fx_x_window Alpha) || fail "no Alpha window"
+beta=$(fx_x_window Beta) || fail "no Beta window"
+fx_x_activate "$alpha" || fail "openbox did not activate the Alpha window"
 
 "$bin/blockerctl" probe --json >"$dir/probe.json" 2>"$dir/err" || fail "probe --json: $(cat "$dir/err")"
 python3 - "$dir/probe.json" <<'PY' || fail "probe --json: $(cat "$dir/probe.json")"
@@ -44,8 +36,8 @@ ok "probe --json: the X11 probe, WM_CLASS class, title, pid"
 watch_pid=$!
 fx_track "$watch_pid"
 sleep 0.5
-xdotool windowactivate --sync "$beta"; sleep 0.3
-xdotool windowactivate --sync "$alpha"; sleep 0.3
+fx_x_activate "$beta" || fail "openbox did not activate Beta"; sleep 0.3
+fx_x_activate "$alpha" || fail "openbox did not activate Alpha"; sleep 0.3
 kill -INT "$watch_pid"
 for _ in $(seq 20); do kill -0 "$watch_pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$watch_pid" 2>/dev/null && fail "probe --watch did not stop on SIGINT"

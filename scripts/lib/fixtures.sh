@@ -106,6 +106,32 @@ fx_openbox() {
     return 1
 }
 
+# fx_x_window CLASS — waits (5 s) until openbox manages a window of WM_CLASS
+# CLASS and prints its id. `xdotool search` alone finds a window as soon as
+# its class is set, before the window manager has mapped it; activating it
+# then fails and focus stays where it was.
+fx_x_window() {
+    local id
+    for _ in $(seq 100); do
+        id=$(xdotool search --onlyvisible --class "$1" 2>/dev/null | head -1)
+        [ -n "$id" ] && { echo "$id"; return 0; }
+        sleep 0.05
+    done
+    return 1
+}
+
+# fx_x_activate ID — activates window ID and waits (5 s) until the root's
+# _NET_ACTIVE_WINDOW names it.
+fx_x_activate() {
+    local active
+    for _ in $(seq 50); do
+        xdotool windowactivate --sync "$1" >/dev/null 2>&1
+        active=$(xdotool getactivewindow 2>/dev/null) && [ "$active" = "$1" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # fx_config FILE FRONT_JSON [PROBE] [POLL] [PUSHUP_MINUTES] — a blocker.toml
 # whose command probe prints FRONT_JSON, [earn] pushups (default 0.5) and a
 # metered group "social" (discord). Callers append sections of their own with >>.
