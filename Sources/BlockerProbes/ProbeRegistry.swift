@@ -1,7 +1,8 @@
 import BlockerCore
 
 /// The foreground backends, one entry each, in the order `probe = "auto"`
-/// tries them: the compositors' own IPC first, X11 after them (under Wayland
+/// tries them: the desktops whose shell reports to us first (GNOME, KDE),
+/// then the compositors' own IPC, X11 after them (under Wayland
 /// an X11 probe sees only XWayland windows), the command probe never (it needs
 /// probe-command). `ProbeSelection`, `blockerd --probe`, `blockerctl probe`
 /// and `blockerctl doctor` read this table.
@@ -11,6 +12,12 @@ import BlockerCore
 /// probes; `ProbeRegistryTests` keeps the two in step), and its tests.
 public enum ProbeRegistry {
     public static let backends: [ProbeBackend] = [
+        ProbeBackend(.gnome, detection: .currentDesktop("GNOME")) { context in
+            ShellReportProbe.open(GnomeShell(), environment: context.environment).map { $0 }
+        },
+        ProbeBackend(.kde, detection: .currentDesktop("KDE")) { context in
+            ShellReportProbe.open(KWinShell(environment: context.environment), environment: context.environment).map { $0 }
+        },
         ProbeBackend(.hyprland, detection: .sessionVariable("HYPRLAND_INSTANCE_SIGNATURE")) { context in
             HyprlandProbe.open(environment: context.environment).map { $0 }
         },
@@ -84,6 +91,9 @@ public struct ProbeBackend: Sendable {
     public enum Detection: Sendable {
         /// Its display server runs where `variable` is set (non-empty).
         case sessionVariable(String, autoPassesOver: AutoPassOver? = nil)
+        /// Its desktop runs where `XDG_CURRENT_DESKTOP` (a colon-separated
+        /// list: "ubuntu:GNOME") names it, in any case.
+        case currentDesktop(String)
         /// Reads no display and needs settings of its own: chosen by name only.
         case configured(readsNoDisplay: String)
     }
@@ -99,19 +109,22 @@ public struct ProbeBackend: Sendable {
         self.opener = open
     }
 
+    static let currentDesktopVariable = "XDG_CURRENT_DESKTOP"
+
     /// `x11`, `sway`…: in blocker.toml, status, logs.
     public var name: String { choice.rawValue }
 
     /// Display backends are what `auto` tries; the others are chosen by name.
     public var readsDisplay: Bool {
-        if case .sessionVariable = detection { return true }
-        return false
+        if case .configured = detection { return false }
+        return true
     }
 
     /// The session variables it reads.
     public var sessionVariables: [String] {
         switch detection {
         case let .sessionVariable(variable, passOver): [variable] + (passOver.map { [$0.variable] } ?? [])
+        case .currentDesktop: [Self.currentDesktopVariable]
         case .configured: []
         }
     }
@@ -128,6 +141,12 @@ public struct ProbeBackend: Sendable {
         switch detection {
         case .configured:
             return ProbeUnavailable(probe: name, reason: "chosen by name only")
+        case let .currentDesktop(desktop):
+            let listed = (environment[Self.currentDesktopVariable] ?? "").split(separator: ":")
+            if listed.contains(where: { $0.lowercased() == desktop.lowercased() }) { return nil }
+            return ProbeUnavailable(probe: name, reason: listed.isEmpty
+                ? "\(Self.currentDesktopVariable) is not set"
+                : "\(Self.currentDesktopVariable)=\(listed.joined(separator: ":")) does not name \(desktop)")
         case let .sessionVariable(variable, passOver):
             guard let value = environment[variable], !value.isEmpty else {
                 return ProbeUnavailable(probe: name, reason: "\(variable) is not set")

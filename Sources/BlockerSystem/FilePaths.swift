@@ -10,6 +10,12 @@ public enum FilePaths {
         return String(cString: raw)
     }
 
+    /// Whether `path` names a regular file (following symlinks).
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// `path` if it is absolute, else `base/path`. Pure.
     public static func absolute(_ path: String, relativeTo base: String) -> String {
         if path.hasPrefix("/") { return path }

@@ -8,6 +8,9 @@ public struct XDGPaths: Equatable, Sendable {
     public var stateHome: String
     /// $XDG_RUNTIME_DIR; the spec gives it no default.
     public var runtimeDirectory: String?
+    /// $XDG_DATA_HOME (else $HOME/.local/share), then each of $XDG_DATA_DIRS
+    /// (else /usr/local/share, /usr/share): where shell plugins are looked for.
+    public var dataSearchPath: [String]
 
     public init(environment: [String: String]) {
         func absolute(_ name: String) -> String? {
@@ -17,6 +20,10 @@ public struct XDGPaths: Equatable, Sendable {
         configHome = absolute("XDG_CONFIG_HOME") ?? home + "/.config"
         stateHome = absolute("XDG_STATE_HOME") ?? home + "/.local/state"
         runtimeDirectory = absolute("XDG_RUNTIME_DIR")
+        let dataDirs = (environment["XDG_DATA_DIRS"] ?? "").split(separator: ":").map(String.init)
+            .filter { $0.hasPrefix("/") }
+        dataSearchPath = [absolute("XDG_DATA_HOME") ?? home + "/.local/share"]
+            + (dataDirs.isEmpty ? ["/usr/local/share", "/usr/share"] : dataDirs)
     }
 }
 

@@ -14,11 +14,14 @@ public enum BusValue: Equatable, Sendable {
     case dictionary([String: BusValue])
     /// `y`: notification urgency hints are bytes.
     case byte(UInt8)
+    /// `d`: what a KWin script's numbers arrive as.
+    case double(Double)
 
     /// The D-Bus signature of the value.
     public var signature: String {
         switch self {
         case .byte: "y"
+        case .double: "d"
         case .string: "s"
         case .bool: "b"
         case .int32: "i"
@@ -101,6 +104,7 @@ public final class BusMessage {
         case let .strings(v): try append(v)
         case let .dictionary(v): try append(v)
         case let .byte(v): try appendBasic("y", v)
+        case let .double(v): try appendBasic("d", v)
         }
     }
 
@@ -217,6 +221,7 @@ public final class BusMessage {
         case "as": return .strings(try readStrings())
         case "a{sv}": return .dictionary(try readDictionary())
         case "y": var v: UInt8 = 0; try readBasic("y", &v); return .byte(v)
+        case "d": var v = 0.0; try readBasic("d", &v); return .double(v)
         default:
             try SystemdError.check(sd_bus_message_skip(raw, signature), "sd_bus_message_skip")
             return nil

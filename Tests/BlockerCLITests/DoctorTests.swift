@@ -111,7 +111,7 @@ import TestSupport
         let missing = try check("session environment", in: facts)
         #expect(missing.level == .fail)
         #expect(missing.detail == "the user manager lacks WAYLAND_DISPLAY, SWAYSOCK: blockerd cannot see this session's windows")
-        #expect(missing.fix?.hasPrefix("systemctl --user import-environment WAYLAND_DISPLAY DISPLAY HYPRLAND_INSTANCE_SIGNATURE SWAYSOCK ") == true)
+        #expect(missing.fix?.hasPrefix("systemctl --user import-environment WAYLAND_DISPLAY DISPLAY XDG_CURRENT_DESKTOP HYPRLAND_INSTANCE_SIGNATURE SWAYSOCK ") == true)
 
         facts.managerEnvironment = .exited(0, "WAYLAND_DISPLAY=wayland-0\nSWAYSOCK=/run/user/1000/sway.sock\n")
         let stale = try check("session environment", in: facts)

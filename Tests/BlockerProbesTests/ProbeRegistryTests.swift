@@ -9,10 +9,23 @@ import Testing
         #expect(ProbeRegistry.backend(.auto) == nil)
     }
 
-    @Test func autoTriesTheCompositorsThenX11AndNeverTheCommand() {
-        #expect(ProbeRegistry.automatic.map(\.name) == ["hyprland", "sway", "x11"])
+    @Test func autoTriesTheDesktopsThenTheCompositorsThenX11AndNeverTheCommand() {
+        #expect(ProbeRegistry.automatic.map(\.name) == ["gnome", "kde", "hyprland", "sway", "x11"])
         #expect(ProbeRegistry.backend(.command)?.readsDisplay == false)
-        #expect(ProbeRegistry.sessionVariables == ["HYPRLAND_INSTANCE_SIGNATURE", "SWAYSOCK", "DISPLAY", "WAYLAND_DISPLAY"])
+        #expect(ProbeRegistry.sessionVariables
+            == ["XDG_CURRENT_DESKTOP", "HYPRLAND_INSTANCE_SIGNATURE", "SWAYSOCK", "DISPLAY", "WAYLAND_DISPLAY"])
+    }
+
+    @Test func theDesktopProbesAreChosenByXDGCurrentDesktop() throws {
+        let gnome = try #require(ProbeRegistry.backend(.gnome))
+        let kde = try #require(ProbeRegistry.backend(.kde))
+        #expect(gnome.autoPassesOver([:])?.description == "gnome: XDG_CURRENT_DESKTOP is not set")
+        #expect(gnome.autoPassesOver(["XDG_CURRENT_DESKTOP": "ubuntu:GNOME"]) == nil)
+        #expect(gnome.autoPassesOver(["XDG_CURRENT_DESKTOP": "gnome"]) == nil)
+        #expect(gnome.autoPassesOver(["XDG_CURRENT_DESKTOP": "KDE"])?.description
+            == "gnome: XDG_CURRENT_DESKTOP=KDE does not name GNOME")
+        #expect(kde.autoPassesOver(["XDG_CURRENT_DESKTOP": "KDE"]) == nil)
+        #expect(kde.autoPassesOver(["XDG_CURRENT_DESKTOP": "GNOME-Classic:GNOME"]) != nil)
     }
 
     @Test func detectionSaysWhyAutoPassesABackendOver() throws {

@@ -89,6 +89,42 @@ final class SessionTestBus {
                                       "ret = self.Get('org.freedesktop.ScreenSaver', 'Active')"])
     }
 
+    /// A fake GNOME Shell (python3-dbusmock owning `org.gnome.Shell`; the real
+    /// shell is tested in scripts/itest-gnome.sh): `GetExtensionInfo` answers
+    /// `state` for blocker's extension (nil: not installed), and `SendReport`
+    /// makes the shell's own connection call `Report(a{sv})` as the extension
+    /// does, without waiting for the answer; errors land in `reportErrors`.
+    func startFakeGnomeShell(extensionState: Double?) throws {
+        var env = ProcessInfo.processInfo.environment
+        env["DBUS_SESSION_BUS_ADDRESS"] = address
+        services.append(try ChildProcess(["/usr/bin/python3", "-m", "dbusmock", "--session", "org.gnome.Shell",
+                                          "/org/gnome/Shell", "org.gnome.Shell.Extensions"], environment: env))
+        try waitForName("org.gnome.Shell")
+        let mock = ["org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Mock"]
+        let info = extensionState.map { "{'state': dbus.Double(\($0))} if args[0] == 'blocker@blockerd.github.io' else {}" } ?? "{}"
+        try busctl(["call"] + mock + ["AddMethod", "sssss", "org.gnome.Shell.Extensions", "GetExtensionInfo", "s",
+                                      "a{sv}", "ret = dbus.Dictionary(\(info), signature='sv')"])
+        let send = "self.connection.call_async('io.github.blockerd.Focus', '/io/github/blockerd/Focus', "
+            + "'io.github.blockerd.Focus1', 'Report', 'a{sv}', [args[0]], None, "
+            + "lambda e: open('\(reportErrors)', 'a').write(e.get_dbus_name() + ': ' + e.get_dbus_message() + '\\n'))"
+        try busctl(["call"] + mock + ["AddMethod", "sssss", "org.gnome.Shell.Extensions", "SendReport", "a{sv}", "",
+                                      send])
+    }
+
+    var reportErrors: String { directory + "/report-errors.log" }
+
+    /// Stops the mock services started so far (not logind's), as when the desktop's shell exits.
+    func stopServices() {
+        for service in services.reversed() { service.stop() }
+        services = []
+    }
+
+    /// Makes the fake shell report `entries` (busctl's `a{sv}` words: count, then name type value…).
+    func sendReport(_ entries: [String]) throws {
+        try busctl(["call", "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions", "SendReport",
+                    "a{sv}"] + entries)
+    }
+
     /// Sets the screen saver's `Active` and emits `ActiveChanged(b)`, as a desktop's screen saver does.
     func setScreenSaverActive(_ active: Bool) throws {
         let object = ["org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver"]

@@ -1,0 +1,61 @@
+import BlockerSystemd
+
+/// `probe = "gnome"`: GNOME Shell (Wayland or X11) with blocker's extension
+/// (`extensions/gnome-shell/`), which reports every focus, title and lock
+/// change over `io.github.blockerd.Focus1`. GNOME refuses to tell any client
+/// which window is in front (`Eval` and `GetWindows` are closed since 41).
+public struct GnomeShell: ReportingShell {
+    public static let extensionUUID = "blocker@blockerd.github.io"
+    public let probeName = "gnome"
+    public let displayName = "GNOME Shell"
+    public let busName = "org.gnome.Shell"
+
+    public init() {}
+
+    public func pluginProblem(on connection: BusConnection) -> String? {
+        switch Self.extensionState(on: connection) {
+        case .failure(let error):
+            return "cannot ask GNOME Shell about its extensions: \(error)"
+        case .success(nil):
+            return "the blocker extension is not installed: run `make install` (or install the package), then "
+                + "log out and back in"
+        case .success(let state?) where state != Self.enabled:
+            return "the blocker extension is installed but not running (state \(Self.stateName(state))): "
+                + "gnome-extensions enable \(Self.extensionUUID), then log out and back in"
+        case .success:
+            return nil
+        }
+    }
+
+    /// The extension watches `io.github.blockerd.Focus` and reports when it appears.
+    public func requestReport(on connection: BusConnection) {}
+
+    /// `ExtensionState.ENABLED` (43–44) and `ACTIVE` (45+) are both 1.
+    static let enabled = 1.0
+
+    /// The extension's `state` from `org.gnome.Shell.Extensions.GetExtensionInfo`,
+    /// nil when the shell does not know the extension.
+    static func extensionState(on connection: BusConnection) -> Result<Double?, BusCallError> {
+        do throws(BusCallError) {
+            let call = try connection.methodCall(destination: "org.gnome.Shell", path: "/org/gnome/Shell",
+                                                 interface: "org.gnome.Shell.Extensions", member: "GetExtensionInfo")
+            do throws(SystemdError) { try call.append(extensionUUID) } catch { throw .system(error) }
+            let reply = try connection.call(call, timeoutMicroseconds: 2_000_000)
+            let info: [String: BusValue]
+            do throws(SystemdError) { info = try reply.readDictionary() } catch { throw .system(error) }
+            guard case let .double(state)? = info["state"] else { return .success(nil) }
+            return .success(state)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func stateName(_ state: Double) -> String {
+        switch state {
+        case 2: "disabled"
+        case 3: "error: see journalctl --user -b /usr/bin/gnome-shell"
+        case 4: "out of date: this GNOME Shell version is not in its metadata.json"
+        default: "\(Int(state))"
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import BlockerSystem
+import BlockerSystemd
+
+/// `probe = "kde"`: KWin (Plasma 5.27 and 6, Wayland or X11) with blocker's
+/// KWin script (`extensions/kwin/`), which reports every activation and
+/// caption change over `io.github.blockerd.Focus1`. A KWin script cannot be
+/// asked anything, so on (re)connecting the probe reloads it through
+/// `org.kde.kwin.Scripting`, and a freshly loaded script reports at once.
+public struct KWinShell: ReportingShell {
+    public static let scriptName = "blocker"
+    public let probeName = "kde"
+    public let displayName = "KWin"
+    public let busName = "org.kde.KWin"
+    /// Where the script's main.js may be, first found wins.
+    let scriptCandidates: [String]
+
+    public init(environment: [String: String]) {
+        let data = XDGPaths(environment: environment)
+        scriptCandidates = data.dataSearchPath.map { $0 + "/kwin/scripts/\(Self.scriptName)/contents/code/main.js" }
+    }
+
+    public func pluginProblem(on connection: BusConnection) -> String? {
+        guard scriptPath != nil else {
+            return "the blocker KWin script is not installed (looked in \(scriptCandidates.joined(separator: ", "))): "
+                + "run `make install` (or install the package)"
+        }
+        do throws(BusCallError) {
+            guard try scripting(on: connection, "isScriptLoaded", Self.scriptName).readBoolOrThrow() else {
+                return "the blocker KWin script is not loaded: enable it in System Settings → Window Management → "
+                    + "KWin Scripts (or run `make install` again)"
+            }
+            return nil
+        } catch {
+            return "cannot ask KWin about its scripts: \(error)"
+        }
+    }
+
+    /// Unloads and loads the script again: it reports the active window as it starts.
+    public func requestReport(on connection: BusConnection) {
+        guard let scriptPath else { return }
+        do throws(BusCallError) {
+            _ = try scripting(on: connection, "unloadScript", Self.scriptName)
+            let id = try scripting(on: connection, "loadScript", scriptPath, Self.scriptName).readInt32OrThrow()
+            guard id >= 0 else { return }
+            // Plasma 6 puts a loaded script at /Scripting/Script<id>, Plasma 5 at /<id>.
+            for path in ["/Scripting/Script\(id)", "/\(id)"] {
+                let run = try connection.methodCall(destination: busName, path: path, interface: "org.kde.kwin.Script",
+                                                    member: "run")
+                if (try? connection.call(run, timeoutMicroseconds: 2_000_000)) != nil { return }
+            }
+        } catch {
+            // Not fatal: the script also reports at the next activation.
+        }
+    }
+
+    var scriptPath: String? { scriptCandidates.first { FilePaths.isRegularFile($0) } }
+
+    private func scripting(on connection: BusConnection, _ member: String, _ arguments: String...) throws(BusCallError)
+        -> BusMessage {
+        let call = try connection.methodCall(destination: busName, path: "/Scripting",
+                                             interface: "org.kde.kwin.Scripting", member: member)
+        for argument in arguments {
+            do throws(SystemdError) { try call.append(argument) } catch { throw .system(error) }
+        }
+        return try connection.call(call, timeoutMicroseconds: 2_000_000)
+    }
+}
+
+extension BusMessage {
+    fileprivate func readBoolOrThrow() throws(BusCallError) -> Bool {
+        do throws(SystemdError) { return try readBool() } catch { throw .system(error) }
+    }
+
+    fileprivate func readInt32OrThrow() throws(BusCallError) -> Int32 {
+        do throws(SystemdError) { return try readInt32() } catch { throw .system(error) }
+    }
+}

@@ -1,0 +1,195 @@
+import BlockerCore
+import BlockerSystem
+import BlockerSystemd
+import Glibc
+
+/// What differs between the desktops whose shell pushes focus reports
+/// (`FocusReport`): GNOME Shell with blocker's extension, KWin with blocker's
+/// script. One small file each.
+public protocol ReportingShell {
+    /// `gnome`, `kde`: the probe's name.
+    var probeName: String { get }
+    /// "GNOME Shell", "KWin": in messages.
+    var displayName: String { get }
+    /// The shell's well-known name on the session bus. Only its owner's
+    /// reports count: another program of the user cannot fake the front window.
+    var busName: String { get }
+    /// Nil when the shell's plugin is installed and running, else why not and
+    /// how to fix it (asked when the probe opens and while no report came).
+    func pluginProblem(on connection: BusConnection) -> String?
+    /// Asks the plugin to report now, when the probe (re)connects to the bus;
+    /// the GNOME extension needs nothing, as it watches for
+    /// `io.github.blockerd.Focus` itself. A shell that restarts loads its
+    /// plugin, which reports at its start.
+    func requestReport(on connection: BusConnection)
+}
+
+/// `probe = "gnome"` and `probe = "kde"`: owns `io.github.blockerd.Focus` on
+/// its own session-bus connection and keeps the last report of the shell.
+/// Exact and event-driven: the connection's descriptor wakes the daemon on
+/// each report, and a sample makes no round trip.
+public final class ShellReportProbe: ForegroundProbe {
+    public let shell: ReportingShell
+    public var name: String { shell.probeName }
+    public private(set) var eventGeneration = 0
+    public var eventDescriptor: Int32? { session?.connection.fileDescriptor }
+
+    private let address: String
+    private var session: Session?
+    private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
+    private var lastConnectError = ""
+    /// The last accepted report; nil before the first and after the shell left.
+    private(set) var latest: Reading?
+    /// The shell's unique name on the bus ("" while it is not there).
+    private var shellOwner = ""
+    /// Reports accepted and refused so far (tests and `blockerctl probe`).
+    private(set) var reportsAccepted = 0
+    private(set) var reportsRefused = 0
+
+    /// The connection and what lives on it, released together.
+    private struct Session {
+        let connection: BusConnection
+        let export: BusExport
+        let ownerWatch: BusSubscription
+    }
+
+    init(shell: ReportingShell, address: String) {
+        self.shell = shell
+        self.address = address
+    }
+
+    /// Connects to the session bus in `environment`, takes the name and asks
+    /// the shell for a first report; or says why it cannot.
+    public static func open(_ shell: ReportingShell, environment: [String: String])
+        -> Result<ShellReportProbe, ProbeUnavailable> {
+        guard let address = BusAddress.session(environment: environment) else {
+            return .failure(ProbeUnavailable(probe: shell.probeName, reason: "no session bus: DBUS_SESSION_BUS_ADDRESS "
+                + "is not set and there is no $XDG_RUNTIME_DIR/bus"))
+        }
+        let probe = ShellReportProbe(shell: shell, address: address)
+        if let failure = probe.connectIfDue() {
+            return .failure(ProbeUnavailable(probe: shell.probeName, reason: failure.message))
+        }
+        if let problem = probe.session.flatMap({ shell.pluginProblem(on: $0.connection) }) {
+            return .failure(ProbeUnavailable(probe: shell.probeName, reason: problem))
+        }
+        return .success(probe)
+    }
+
+    public func sample() -> Result<Reading, ProbeFailure> {
+        if let failure = connectIfDue() { return .failure(failure) }
+        drainEvents()
+        if let latest { return .success(latest) }
+        guard let connection = session?.connection else {
+            return .failure(ProbeFailure("\(shell.displayName): \(lastConnectError)"))
+        }
+        if shellOwner.isEmpty {
+            return .failure(ProbeFailure("\(shell.displayName) is not on the session bus (\(shell.busName) has no owner)"))
+        }
+        let why = shell.pluginProblem(on: connection) ?? "it has not reported the window in front yet"
+        return .failure(ProbeFailure("\(shell.displayName): \(why)"))
+    }
+
+    public func drainEvents() {
+        guard let connection = session?.connection else { return }
+        do { try connection.processPending() } catch {
+            disconnect(because: "the session bus connection failed: \(error)")
+            return
+        }
+        if !connection.isOpen { disconnect(because: "the session bus closed the connection") }
+    }
+
+    // MARK: the bus
+
+    private func connectIfDue() -> ProbeFailure? {
+        if session != nil { return nil }
+        let now = MonotonicClock.nowMs
+        if backoff.waitMs(now: now) > 0 { return ProbeFailure("\(shell.displayName): \(lastConnectError)") }
+        do throws(ProbeFailure) {
+            session = try connect()
+            backoff.succeeded()
+            eventGeneration += 1
+            return nil
+        } catch {
+            backoff.failed(now: now)
+            lastConnectError = error.message
+            return error
+        }
+    }
+
+    private func connect() throws(ProbeFailure) -> Session {
+        let connection: BusConnection
+        do { connection = try BusConnection(address: address) } catch {
+            throw ProbeFailure("cannot connect to the session bus at \(address): \(error)")
+        }
+        let export: BusExport
+        do {
+            export = try connection.export(path: FocusReport.objectPath, interface: FocusReport.interface,
+                                           methods: [FocusReport.report], signals: []) { [weak self] call in
+                guard let self else { return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.Failed",
+                                                                    message: "blockerd is stopping")) }
+                return self.receive(call)
+            }
+        } catch { throw ProbeFailure("cannot export \(FocusReport.objectPath): \(error)") }
+        do { try connection.requestName(FocusReport.busName) } catch {
+            let holder = connection.ownerPID(of: FocusReport.busName).map { " by pid \($0)" } ?? ""
+            throw ProbeFailure(error.errno == EEXIST
+                ? "\(FocusReport.busName) is already taken\(holder) (a running blockerd? `blockerctl status` shows "
+                    + "what it sees)"
+                : "cannot take \(FocusReport.busName): \(error)")
+        }
+        let watch: BusSubscription
+        do {
+            watch = try connection.watchOwner(of: shell.busName) { [weak self] owner in
+                self?.shellChanged(owner: owner)
+            }
+        } catch { throw ProbeFailure("cannot follow \(shell.busName) on the session bus: \(error)") }
+        shellOwner = (try? connection.owner(of: shell.busName))??.uniqueName ?? ""
+        latest = nil
+        if !shellOwner.isEmpty { shell.requestReport(on: connection) }
+        return Session(connection: connection, export: export, ownerWatch: watch)
+    }
+
+    private func disconnect(because reason: String) {
+        session = nil
+        latest = nil
+        shellOwner = ""
+        lastConnectError = reason
+        backoff.failed(now: MonotonicClock.nowMs)
+    }
+
+    /// The shell restarted or left: what it said before no longer holds.
+    private func shellChanged(owner: String) {
+        shellOwner = owner
+        latest = nil
+    }
+
+    private func receive(_ call: BusMessage) -> Result<BusMessage, BusErrorReply> {
+        guard call.member == FocusReport.report.member else {
+            return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.UnknownMethod",
+                                          message: "unknown method \(call.member ?? "")"))
+        }
+        guard let sender = call.sender, !shellOwner.isEmpty, sender == shellOwner else {
+            reportsRefused += 1
+            return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.AccessDenied",
+                                          message: "only \(shell.displayName) (the owner of \(shell.busName)) may report "
+                                              + "the window in front"))
+        }
+        let entries: [String: BusValue]
+        do { entries = try call.readDictionary() } catch {
+            reportsRefused += 1
+            return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(error)"))
+        }
+        switch FocusReport.reading(from: entries) {
+        case let .failure(invalid):
+            reportsRefused += 1
+            return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.InvalidArgs", message: invalid.description))
+        case let .success(reading):
+            latest = reading
+            reportsAccepted += 1
+            do { return .success(try call.makeReply()) } catch {
+                return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)"))
+            }
+        }
+    }
+}

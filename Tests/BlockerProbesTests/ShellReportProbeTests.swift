@@ -1,0 +1,139 @@
+import BlockerCore
+@testable import BlockerProbes
+import BlockerSystemd
+import Foundation
+import Testing
+import TestSupport
+
+/// The reports of a desktop's shell plugin, read as the gnome and kde probes read them.
+@Suite struct FocusReportTests {
+    @Test func aReportNamesTheWindowByItsFlatpakThenAppThenDesktopFileID() throws {
+        let full: [String: BusValue] = ["focused": .bool(true), "app-id": .string("org.gnome.Nautilus"),
+                                        "sandboxed-app-id": .string("com.discordapp.Discord"),
+                                        "wm-class": .string("discord"), "title": .string("#general"),
+                                        "pid": .int32(getpid())]
+        let reading = try FocusReport.reading(from: full).get()
+        #expect(reading.window?.appID == "com.discordapp.Discord")
+        #expect(reading.window?.wmClass == "discord" && reading.window?.title == "#general")
+        #expect(reading.window?.pid == getpid() && reading.window?.exe != nil)
+        #expect(reading.locked == false)
+
+        let kwin: [String: BusValue] = ["focused": .bool(true), "desktop-file": .string("org.kde.dolphin.desktop"),
+                                        "wm-class": .string("dolphin"), "pid": .double(1234)]
+        let dolphin = try FocusReport.reading(from: kwin).get().window
+        #expect(dolphin?.appID == "org.kde.dolphin" && dolphin?.wmClass == "dolphin" && dolphin?.pid == 1234)
+    }
+
+    @Test func nothingInFrontAndTheLockScreenAreReadings() throws {
+        #expect(try FocusReport.reading(from: ["focused": .bool(false)]).get() == Reading(window: nil))
+        #expect(try FocusReport.reading(from: ["focused": .bool(false), "locked": .bool(true)]).get()
+            == Reading(window: nil, locked: true))
+    }
+
+    @Test(arguments: [
+        (["app-id": BusValue.string("x")], "the report has no 'focused' (b) entry"),
+        (["focused": BusValue.string("yes")], "'focused' must be a boolean (b), not s"),
+        (["focused": BusValue.bool(true), "title": .int32(3)], "'title' must be a string (s), not i"),
+        (["focused": BusValue.bool(true), "pid": .double(1.5)], "'pid' must be a positive integer, not double(1.5)"),
+        (["focused": BusValue.bool(true), "pid": .int32(-4)], "'pid' must be a positive integer, not int32(-4)"),
+        (["focused": BusValue.bool(false), "locked": .string("no")], "'locked' must be a boolean (b), not s"),
+    ])
+    func aMalformedReportIsRefusedSayingWhichEntry(entries: [String: BusValue], why: String) {
+        #expect(FocusReport.reading(from: entries).map { _ in "" } == .failure(FocusReport.Invalid(description: why)))
+    }
+
+    @Test func aHugeTitleIsCutAtACharacterBoundary() throws {
+        let title = String(repeating: "é", count: 10_000)
+        let cut = try FocusReport.reading(from: ["focused": .bool(true), "title": .string(title)]).get().window?.title
+        #expect(cut?.utf8.count == FocusReport.maxTextBytes && cut?.allSatisfy { $0 == "é" } == true)
+    }
+}
+
+/// `probe = "gnome"` against a real dbus-daemon and a fake GNOME Shell
+/// (python3-dbusmock owning org.gnome.Shell); the real shell and extension
+/// are tested by scripts/itest-gnome.sh.
+@Suite(.serialized) struct ShellReportProbeFakeShellTests {
+    private func sample(_ probe: ShellReportProbe, until condition: (Result<Reading, ProbeFailure>) -> Bool) throws
+        -> Result<Reading, ProbeFailure> {
+        var last = probe.sample()
+        try waitUntil("the probe to read the report (last: \(last))") {
+            last = probe.sample()
+            return condition(last)
+        }
+        return last
+    }
+
+    @Test func theShellsReportsAreTheForegroundAndNobodyElseCanReport() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: 1)
+        let probe = try ShellReportProbe.open(GnomeShell(), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]).get()
+        #expect(probe.name == "gnome")
+        // Before any report: a failure that says so, not "nothing in front".
+        guard case let .failure(waiting) = probe.sample() else { Issue.record("a reading before any report"); return }
+        #expect(waiting.message == "GNOME Shell: it has not reported the window in front yet")
+
+        try bus.sendReport(["3", "focused", "b", "true", "app-id", "s", "org.gnome.Terminal", "title", "s", "~"])
+        let reading = try sample(probe) { (try? $0.get())?.window != nil }
+        #expect(try reading.get().window?.appID == "org.gnome.Terminal" && reading.get().window?.title == "~")
+
+        try bus.sendReport(["2", "focused", "b", "false", "locked", "b", "true"])
+        _ = try sample(probe) { (try? $0.get()) == Reading(window: nil, locked: true) }
+
+        // Another program of the same user calling Report is refused.
+        let impostor = try #require(try? ChildProcess(["busctl", "--address=\(bus.address)", "call", FocusReport.busName,
+                                                       FocusReport.objectPath, FocusReport.interface, "Report", "a{sv}",
+                                                       "2", "focused", "b", "true", "app-id", "s", "calculator"],
+                                                      environment: [:]))
+        try waitUntil("busctl to get its answer") { probe.drainEvents(); return !impostor.isRunning }
+        #expect(probe.reportsRefused == 1)
+        #expect(try probe.sample().get() == Reading(window: nil, locked: true))
+
+        // A malformed report from the shell is refused with the reason, and changes nothing.
+        try bus.sendReport(["1", "focused", "s", "yes"])
+        try waitUntil("the refusal to reach the shell") {
+            probe.drainEvents()
+            return ((try? String(contentsOfFile: bus.reportErrors, encoding: .utf8)) ?? "")
+                .contains("org.freedesktop.DBus.Error.InvalidArgs: 'focused' must be a boolean (b), not s")
+        }
+        #expect(try probe.sample().get() == Reading(window: nil, locked: true))
+    }
+
+    @Test func aShellWithoutTheExtensionIsPassedOverSayingHowToInstallIt() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: nil)
+        let opened = ShellReportProbe.open(GnomeShell(), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        guard case let .failure(why) = opened else { Issue.record("opened without the extension"); return }
+        #expect(why.description.hasPrefix("gnome: the blocker extension is not installed: run `make install`"))
+    }
+
+    @Test func aDisabledExtensionSaysHowToEnableIt() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: 2)
+        let opened = ShellReportProbe.open(GnomeShell(), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        guard case let .failure(why) = opened else { Issue.record("opened with the extension disabled"); return }
+        #expect(why.description.contains("gnome-extensions enable blocker@blockerd.github.io"))
+    }
+
+    @Test func theBusNameIsOneProbesAtATime() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: 1)
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let first = try ShellReportProbe.open(GnomeShell(), environment: environment).get()
+        let second = ShellReportProbe.open(GnomeShell(), environment: environment)
+        guard case let .failure(why) = second else { Issue.record("two probes own the name"); return }
+        #expect(why.description.contains("io.github.blockerd.Focus is already taken by pid \(getpid())"))
+        _ = first
+    }
+
+    @Test func whenTheShellLeavesItsLastReportNoLongerCounts() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: 1)
+        let probe = try ShellReportProbe.open(GnomeShell(), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]).get()
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "firefox"])
+        _ = try sample(probe) { (try? $0.get())?.window?.wmClass == "firefox" }
+        bus.stopServices()
+        let gone = try sample(probe) { if case .failure = $0 { return true } else { return false } }
+        #expect(gone.map { _ in "" } == .failure(ProbeFailure(
+            "GNOME Shell is not on the session bus (org.gnome.Shell has no owner)")))
+    }
+}
