@@ -86,8 +86,11 @@ public final class ShellReportProbe: ForegroundProbe {
         if shellOwner.isEmpty {
             return .failure(ProbeFailure("\(shell.displayName) is not on the session bus (\(shell.busName) has no owner)"))
         }
-        let why = shell.pluginProblem(on: connection) ?? "it has not reported the window in front yet"
-        return .failure(ProbeFailure("\(shell.displayName): \(why)"))
+        let problem = shell.pluginProblem(on: connection)
+        // The call above may have queued a report behind its reply: read it now.
+        drainEvents()
+        if let latest { return .success(latest) }
+        return .failure(ProbeFailure("\(shell.displayName): \(problem ?? "it has not reported the window in front yet")"))
     }
 
     public func drainEvents() {
