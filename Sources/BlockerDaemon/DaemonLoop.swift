@@ -26,7 +26,10 @@ public final class DaemonLoop {
     private var watched: (fd: Int32?, generation: Int) = (nil, 0)
     /// The probe's session lock whose connections this loop processes.
     private weak var watchedSession: SessionLock?
-    private let watchdog: Bool
+    /// WatchdogSec in µs; nil when systemd expects no pings.
+    private let watchdogUs: UInt64?
+    /// When WATCHDOG=1 went out last (CLOCK_MONOTONIC µs).
+    private var lastPingUs: UInt64?
     private var lastStatus = ""
     private var ignoredSignalsSaid: Set<Int32> = []
 
@@ -35,7 +38,7 @@ public final class DaemonLoop {
     public init(daemon: Daemon, server: BlockerExport? = nil) throws(SystemdError) {
         self.daemon = daemon
         loop = try EventLoop()
-        watchdog = ServiceManager.watchdogInterval != nil
+        watchdogUs = ServiceManager.watchdogInterval
         pollTimer = try loop.timer { [unowned self] in self.tick() }
         wakeTimer = try loop.timer { [unowned self] in self.tick() }
         lockTimer = try loop.timer { [unowned self] in self.tick() }
@@ -130,9 +133,14 @@ public final class DaemonLoop {
             wakeTimer.disarm()
         }
         watchProbe()
-        // STATUS= only when it changed; WATCHDOG=1 after every completed tick.
+        // STATUS= only when it changed; WATCHDOG=1 after a completed tick, but
+        // at most once per half WatchdogSec: each sd_notify opens a socket.
         let status = daemon.statusLine
-        var state: [String] = watchdog ? ["WATCHDOG=1"] : []
+        var state: [String] = []
+        if let watchdogUs, lastPingUs.map({ loop.now &- $0 >= watchdogUs / 2 }) ?? true {
+            state.append("WATCHDOG=1")
+            lastPingUs = loop.now
+        }
         if status != lastStatus { state.append("STATUS=\(status)") }
         lastStatus = status
         if !state.isEmpty { ServiceManager.notify(state.joined(separator: "\n")) }
