@@ -64,6 +64,13 @@ public final class Daemon {
 
     /// The last tick's result (nil before the first).
     public private(set) var lastTick: TickOutcome?
+    /// Spending is written at most this often (and at a shield or warning, an
+    /// earning and at stop): a kill -9 may lose up to this much *debit*, in the
+    /// user's favour, and never an earning, which is committed on its own.
+    public static let commitEveryMs: Int64 = 10_000
+    /// When pending spending was last committed (CLOCK_MONOTONIC ms); the
+    /// first tick starts the count.
+    private var lastCommitMs: Int64?
     /// The shield as last shown (changes are logged and signalled).
     public private(set) var shield: Shield?
     /// The current probe failure streak's message, nil while the probe answers.
@@ -116,10 +123,19 @@ public final class Daemon {
         lastTick = outcome
         let record = TickRecord(debit: outcome.debit, spentDay: meter.zone.localDate(atMs: wall).description,
                                 usage: outcome.usage)
+        if lastCommitMs == nil { lastCommitMs = monotonic }
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
+            // Batched: a transaction every commitEveryMs, and at once where the
+            // ledger decides something (a shield, a warning) or a write failed.
+            let boundary = outcome.decision.shield != shield || !outcome.warnings.isEmpty || storageError != nil
+            let last = lastCommitMs ?? monotonic
+            let due = boundary || monotonic - last >= Self.commitEveryMs || monotonic < last
             do {
-                try ledger.record(record)
-                noteStorage(nil)
+                try ledger.record(record, commit: due)
+                if due {
+                    lastCommitMs = monotonic
+                    noteStorage(nil)
+                }
             } catch {
                 noteStorage(error)   // kept in memory by the ledger for the next tick
             }
@@ -267,6 +283,9 @@ public final class Daemon {
     /// Credits `reps` of `exercise`; committed to disk before it returns.
     public func earn(exercise: Exercise, reps: Int, wall: Int64 = WallClock.nowMs) throws(StoreError)
         -> (earned: Milliseconds, balance: Milliseconds) {
+        // The spending before it first, so the ledger's rows stay in order;
+        // a failure here is retried at the next tick and does not stop the earning.
+        try? ledger.flushPending()
         let result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
                                      day: meter.zone.localDate(atMs: wall).description)
         log.write(LogEvent(.earn, "Earned \(DurationText.format(result.earned)) for \(reps) \(exercise.name)",

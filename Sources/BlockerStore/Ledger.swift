@@ -134,20 +134,22 @@ public final class Ledger {
 
     // MARK: Ticks
 
-    /// Saves one tick in one transaction, together with anything an earlier
-    /// failed call left pending. The debit is clamped so the balance stays ≥ 0;
-    /// returns the clamped debit. On failure (disk full, I/O error) the tick
-    /// stays in memory (`balance` and `usedToday` include it), is retried by the
-    /// next `record` or `flushPending`, and the error is thrown for the caller to report.
+    /// Adds one tick to what is pending and, when `commit`, saves everything
+    /// pending in one transaction (blockerd batches: see `Daemon.commitEveryMs`).
+    /// The debit is clamped so the balance stays ≥ 0; returns the clamped
+    /// debit. Pending ticks count in `balance`, `usedToday` and `history`. On
+    /// failure (disk full, I/O error) they stay in memory, are retried by the
+    /// next commit or `flushPending`, and the error is thrown for the caller to report.
     @discardableResult
-    public func record(_ tick: TickRecord) throws(StoreError) -> Milliseconds {
+    public func record(_ tick: TickRecord, commit: Bool = true) throws(StoreError) -> Milliseconds {
         let debit = PendingWrites.clampedDebit(tick.debit, available: balance)
         pending.add(debit: debit, spentDay: tick.spentDay, usage: tick.usage)
-        try flushPending()
+        if commit { try flushPending() }
         return debit
     }
 
-    /// Retries writing pending tick data without adding any (used at shutdown).
+    /// Writes pending tick data without adding any (a batch that is due, a
+    /// retry, the last one at shutdown).
     public func flushPending() throws(StoreError) {
         guard !pending.isEmpty else { return }
         let batch = pending

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 import BlockerCore
 import BlockerStore
+@testable import BlockerDaemon
 
 /// The real `blockerd` binary, killed with SIGKILL while a metered app is in front.
 @Suite struct KillTests {
@@ -24,35 +25,35 @@ import BlockerStore
         return process
     }
 
-    @Test func killMinus9LosesAtMostOnePollIntervalAndNoEarning() throws {
+    func seed(_ box: Sandbox, balance reps: Int) throws {
+        let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
+        _ = try ledger.earn(exercise: "pushups", reps: reps, perRep: 30_000, atMs: 0, day: "2026-11-30")
+        ledger.close()
+    }
+
+    @Test func killMinus9LosesAtMostOneBatchOfDebitAndNoEarning() throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.binary), "build blockerd first: swift build")
         let box = try Sandbox(pollInterval: "1s")
-        do {
-            let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
-            _ = try ledger.earn(exercise: "pushups", reps: 10, perRep: 30_000, atMs: 0, day: "2026-11-30")
-            ledger.close()
-        }
+        try seed(box, balance: 10)                                           // 300 s
         box.front("discord")
+        let started = Date()
         let daemon = try spawn(box)
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
 
-        // Wait for the first debit: from then on the daemon is metering.
-        var firstDebit = Date.distantFuture
-        for _ in 0..<100 {
-            if try balance(box) < 300_000 { firstDebit = Date(); break }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        #expect(firstDebit != .distantFuture, "blockerd never debited")
-        Thread.sleep(forTimeInterval: 3.3)
+        // Batched: after 4 s of metering nothing is written yet.
+        Thread.sleep(forTimeInterval: 4)
+        #expect(try balance(box) == 300_000, "a transaction before the 10 s batch was due")
+        Thread.sleep(forTimeInterval: 9.5)
         let killedAt = Date()
         kill(daemon.processIdentifier, SIGKILL)
         daemon.waitUntilExit()
 
         let spent = 300_000 - (try balance(box))
-        // Metered from at least one poll before the first debit was seen, until the kill.
-        let meteredAtLeast = Int64(killedAt.timeIntervalSince(firstDebit) * 1000) + 1000
-        #expect(spent <= meteredAtLeast + 1000, "debited \(spent) ms for at most \(meteredAtLeast) ms of use")
-        #expect(spent >= meteredAtLeast - 1000 - 250, "lost more than one poll interval: \(spent) ms for \(meteredAtLeast) ms")
+        let alive = Int64(killedAt.timeIntervalSince(started) * 1000)
+        // Never more than it ran; never less than what it ran minus one batch
+        // (10 s), the first sample (which charges nothing) and a poll of slack.
+        #expect(spent <= alive, "debited \(spent) ms in \(alive) ms")
+        #expect(spent >= alive - Daemon.commitEveryMs - 2000, "lost more than one batch: \(spent) ms of \(alive) ms")
 
         // A restart starts afresh: the time it was dead is not charged, the earning is intact.
         let restarted = try spawn(box)
@@ -66,6 +67,22 @@ import BlockerStore
         let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
         defer { ledger.close() }
         #expect(try ledger.earnings(limit: 10).count == 1)
+    }
+
+    @Test func theShieldGoingUpCommitsAtOnce() throws {
+        let box = try Sandbox(pollInterval: "1s")
+        try seed(box, balance: 0 + 1)                                        // 30 s
+        let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
+        _ = try ledger.record(TickRecord(debit: 27_000, spentDay: "2026-11-30", usage: []))   // 3 s left
+        ledger.close()
+        box.front("discord")
+        let daemon = try spawn(box)
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        // The balance runs out ~4 s in (the first sample charges nothing); the
+        // shield's transaction is not left for the 10 s batch.
+        try waitUntil("the ledger to reach 0 at the shield", timeout: 8) { try balance(box) == 0 }
+        kill(daemon.processIdentifier, SIGKILL)
+        daemon.waitUntilExit()
     }
 }
 
