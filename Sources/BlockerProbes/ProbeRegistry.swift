@@ -27,7 +27,8 @@ public enum ProbeRegistry {
         ProbeBackend(.x11, detection: .sessionVariable("DISPLAY", autoPassesOver: AutoPassOver("WAYLAND_DISPLAY") { wayland in
             "a Wayland session (WAYLAND_DISPLAY=\(wayland)): X11 would only see XWayland windows"
         })) { context in
-            X11Probe.open(environment: context.environment).map { $0 }
+            X11Probe.open(environment: context.environment,
+                          followsIdle: context.settings.idleAfter != nil).map { $0 }
         },
         ProbeBackend(.command, detection: .configured(readsNoDisplay: "the command probe does not read the display")) { context in
             switch context.settings.probeCommandMode {

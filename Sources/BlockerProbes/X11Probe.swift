@@ -7,8 +7,13 @@ import Glibc
 /// - `_NET_ACTIVE_WINDOW` of the root window (kept by the window manager), read
 ///   with AnyPropertyType; then that window's `WM_CLASS`, `_NET_WM_NAME` (else
 ///   `WM_NAME`) and `_NET_WM_PID` (else the X-Resource extension), in one round trip.
-/// - PropertyNotify on the root window and on the active window (titles), and
+/// - PropertyNotify on the root window and on the active window (titles),
+///   DestroyNotify of the active window, and
 ///   MIT-SCREEN-SAVER notify, make `eventDescriptor` readable.
+/// - What it read is kept until one of those events says it may have changed:
+///   a sample with nothing changed sends no request at all. Only when
+///   `followsIdle` (`idle-after` is set) does each sample ask the screen saver
+///   for the time since the last input, which no event reports.
 /// - MIT-SCREEN-SAVER gives the idle time; an active screen saver counts as locked.
 /// - When the server goes away, samples fail with the reason, the descriptor
 ///   goes nil, and `sample()` reconnects with a short capped backoff.
@@ -27,6 +32,13 @@ public final class X11Probe: ForegroundProbe {
     private var watched = XWindow.none
     private var smoother = ForegroundSmoother()
     public private(set) var eventGeneration = 0
+    /// Ask for the idle time on every sample (one round trip); otherwise `idle` is nil.
+    public let followsIdle: Bool
+    /// The last look, while no event says it is out of date.
+    private var cached: Observation?
+    /// Requests with replies sent so far, over every connection (tests).
+    var requestsSent: Int { previousConnectionsRequests + (connection?.requestsSent ?? 0) }
+    private var previousConnectionsRequests = 0
 
     /// 50 ms after a loss, doubling to at most 500 ms: a server that comes
     /// back is found within half a second of the next sample, and one that
@@ -37,17 +49,19 @@ public final class X11Probe: ForegroundProbe {
 
     public var eventDescriptor: Int32? { connection?.fileDescriptor }
 
-    private init(display: String) {
+    private init(display: String, followsIdle: Bool) {
         self.display = display
+        self.followsIdle = followsIdle
     }
 
     /// Connects to `$DISPLAY`, or says why it cannot ("DISPLAY is not set",
     /// "cannot connect to :5: …").
-    public static func open(environment: [String: String]) -> Result<X11Probe, ProbeUnavailable> {
+    public static func open(environment: [String: String], followsIdle: Bool = false)
+        -> Result<X11Probe, ProbeUnavailable> {
         guard let display = environment["DISPLAY"], !display.isEmpty else {
             return .failure(ProbeUnavailable(probe: "x11", reason: "DISPLAY is not set"))
         }
-        let probe = X11Probe(display: display)
+        let probe = X11Probe(display: display, followsIdle: followsIdle)
         switch XConnection.open(display: display) {
         case let .failure(error):
             return .failure(ProbeUnavailable(probe: "x11", reason: "cannot connect to \(display): \(error)"))
@@ -65,32 +79,44 @@ public final class X11Probe: ForegroundProbe {
         case let .success(connection): c = connection
         case let .failure(failure): return .failure(failure)
         }
-        // Whatever the queued events say, the look below is newer.
-        _ = drainPending(c)
+        if drainPending(c) { cached = nil }
         let deadline = MonotonicClock.nowNs + replyTimeoutNs
         var seen: Observation
-        var looks = 0
-        repeat {
-            // A change that arrived while we were reading (xcb queued its event,
-            // so the descriptor will not wake the daemon for it): look again.
-            switch observe(c, deadline: deadline) {
-            case let .success(observation): seen = observation
+        if let cached {
+            seen = cached
+        } else {
+            var looks = 0
+            var changedMeanwhile = false
+            repeat {
+                // A change that arrived while we were reading (xcb queued its event,
+                // so the descriptor will not wake the daemon for it): look again.
+                switch observe(c, deadline: deadline) {
+                case let .success(observation): seen = observation
+                case let .failure(failure): return .failure(fail(failure))
+                }
+                looks += 1
+                changedMeanwhile = drainPending(c)
+            } while changedMeanwhile && looks < 3
+            cached = changedMeanwhile ? nil : seen
+        }
+        if followsIdle, let cookie = c.requestScreenSaverInfo() {
+            switch c.reply(cookie, deadline: deadline) {
+            case let .success(info): seen.screenSaver = info
             case let .failure(failure): return .failure(fail(failure))
             }
-            looks += 1
-        } while drainPending(c) && looks < 3
+        }
         if let error = c.error { return .failure(lose(error)) }
 
         let window = smoother.next(seen.window)
         let saver = seen.screenSaver
         return .success(Reading(window: window,
                                 locked: saver?.state == .on || saver?.state == .cycle,
-                                idle: saver.map { Milliseconds($0.msSinceUserInput) }))
+                                idle: followsIdle ? saver.map { Milliseconds($0.msSinceUserInput) } : nil))
     }
 
     public func drainEvents() {
         guard let c = connection else { return }
-        _ = drainPending(c)
+        if drainPending(c) { cached = nil }
         // A hung-up socket stays readable forever: drop it so the loop stops watching it.
         if let error = c.error { _ = lose(error) }
     }
@@ -120,6 +146,7 @@ public final class X11Probe: ForegroundProbe {
         guard c.flush(), c.error == nil else { return "the connection broke while setting up" }
         connection = c
         watched = .none
+        cached = nil
         eventGeneration += 1
         reconnect.succeeded()
         return nil
@@ -145,8 +172,10 @@ public final class X11Probe: ForegroundProbe {
 
     /// Drops a broken connection; the next samples reconnect.
     private func lose(_ error: XConnectionError) -> ProbeFailure {
+        previousConnectionsRequests += connection?.requestsSent ?? 0
         connection = nil                       // xcb_disconnect closes the fd
         watched = .none
+        cached = nil
         disconnectedBecause = "lost the connection to the X server at \(display): \(error)"
         reconnect.failed(now: MonotonicClock.nowMs)
         return ProbeFailure(disconnectedBecause)
@@ -182,9 +211,12 @@ public final class X11Probe: ForegroundProbe {
                 if atom == atoms.netActiveWindow { relevant = true }
             case let .propertyNotify(window, atom) where window == watched:
                 if [XAtom.wmClass, .wmName, atoms.netWMName, atoms.netWMPID].contains(atom) { relevant = true }
+            case let .destroyNotify(window) where window == watched:
+                // A window manager may leave _NET_ACTIVE_WINDOW naming it.
+                relevant = true
             case .screenSaverNotify:
                 relevant = true
-            case .propertyNotify, .error, .other:
+            case .propertyNotify, .destroyNotify, .error, .other:
                 break                          // errors: a window we stopped watching is gone
             }
         }
@@ -195,7 +227,7 @@ public final class X11Probe: ForegroundProbe {
     private func watch(_ window: XWindow, _ c: XConnection) {
         guard window != watched else { return }
         if watched != .none { c.selectInput(watched, []) }
-        if window != .none { c.selectInput(window, .propertyChange) }
+        if window != .none { c.selectInput(window, [.propertyChange, .structureNotify]) }
         watched = window
     }
 

@@ -32,6 +32,8 @@ struct XEventMask: OptionSet, Sendable {
     var rawValue: UInt32
     /// `XCB_EVENT_MASK_PROPERTY_CHANGE`
     static let propertyChange = XEventMask(rawValue: XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)
+    /// `XCB_EVENT_MASK_STRUCTURE_NOTIFY`: among others, DestroyNotify.
+    static let structureNotify = XEventMask(rawValue: XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue)
 }
 
 /// A property value as the server stored it.
@@ -63,6 +65,8 @@ struct XScreenSaverInfo: Equatable, Sendable {
 enum XEvent: Equatable, Sendable {
     /// `XCB_PROPERTY_NOTIFY`: `atom` of `window` changed or was deleted.
     case propertyNotify(window: XWindow, atom: XAtom)
+    /// `XCB_DESTROY_NOTIFY`: `window` is gone.
+    case destroyNotify(window: XWindow)
     /// MIT-SCREEN-SAVER's notify event: the saver turned on or off.
     case screenSaverNotify(state: XScreenSaverInfo.State?)
     /// An error for a request whose reply nobody waits for (say, selecting
@@ -115,6 +119,9 @@ final class XConnection {
     /// The first event code of MIT-SCREEN-SAVER, nil when the server lacks it.
     let screenSaverEventBase: UInt8?
     let hasResourceExtension: Bool
+    /// Requests with replies sent so far: tests check that a sample with
+    /// nothing changed sends none.
+    private(set) var requestsSent = 0
 
     private init(connection: OpaquePointer, root: XWindow, screenSaverEventBase: UInt8?, hasResourceExtension: Bool) {
         self.connection = connection
@@ -192,6 +199,7 @@ final class XConnection {
 
     func requestAtom(_ name: String) -> XCookie<XAtom> {
         let cookie = name.withCString { xcb_intern_atom(connection, 0, UInt16(strlen($0)), $0) }
+        requestsSent += 1
         return XCookie(sequence: cookie.sequence) { raw in
             XAtom(rawValue: raw.assumingMemoryBound(to: xcb_intern_atom_reply_t.self).pointee.atom)
         }
@@ -202,6 +210,7 @@ final class XConnection {
     func requestProperty(_ window: XWindow, _ atom: XAtom, type: XAtom = .anyPropertyType,
                          maxBytes: UInt32 = 4096) -> XCookie<XProperty?> {
         let cookie = xcb_get_property(connection, 0, window.rawValue, atom.rawValue, type.rawValue, 0, (maxBytes + 3) / 4)
+        requestsSent += 1
         return XCookie(sequence: cookie.sequence) { raw in
             let reply = raw.assumingMemoryBound(to: xcb_get_property_reply_t.self)
             guard reply.pointee.type != 0 else { return nil }       // no such property
@@ -221,6 +230,7 @@ final class XConnection {
         guard hasResourceExtension else { return nil }
         var spec = xcb_res_client_id_spec_t(client: window.rawValue, mask: XCB_RES_CLIENT_ID_MASK_LOCAL_CLIENT_PID.rawValue)
         let cookie = xcb_res_query_client_ids(connection, 1, &spec)
+        requestsSent += 1
         return XCookie(sequence: cookie.sequence) { raw in
             let reply = raw.assumingMemoryBound(to: xcb_res_query_client_ids_reply_t.self)
             var ids = xcb_res_query_client_ids_ids_iterator(reply)
@@ -240,6 +250,7 @@ final class XConnection {
     func requestScreenSaverInfo() -> XCookie<XScreenSaverInfo>? {
         guard screenSaverEventBase != nil else { return nil }
         let cookie = xcb_screensaver_query_info(connection, root.rawValue)
+        requestsSent += 1
         return XCookie(sequence: cookie.sequence) { raw in
             let reply = raw.assumingMemoryBound(to: xcb_screensaver_query_info_reply_t.self).pointee
             return XScreenSaverInfo(state: XScreenSaverInfo.State(rawValue: reply.state),
@@ -300,6 +311,9 @@ final class XConnection {
         if Int32(type) == XCB_PROPERTY_NOTIFY {
             let notify = raw.assumingMemoryBound(to: xcb_property_notify_event_t.self).pointee
             return .propertyNotify(window: XWindow(rawValue: notify.window), atom: XAtom(rawValue: notify.atom))
+        }
+        if Int32(type) == XCB_DESTROY_NOTIFY {
+            return .destroyNotify(window: XWindow(rawValue: raw.assumingMemoryBound(to: xcb_destroy_notify_event_t.self).pointee.window))
         }
         if let base = screenSaverEventBase, type == base &+ UInt8(XCB_SCREENSAVER_NOTIFY) {
             let notify = raw.assumingMemoryBound(to: xcb_screensaver_notify_event_t.self).pointee

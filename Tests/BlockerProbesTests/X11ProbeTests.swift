@@ -7,8 +7,8 @@ import TestSupport
 
 /// Against a real Xvfb + openbox (a missing Xvfb fails these, never skips them).
 @Suite(.serialized) struct X11ProbeTests {
-    func openProbe(_ server: X11Server) throws -> X11Probe {
-        switch X11Probe.open(environment: server.environment) {
+    func openProbe(_ server: X11Server, followsIdle: Bool = false) throws -> X11Probe {
+        switch X11Probe.open(environment: server.environment, followsIdle: followsIdle) {
         case let .success(probe): return probe
         case let .failure(why): throw TestFailure("X11Probe.open failed: \(why)")
         }
@@ -75,6 +75,35 @@ import TestSupport
         #expect(try probe.sample().get().window?.title == "after — ünïcode")
     }
 
+    @Test func aSampleWithNothingChangedSendsNoRequest() throws {
+        let server = try X11Server()
+        let alpha = try server.xterm(class: "AlphaTerm", title: "before")
+        let probe = try openProbe(server)
+        try server.activate(alpha.window)
+        #expect(try probe.sample().get().window?.title == "before")
+        try settle(probe)
+        _ = try probe.sample().get()
+        let sent = probe.requestsSent
+        for _ in 0..<5 { #expect(try probe.sample().get().window?.title == "before") }
+        #expect(probe.requestsSent == sent, "\(probe.requestsSent - sent) requests for 5 samples with nothing changed")
+        #expect(try probe.sample().get().idle == nil)     // idle-after unset: not asked
+
+        try server.run(["xdotool", "set_window", "--name", "after", String(alpha.window)])
+        #expect(isReadable(try #require(probe.eventDescriptor), timeoutMs: 2000))
+        probe.drainEvents()
+        #expect(try probe.sample().get().window?.title == "after")
+        #expect(probe.requestsSent > sent)
+
+        // Following idle costs one request a sample, and nothing else.
+        let idleProbe = try openProbe(server, followsIdle: true)
+        _ = try idleProbe.sample().get()
+        try settle(idleProbe)
+        _ = try idleProbe.sample().get()
+        let before = idleProbe.requestsSent
+        #expect(try idleProbe.sample().get().idle != nil)
+        #expect(idleProbe.requestsSent == before + 1)
+    }
+
     @Test func xmessageGetsItsPidFromXResource() throws {
         let server = try X11Server()
         let xmessage = try server.spawn(["xmessage", "no _NET_WM_PID here"])
@@ -138,7 +167,7 @@ import TestSupport
     @Test func anActiveScreenSaverIsLockedAndIdleIsKnown() throws {
         let server = try X11Server()
         let alpha = try server.xterm(class: "AlphaTerm", title: "t")
-        let probe = try openProbe(server)
+        let probe = try openProbe(server, followsIdle: true)
         try server.activate(alpha.window)
         let before = try probe.sample().get()
         #expect(!before.locked)
@@ -176,6 +205,12 @@ import TestSupport
         let probe = try openProbe(server)
         try server.activate(alpha.window)
         _ = try probe.sample().get()
+        // With nothing changed a sample asks nothing (and cannot hang); after
+        // a change it must ask, and the server is stopped before it answers.
+        try settle(probe)
+        try server.run(["xdotool", "set_window", "--name", "changed", String(alpha.window)])
+        #expect(isReadable(try #require(probe.eventDescriptor), timeoutMs: 2000))
+        probe.drainEvents()
 
         server.pauseServer(true)
         defer { server.pauseServer(false) }
