@@ -87,6 +87,10 @@ public struct Meter: Sendable {
         accountant = accountant.withCap(config.daemon.sampleGapCap)
     }
 
+    /// Whether the time until the next sample counts for something (spending or
+    /// a group's use): only then must an event-driven daemon sample on a timer.
+    public var isCharging: Bool { accountant.openCharge != nil }
+
     public func decide(window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {
         Policy.decide(config: config, zone: zone, matcher: matcher, window: window, ledger: ledger, now: now)
     }

@@ -121,10 +121,10 @@ public final class DaemonLoop {
         return result
     }
 
-    /// One tick, then the next one armed a poll interval from now.
+    /// One tick, then the next one armed a poll interval from now when it is
+    /// needed (see `needsPolling`); otherwise only for the watchdog.
     public func tick() {
         daemon.tick()
-        pollTimer.arm(afterMicroseconds: UInt64(daemon.config.daemon.pollInterval) * 1000)
         if let wakeAt = daemon.lastTick?.wakeAt {
             // Sample again the moment the balance runs out or a rule starts or
             // ends (a schedule, a daily limit, a timed block), not up to a poll later.
@@ -144,6 +144,25 @@ public final class DaemonLoop {
         if status != lastStatus { state.append("STATUS=\(status)") }
         lastStatus = status
         if !state.isEmpty { ServiceManager.notify(state.joined(separator: "\n")) }
+        if needsPolling {
+            pollTimer.arm(afterMicroseconds: UInt64(daemon.config.daemon.pollInterval) * 1000)
+        } else if let watchdogUs, let lastPingUs {
+            // Half a WatchdogSec after the last ping, so pings stay at most
+            // half the watchdog apart however the ticks fell.
+            pollTimer.arm(atMicroseconds: lastPingUs + watchdogUs / 2)
+        } else {
+            pollTimer.disarm()
+        }
+    }
+
+    /// Whether the next sample must come from the poll timer. An event-driven
+    /// probe wakes us on every change, and lock changes come as signals, so
+    /// with nothing being charged (no window in a group, locked, shielded)
+    /// the loop sleeps until an event, a call, a rule's instant or the
+    /// watchdog. Idle time and a failing probe have no events: they poll.
+    private var needsPolling: Bool {
+        daemon.probe.eventDescriptor == nil || daemon.meter.isCharging || daemon.probeError != nil
+            || daemon.config.daemon.idleAfter != nil
     }
 
     /// Event-driven probes: a focus change is handled at once, not on the next tick.

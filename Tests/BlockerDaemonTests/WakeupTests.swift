@@ -1,0 +1,92 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// How often the real blockerd wakes, from its main thread's voluntary
+/// context switches (/proc/PID/status): each sleep in the event loop is one.
+@Suite struct WakeupTests {
+    static func voluntarySwitches(_ pid: pid_t) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") }),
+              let count = Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") else {
+            throw TestFailure("no voluntary_ctxt_switches in /proc/\(pid)/status")
+        }
+        return count
+    }
+
+    /// blockerd with a streaming command probe (event-driven) that prints
+    /// `app` once and then stays quiet, polling every 200 ms.
+    func run(front app: String, idleAfter: Bool = false, environment extra: [String: String] = [:],
+             measure: (pid_t) throws -> Void) throws {
+        let box = try Sandbox(config: "")
+        let front = try box.directory.write("front.json", frontJSON(app) + "\n")
+        _ = try box.directory.write("blocker.toml", """
+            [daemon]
+            probe = "command"
+            poll-interval = "200ms"
+            probe-command = ["/bin/sh", "-c", "cat \(front); exec sleep 1000"]
+            probe-command-mode = "stream"
+            \(idleAfter ? "idle-after = \"10m\"" : "")
+
+            [earn]
+            pushups = 0.5
+
+            \(socialAndToolsGroups)
+            """)
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: KillTests.binary)
+        daemon.arguments = ["--config", box.configPath, "--state-dir", box.stateDirectory]
+        daemon.environment = ["TZ": "UTC", "HOME": box.root, "PATH": "/usr/bin:/bin"].merging(extra) { $1 }
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer {
+            daemon.terminate()
+            daemon.waitUntilExit()
+        }
+        Thread.sleep(forTimeInterval: 1)                  // started, sampled the first line
+        try measure(daemon.processIdentifier)
+    }
+
+    @Test func withNothingChargedAnEventDrivenDaemonSleeps() throws {
+        try run(front: "firefox") { pid in                // in no group: nothing is charged
+            let before = try Self.voluntarySwitches(pid)
+            Thread.sleep(forTimeInterval: 3)
+            let woke = try Self.voluntarySwitches(pid) - before
+            // A 200 ms poll would be 15 wake-ups.
+            #expect(woke <= 2, "\(woke) wake-ups in 3 s with nothing charged")
+        }
+    }
+
+    @Test func whileSomethingIsChargedOrIdleIsFollowedItPolls() throws {
+        try run(front: "notes") { pid in                  // a group's use is counted: the poll stays
+            let before = try Self.voluntarySwitches(pid)
+            Thread.sleep(forTimeInterval: 3)
+            #expect(try Self.voluntarySwitches(pid) - before >= 10)
+        }
+        try run(front: "firefox", idleAfter: true) { pid in   // idle has no event: the poll stays
+            let before = try Self.voluntarySwitches(pid)
+            Thread.sleep(forTimeInterval: 3)
+            #expect(try Self.voluntarySwitches(pid) - before >= 10)
+        }
+    }
+
+    @Test func asleepItStillPingsTheWatchdogInTime() throws {
+        let directory = try TemporaryDirectory()
+        let socket = try WatchdogTests.NotifySocket(path: directory.file("notify"))
+        var pings: [Date] = []
+        try run(front: "firefox", environment: ["NOTIFY_SOCKET": directory.file("notify"), "WATCHDOG_USEC": "2000000"]) { _ in
+            let until = Date().addingTimeInterval(4)
+            while Date() < until {
+                for message in socket.messages() where message.split(separator: "\n").contains("WATCHDOG=1") {
+                    pings.append(Date())
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        // WatchdogSec=2s: a ping every second, asleep or not.
+        #expect(pings.count >= 3, "\(pings.count) pings in 4 s")
+        let gaps = zip(pings.dropFirst(), pings).map { $0.timeIntervalSince($1) }
+        #expect(gaps.allSatisfy { $0 < 1.5 }, "gaps between pings: \(gaps)")
+    }
+}
