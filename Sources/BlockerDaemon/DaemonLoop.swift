@@ -2,6 +2,7 @@ import BlockerBus
 import BlockerConfig
 import BlockerCore
 import BlockerProbes
+import BlockerSystem
 import BlockerSystemd
 import Glibc
 
@@ -99,6 +100,8 @@ public final class DaemonLoop {
     public func run() -> Int32 {
         tick()
         ServiceManager.notify("READY=1\nSTATUS=\(daemon.statusLine)")
+        // Started: the code that only starting needed need not stay resident.
+        ResidentPages.releaseReadOnlyFileMappings()
         let code: Int32
         do { code = try loop.run() } catch {
             // EX_OSERR, with the reason: a non-zero exit never goes unexplained.
