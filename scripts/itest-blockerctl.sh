@@ -98,7 +98,10 @@ assert today["earned_ms"] == 120000, today
 assert 1000 <= today["used_ms"] <= 5000, today
 assert 1000 <= today["groups"]["social"] <= 5000, today
 PY
-ctl history --days 3 | grep -q "█\|▏\|▎\|▍\|▌\|▋\|▊\|▉" || fail "history draws no bars: $(ctl history --days 3)"
+# Captured first: `grep -q` stops at the first match, and under pipefail the
+# writer's SIGPIPE would fail the pipeline.
+drawn=$(ctl history --days 3) || fail "history --days 3"
+grep -q "█\|▏\|▎\|▍\|▌\|▋\|▊\|▉" <<<"$drawn" || fail "history draws no bars: $drawn"
 ok "history: earned and used per day and group, with bars"
 
 # Reload: a bad config is refused with file:line:column and the old one stays.

@@ -129,7 +129,8 @@ final class X11Server {
         let ready = "_BLOCKER_TEST_WM_READY"
         windowManager = try ChildProcess(["openbox", "--startup", "xprop -root -f \(ready) 8s -set \(ready) yes"],
                                          environment: environment)
-        try waitFor("openbox on \(display)") {
+        // Generous: on a machine busy with other builds openbox took over 10 s.
+        try waitFor("openbox on \(display)", timeout: 30) {
             let check = try? run(["xprop", "-root", ready])
             return check?.contains("\"yes\"") == true
         }
