@@ -5,9 +5,10 @@ import Glibc
 
 /// `probe = "sway"`: the focused container, over sway's IPC socket (i3 IPC).
 ///
-/// Two connections: one answers GET_TREE for each sample; the other is
-/// subscribed to `window` events, and its descriptor wakes the daemon on a
-/// focus change. When our overlay holds the focus, the app beneath it is
+/// Two connections: one answers GET_TREE; the other is subscribed to
+/// `window` and `workspace` events, and its descriptor wakes the daemon on a
+/// focus change. The tree's answer is kept until an event arrives: a sample
+/// with nothing changed sends no request. When our overlay holds the focus, the app beneath it is
 /// reported (the overlay is not the foreground). When sway goes
 /// away, samples fail with the reason and the probe reconnects with backoff,
 /// also to the socket a restarted sway created under a new name.
@@ -32,6 +33,10 @@ public final class SwayProbe: ForegroundProbe {
     private(set) var connectionAttempts = 0
     /// Event messages read by `drainEvents`.
     private(set) var eventsReceived = 0
+    /// GET_TREE requests sent (tests: an unchanged window costs none).
+    private(set) var treeRequests = 0
+    /// The last tree's answer, until an event (or a lost connection) says it may have changed.
+    private var cached: Reading?
 
     init(socketPath: String, timeoutMs: Int32) {
         self.configuredSocketPath = socketPath
@@ -54,8 +59,11 @@ public final class SwayProbe: ForegroundProbe {
     public func sample() -> Result<Reading, ProbeFailure> {
         let wasConnected = connection != nil
         if let failure = connectIfDue() { return .failure(failure) }
+        drainEvents()
+        if let cached, connection != nil { return .success(cached) }
         switch fetchReading() {
         case let .success(reading):
+            cached = reading
             return .success(reading)
         case let .failure(error):
             disconnect(because: "\(error)")
@@ -89,6 +97,7 @@ public final class SwayProbe: ForegroundProbe {
                     return
                 }
                 // The payload is not needed: the next sample asks for the tree.
+                if !messages.isEmpty { cached = nil }
                 eventsReceived += messages.count
                 return
             case .closed:
@@ -118,7 +127,8 @@ public final class SwayProbe: ForegroundProbe {
                 let events: SwayIPCConnection
                 do {
                     events = try SwayIPCConnection.connect(path: path, timeoutMs: timeoutMs)
-                    try events.subscribe(to: ["window"])
+                    // workspace: switching to an empty one changes the answer with no window event.
+                    try events.subscribe(to: ["window", "workspace"])
                 } catch {
                     commands.close()
                     throw error
@@ -139,6 +149,7 @@ public final class SwayProbe: ForegroundProbe {
     }
 
     private func disconnect(because reason: String) {
+        cached = nil
         guard let connection else { return }
         connection.commands.close()
         connection.events.close()
@@ -148,6 +159,7 @@ public final class SwayProbe: ForegroundProbe {
 
     private func fetchReading() -> Result<Reading, SwayIPCError> {
         guard let commands = connection?.commands else { return .failure(.socket(.closedByPeer)) }
+        treeRequests += 1
         let payload: [UInt8]
         do { payload = try commands.request(.getTree) } catch { return .failure(error) }
         // Trees nest two levels (a node, its `nodes`) per container.

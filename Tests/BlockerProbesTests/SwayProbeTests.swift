@@ -44,11 +44,33 @@ import BlockerCore
             #expect(commandLine(of: view.pid).contains("--app-id=\(view.appID!)"))
         }
 
-        // An empty workspace: nothing in front.
+        // An empty workspace: nothing in front (a workspace event, no window event).
         try sway.swaymsg(["workspace", "2"])
+        #expect(swayTestReadable(probe.eventDescriptor, timeoutMs: 2000))
         #expect(try probe.sample().get() == Reading(window: nil))
         try sway.swaymsg(["workspace", "1"])
+        #expect(swayTestReadable(probe.eventDescriptor, timeoutMs: 2000))
         #expect(try probe.sample().get().window?.appID == "alpha")
+    }
+
+    @Test func aSampleWithNothingChangedSendsNoRequest() throws {
+        let sway = try SwayHeadless()
+        defer { sway.close() }
+        let alpha = try sway.openFoot(appID: "alpha", title: "Alpha notes")
+        _ = try sway.openFoot(appID: "beta", title: "Beta chat")
+        let probe = try openProbe(sway)
+        #expect(try probe.sample().get().window?.appID == "beta")
+        usleep(100_000)                                  // the events of opening beta, then quiet
+        _ = try probe.sample().get()
+        let asked = probe.treeRequests
+        for _ in 0..<5 { #expect(try probe.sample().get().window?.appID == "beta") }
+        #expect(probe.treeRequests == asked, "nothing changed: no GET_TREE")
+
+        try sway.swaymsg(["[app_id=alpha] focus"])
+        #expect(swayTestReadable(probe.eventDescriptor, timeoutMs: 2000))
+        let window = try #require(try probe.sample().get().window)
+        #expect(window.appID == "alpha" && window.pid == alpha.pid)
+        #expect(probe.treeRequests == asked + 1, "a focus change: one GET_TREE")
     }
 
     @Test func xwaylandWindowReportsItsClass() throws {
@@ -188,8 +210,15 @@ import BlockerCore
         let sway = try SwayHeadless()
         defer { sway.close() }
         _ = try sway.openFoot(appID: "alpha", title: "Alpha notes")
+        _ = try sway.openFoot(appID: "beta", title: "Beta chat")
         let probe = try openProbe(sway, timeoutMs: 300)
-        #expect(try probe.sample().get().window?.appID == "alpha")
+        #expect(try probe.sample().get().window?.appID == "beta")
+        // With nothing changed a sample asks nothing (and cannot hang); after
+        // a change it must ask, and sway is stopped before it answers.
+        try sway.swaymsg(["[app_id=alpha] focus"])
+        #expect(swayTestReadable(probe.eventDescriptor, timeoutMs: 2000))
+        usleep(50_000)
+        probe.drainEvents()
 
         sway.signal(SIGSTOP)
         let started = Date()
