@@ -12,8 +12,10 @@ import Glibc
 /// closed at once: Hyprland serves it synchronously and freezes while a
 /// client holds it open. `.socket2.sock` streams `EVENT>>DATA` lines
 /// (`activewindow>>class,title`, `activewindowv2>>address`, …); the probe stays
-/// connected, and its descriptor wakes the daemon. When our overlay is
-/// active, the last real window stays the foreground (`OverlayFilter`).
+/// connected, and its descriptor wakes the daemon. An answer is kept until an
+/// event line arrives: while the event socket is up, a sample with nothing
+/// changed sends no request. When our overlay is active, the last real
+/// window stays the foreground (`OverlayFilter`).
 public final class HyprlandProbe: ForegroundProbe {
     private let executables = ExecutableNameCache()
     public let name = "hyprland"
@@ -35,6 +37,8 @@ public final class HyprlandProbe: ForegroundProbe {
     private(set) var recentEvents: [String] = []
     /// Event-socket connections tried so far: tests check that a missing Hyprland costs no spin.
     private(set) var connectionAttempts = 0
+    /// The last answer, while the event socket is up and has said nothing since.
+    private var cached: Reading?
 
     var requestSocketPath: String { socketDirectory + "/.socket.sock" }
     var eventSocketPath: String { socketDirectory + "/.socket2.sock" }
@@ -74,6 +78,15 @@ public final class HyprlandProbe: ForegroundProbe {
         // The event socket is a wake-up only: without it, samples still work
         // (polling), and it is retried with backoff.
         _ = connectIfDue()
+        drainEvents()
+        if let cached, events != nil { return .success(cached) }
+        let reading = fetchReading()
+        // Kept only with the event socket up: without it nothing would say the answer changed.
+        cached = events != nil ? try? reading.get() : nil
+        return reading
+    }
+
+    private func fetchReading() -> Result<Reading, ProbeFailure> {
         let answer: [UInt8]
         do { answer = try request("j/activewindow") } catch {
             return .failure(ProbeFailure("Hyprland at \(requestSocketPath): \(error)"))
@@ -101,6 +114,7 @@ public final class HyprlandProbe: ForegroundProbe {
             switch available {
             case let .bytes(bytes):
                 eventLines.append(bytes)
+                cached = nil
             case .nothing:
                 // The lines only say "look again"; the next sample asks for the window.
                 recentEvents = Array((recentEvents + eventLines.takeLines()).suffix(16))
@@ -145,6 +159,7 @@ public final class HyprlandProbe: ForegroundProbe {
     }
 
     private func disconnect(because reason: String) {
+        cached = nil
         events?.close()
         events = nil
         lastConnectError = reason

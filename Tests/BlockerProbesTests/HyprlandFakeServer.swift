@@ -81,8 +81,12 @@ final class FakeHyprlandServer: Sendable {
         unlink(eventSocketPath)
     }
 
-    /// The JSON `j/activewindow` answers from now on.
-    func setActiveWindow(_ json: String) { state.withLock { $0.activeWindow = json } }
+    /// The JSON `j/activewindow` answers from now on, announced to the event
+    /// clients as Hyprland does (`activewindow>>class,title`), before it returns.
+    func setActiveWindow(_ json: String) {
+        state.withLock { $0.activeWindow = json }
+        send("activewindow>>fake,changed\n")
+    }
     func setHangs(_ hangs: Bool) { state.withLock { $0.hangs = hangs } }
     var requests: [String] { state.withLock { $0.requests } }
     var eventClientCount: Int { state.withLock { $0.eventClients.count } }

@@ -28,8 +28,13 @@ import BlockerCore
 
         var environment: [String: String] { ["HYPRLAND_INSTANCE_SIGNATURE": signature, "XDG_RUNTIME_DIR": runtimeDir] }
 
+        /// The probe, once the fake has accepted its event connection (so
+        /// every later `setActiveWindow` reaches it, as with Hyprland).
         func openProbe(timeoutMs: Int32 = 1000) throws -> HyprlandProbe {
-            try HyprlandProbe.open(environment: environment, timeoutMs: timeoutMs).get()
+            let clients = server.eventClientCount
+            let probe = try HyprlandProbe.open(environment: environment, timeoutMs: timeoutMs).get()
+            try waitUntil("the fake accepts the event connection") { server.eventClientCount > clients }
+            return probe
         }
 
         func close() {
@@ -85,6 +90,21 @@ import BlockerCore
         #expect(window.title == "News — Mozilla Firefox")
         #expect(window.pid == pid && window.exe == "sleep")
         #expect(instance.server.requests == ["j/activewindow"], "one request per sample, on its own connection")
+    }
+
+    @Test func aSampleWithNothingChangedSendsNoRequest() throws {
+        let instance = try Instance()
+        defer { instance.close() }
+        let pid = instance.app.processIdentifier
+        instance.server.setActiveWindow(Self.activeWindowJSON(class: "firefox", title: "News", pid: pid))
+        let probe = try instance.openProbe()
+        for _ in 0..<5 { #expect(try probe.sample().get().window?.app == "firefox") }
+        #expect(instance.server.requests.count == 1, "no event since the first answer: no request")
+
+        instance.server.setActiveWindow(Self.activeWindowJSON(class: "kitty", title: "~", pid: pid))
+        #expect(try probe.sample().get().window?.app == "kitty")
+        #expect(try probe.sample().get().window?.app == "kitty")
+        #expect(instance.server.requests.count == 2, "an event: one request")
     }
 
     @Test func xwaylandWindowsReportTheirClassAsWMClass() throws {
