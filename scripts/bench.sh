@@ -25,9 +25,14 @@ probe_rows() { # NAME TARGET_CPU TARGET_LATENCY
     done
 }
 # A bench script's own "| label | value | target |" rows, re-laid into this table.
+# Cells are trimmed but a label's leading spaces (a sub-row) are kept; the target may be empty.
 table_rows() {
-    sed 's/^| \(.*[^ ]\) *| *\([^|]*[^ ]\) *| \(.*[^ ]\) *|$/\1\t\2\t\3/' |
-        while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done
+    awk -F'|' 'NF >= 5 {
+        label = $2; sub(/^ /, "", label); sub(/ +$/, "", label)
+        value = $3; gsub(/^ +| +$/, "", value)
+        target = $4; gsub(/^ +| +$/, "", target)
+        printf "%s\t%s\t%s\n", label, value, target
+    }' | while IFS=$'\t' read -r a b c; do row "$a" "$b" "$c"; done
 }
 row "measurement" "result" "target"
 printf '|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..52})" "$(printf -- '-%.0s' {1..20})" "$(printf -- '-%.0s' {1..28})"
