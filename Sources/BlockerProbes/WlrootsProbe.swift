@@ -101,6 +101,9 @@ public final class WlrootsProbe: ForegroundProbe {
         }
     }
 
+    /// The app ids of the toplevels it knows (tests wait for a client's window with it).
+    var toplevelAppIDs: [String] { toplevels.current.values.map(\.appID).sorted() }
+
     /// Asks the compositor to focus the toplevel with `appID` (tests and the
     /// bench switch focus this way, the same on every compositor). False when
     /// none has it or the request could not be sent.
