@@ -41,7 +41,7 @@ public final class WlrootsProbe: ForegroundProbe {
     private var reconnect = ReconnectBackoff(initialMs: 100, capMs: 2_000)
     private var disconnectedBecause = ""
     /// Events read so far over every connection (tests, bench).
-    private(set) var eventsReceived = 0
+    public private(set) var eventsReceived = 0
     /// Connections tried after the first (tests: a missing compositor costs no spin).
     private(set) var reconnectAttempts = 0
 
@@ -102,12 +102,12 @@ public final class WlrootsProbe: ForegroundProbe {
     }
 
     /// The app ids of the toplevels it knows (tests wait for a client's window with it).
-    var toplevelAppIDs: [String] { toplevels.current.values.map(\.appID).sorted() }
+    public var toplevelAppIDs: [String] { toplevels.current.values.map(\.appID).sorted() }
 
     /// Asks the compositor to focus the toplevel with `appID` (tests and the
     /// bench switch focus this way, the same on every compositor). False when
     /// none has it or the request could not be sent.
-    func requestActivation(appID: String) -> Bool {
+    public func requestActivation(appID: String) -> Bool {
         guard let c = connection, let id = toplevels.firstID(appID: appID), c.activate(id) else { return false }
         do { try c.flush() } catch { return false }
         return true
