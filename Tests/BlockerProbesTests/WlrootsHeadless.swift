@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 
 /// A real headless wlroots compositor — sway 1.7 or phoc 0.24 — for the
-/// wlroots probe's tests (docs/ARCHITECTURE.md, "How the tests run real servers").
+/// wlroots probe's tests, or KWin 5.27 (virtual), a compositor without the protocol (docs/ARCHITECTURE.md, "How the tests run real servers").
 ///
 /// Both refuse root or want a session of their own, so each runs as the
 /// unprivileged user `blocker-sway` with a fresh private XDG_RUNTIME_DIR
@@ -12,9 +12,11 @@ import TestSupport
 /// carries a marker in its environment, so `close()` stops exactly those
 /// processes (the compositor by its PID first) and nothing else.
 final class WlrootsHeadless {
-    enum Compositor: String, CustomStringConvertible, CaseIterable {
-        case sway, phoc
+    enum Compositor: String, CustomStringConvertible {
+        case sway, phoc, kwin
         var description: String { rawValue }
+        /// The ones offering zwlr_foreign_toplevel_manager_v1.
+        static let wlroots: [Compositor] = [.sway, .phoc]
     }
 
     let compositor: Compositor
@@ -76,10 +78,15 @@ final class WlrootsHeadless {
         let command: [String] = switch compositor {
         case .sway: ["/usr/bin/sway", "-c", runtimeDir + "/config"]
         case .phoc: ["/usr/bin/phoc", "-C", runtimeDir + "/phoc.ini"]
+        case .kwin:
+            // /usr/bin/kwin_wayland has a file capability this sandbox's bounding
+            // set lacks; a plain copy drops it (and must keep its name).
+            [try kwinCopy(), "--virtual", "--width", "640", "--height", "480", "--no-lockscreen",
+             "--no-global-shortcuts", "--no-kactivities", "--socket", "wayland-kwin"]
         }
         let environment = userEnvironment + [
             "WLR_BACKENDS=headless", "WLR_LIBINPUT_NO_DEVICES=1", "WLR_RENDERER=pixman", "WLR_HEADLESS_OUTPUTS=1",
-        ]
+        ] + (compositor == .kwin ? ["QT_QPA_PLATFORM=offscreen"] : [])
         let log = open(runtimeDir + "/compositor.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         defer { Glibc.close(log) }
         process = try ChildProcess(asUser(command), environmentEntries: environment, stdout: log, stderr: log)
@@ -108,6 +115,14 @@ final class WlrootsHeadless {
 
     private func offersSeat(_ socket: String) -> Bool {
         (try? globals(socket: socket))?.contains("'wl_seat'") == true
+    }
+
+    private func kwinCopy() throws -> String {
+        let copy = runtimeDir + "/kwin/kwin_wayland"
+        if access(copy, X_OK) == 0 { return copy }
+        mkdir(runtimeDir + "/kwin", 0o755)
+        try FileManager.default.copyItem(atPath: "/usr/bin/kwin_wayland", toPath: copy)
+        return copy
     }
 
     /// `setpriv` to the test user, started in the runtime dir (the checkout may be unreadable for that user).

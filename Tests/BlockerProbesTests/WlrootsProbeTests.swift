@@ -40,7 +40,7 @@ import TestSupport
         throw TestFailure("\(what): the probe still reads \(last)")
     }
 
-    @Test(arguments: WlrootsHeadless.Compositor.allCases)
+    @Test(arguments: WlrootsHeadless.Compositor.wlroots)
     func focusSwitchesTitlesAndClosedWindowsAreReported(_ kind: WlrootsHeadless.Compositor) throws {
         let compositor = try WlrootsHeadless(kind)
         defer { compositor.close() }
@@ -90,7 +90,7 @@ import TestSupport
         _ = compositor   // the compositor is gone: its toplevels with it
     }
 
-    @Test(arguments: WlrootsHeadless.Compositor.allCases)
+    @Test(arguments: WlrootsHeadless.Compositor.wlroots)
     func lastWindowClosingLeavesNothingInFront(_ kind: WlrootsHeadless.Compositor) throws {
         let compositor = try WlrootsHeadless(kind)
         defer { compositor.close() }
@@ -105,7 +105,7 @@ import TestSupport
         #expect(probe.toplevelAppIDs.isEmpty)
     }
 
-    @Test(arguments: WlrootsHeadless.Compositor.allCases)
+    @Test(arguments: WlrootsHeadless.Compositor.wlroots)
     func theOverlayInFrontKeepsTheAppBeneath(_ kind: WlrootsHeadless.Compositor) throws {
         let compositor = try WlrootsHeadless(kind)
         defer { compositor.close() }
@@ -123,7 +123,7 @@ import TestSupport
         #expect(try probe.sample().get().window?.appID == "alpha")
     }
 
-    @Test(arguments: WlrootsHeadless.Compositor.allCases)
+    @Test(arguments: WlrootsHeadless.Compositor.wlroots)
     func aRestartedCompositorIsFoundAgain(_ kind: WlrootsHeadless.Compositor) throws {
         let compositor = try WlrootsHeadless(kind)
         defer { compositor.close() }
@@ -159,6 +159,14 @@ import TestSupport
         #expect(probe.eventDescriptor != nil)
         #expect(probe.requestActivation(appID: "beta"))
         try waitForReading(probe, "beta activated after the restart") { $0.window?.appID == "beta" }
+    }
+
+    @Test func aCompositorWithoutTheProtocolIsNamedWithTheFix() throws {
+        let kwin = try WlrootsHeadless(.kwin)
+        defer { kwin.close() }
+        #expect(!(try kwin.globals()).contains("zwlr_foreign_toplevel_manager_v1"))
+        #expect(WlrootsProbe.open(environment: kwin.probeEnvironment).failure?.reason
+            == "the compositor at wayland-kwin does not offer zwlr_foreign_toplevel_manager_v1 (GNOME and KDE don't: use probe = gnome/kde)")
     }
 
     @Test func openSaysWhatToFix() throws {
