@@ -160,16 +160,16 @@ final class WaylandConnection {
     func readEvents() throws(WaylandFailure) -> [WaylandEvent] {
         // Events already queued must be dispatched before libwayland lets us read.
         while wl_display_prepare_read(display) != 0 {
-            if wl_display_dispatch_pending(display) < 0 { try checkError() }
+            if wl_display_dispatch_pending(display) < 0 { try failed() }
         }
         try flush()
         var pfd = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
         if poll(&pfd, 1, 0) > 0 {
-            if wl_display_read_events(display) < 0 { try checkError() }   // EOF is EPIPE here
+            if wl_display_read_events(display) < 0 { try failed() }   // EOF is EPIPE here
         } else {
             wl_display_cancel_read(display)
         }
-        if wl_display_dispatch_pending(display) < 0 { try checkError() }
+        if wl_display_dispatch_pending(display) < 0 { try failed() }
         try checkError()
         return takeEvents()
     }
@@ -203,6 +203,13 @@ final class WaylandConnection {
             }
         }
         return events
+    }
+
+    /// After a call returned -1: the display's error, or errno when it has none.
+    private func failed() throws(WaylandFailure) -> Never {
+        let code = Errno.current
+        try checkError()
+        throw .connectionLost(code)
     }
 
     private func checkError() throws(WaylandFailure) {
