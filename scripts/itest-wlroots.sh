@@ -7,7 +7,8 @@
 #      blocker-meter) in front is the status's foreground, with pid null;
 #   2. with it in front the balance goes down by about the time that passed;
 #   3. with another foot in front nothing is charged;
-#   4. `blockerctl probe --json` says pid null and why (pid_unavailable).
+#   4. `blockerctl probe --json` says pid null and why (pid_unavailable);
+#   5. `blockerctl probe --watch` prints a focus change as it happens.
 # Exit 0 pass, 1 fail; a missing tool or server is a failure.
 set -euo pipefail
 # shellcheck source=lib/overlay-env.sh
@@ -63,4 +64,15 @@ json=$(oe_ctl probe --json --config "$oe_dir/blocker.toml")
 [ "$(python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["probe"], j["app"], j["pid"], j["pid_unavailable"])' "$json")" \
     = "wlroots elsewhere None wlr-foreign-toplevel-management gives no pid" ] || oe_fail "blockerctl probe --json said $json"
 oe_note "4. blockerctl probe --json: $json"
+
+# 5. blockerctl probe --watch follows a focus change as it happens.
+oe_ctl probe --watch --json --config "$oe_dir/blocker.toml" >"$oe_dir/watch.log" 2>&1 &
+watcher=$!
+oe_track "$watcher"
+oe_wait 3 grep -qs '"app":"elsewhere"' "$oe_dir/watch.log" || oe_fail "probe --watch printed nothing: $(cat "$oe_dir/watch.log")"
+focus blocker-meter
+oe_wait 2 grep -qs '"app":"blocker-meter"' "$oe_dir/watch.log" \
+    || oe_fail "probe --watch did not follow the focus change: $(cat "$oe_dir/watch.log")"
+oe_stop "$watcher"
+oe_note "5. blockerctl probe --watch printed the focus change"
 echo "wlroots: ok"

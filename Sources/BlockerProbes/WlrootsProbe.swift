@@ -18,6 +18,9 @@ import Glibc
 /// - The overlay is not the foreground (`OverlayFilter`).
 /// - When the compositor goes away, samples fail with the reason, the
 ///   descriptor goes nil, and samples reconnect with a capped backoff.
+///   Connecting waits at most `timeoutMs` for each of its two round trips, so
+///   a frozen compositor fails that sample instead of hanging the daemon;
+///   once connected nothing is asked, so a frozen one leaves the last state.
 public final class WlrootsProbe: ForegroundProbe {
     public let name = "wlroots"
     /// WAYLAND_DISPLAY as the session gave it (`wayland-1`, or a path).
@@ -117,10 +120,10 @@ public final class WlrootsProbe: ForegroundProbe {
 
     /// Connects, binds the manager and reads the toplevels; the problem, or nil.
     private func connect() -> String? {
-        let where_ = "the compositor at \(display)"
+        let compositor = "the compositor at \(display)"
         let socket: UnixSocket
         do { socket = try UnixSocket.connect(to: socketPath) } catch {
-            return fail("cannot connect to \(where_) (\(socketPath)): \(error)")
+            return fail("cannot connect to \(compositor) (\(socketPath)): \(error)")
         }
         do {
             let c = try WaylandConnection.adopt(socket)
@@ -132,7 +135,7 @@ public final class WlrootsProbe: ForegroundProbe {
                 if interface == "wl_seat" && seat == nil { seat = name }
             }
             guard let manager else {
-                return fail("\(where_) does not offer \(Self.managerInterface) (GNOME and KDE don't: use probe = gnome/kde)")
+                return fail("\(compositor) does not offer \(Self.managerInterface) (GNOME and KDE don't: use probe = gnome/kde)")
             }
             try c.bindToplevelManager(name: manager.name, version: manager.version)
             if let seat { try c.bindSeat(name: seat) }
@@ -148,7 +151,7 @@ public final class WlrootsProbe: ForegroundProbe {
             reconnect.succeeded()
             return nil
         } catch {
-            return fail("cannot use \(where_): \(error)")
+            return fail("cannot use \(compositor): \(error)")
         }
     }
 
