@@ -23,6 +23,10 @@ let package = Package(
                        providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk-layer-shell-0",
                        providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
+        // Wayland clients (wlr-foreign-toplevel-management): listeners and
+        // interfaces are C globals, set up here; wayland-scanner's output is committed.
+        .target(name: "CWayland", exclude: ["protocols"],
+                linkerSettings: [.linkedLibrary("wayland-client")]),
         // Linux calls Glibc does not import (prctl is variadic).
         .target(name: "CLinux"),
         // SD_BUS_VTABLE_* are macros: this builds vtables from plain structs.
@@ -53,7 +57,7 @@ let package = Package(
         // The only Swift that calls sd_bus_*/sd_event_*; no raw pointer leaves it.
         .target(name: "BlockerSystemd", dependencies: ["CSystemd", "CBusShim"]),
         // Which window is in front: one file per backend.
-        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "BlockerSystemd", "CXCB"]),
+        .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "BlockerSystemd", "CXCB", "CWayland"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
         .target(name: "BlockerBus", dependencies: ["BlockerCore", "BlockerSystem", "BlockerSystemd"]),
         // The loop: timers, signals, the probe's fd, wiring. A library so tests can run it in-process.

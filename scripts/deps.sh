@@ -3,8 +3,8 @@
 #   scripts/deps.sh build   — to build and install
 #   scripts/deps.sh check   — to build and run every test (real servers included)
 set -euo pipefail
-build=(pkg-config libsqlite3-dev libtomlplusplus-dev libre2-dev libsystemd-dev tzdata libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libgtk-3-dev libgtk-layer-shell-dev)
-check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm gtk-layer-shell-examples xvfb dunst python3 openbox xdotool x11-utils x11-xserver-utils imagemagick grim wtype python3-dbusmock fonts-dejavu-core)
+build=(pkg-config libsqlite3-dev libtomlplusplus-dev libre2-dev libsystemd-dev tzdata libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libgtk-3-dev libgtk-layer-shell-dev libwayland-dev)
+check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm gtk-layer-shell-examples xvfb dunst python3 openbox xdotool x11-utils x11-xserver-utils imagemagick grim wtype python3-dbusmock fonts-dejavu-core phoc wayland-utils kwin-wayland)
 want=("${build[@]}")
 [ "${1:-build}" = check ] && want+=("${check[@]}")
 missing=()

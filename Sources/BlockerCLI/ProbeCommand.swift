@@ -12,7 +12,8 @@ struct ProbeCommand: BlockerCommand {
         ["probe"],
         abstract: "Show which window the probe sees in front (runs the probe here, no daemon needed)",
         options: [
-            .flag("--json", help: "print {app, title, pid, groups, probe} (app etc. null when nothing is in front)"),
+            .flag("--json", help: "print {app, title, pid, groups, probe} (app etc. null when nothing is in front; "
+                  + "pid_unavailable says why pid is always null, for probes that never know it)"),
             .flag("--watch", help: "print one line per change until Ctrl-C"),
             .value("--config", "FILE", help: "read [daemon] and the groups from FILE (default: the XDG config)"),
         ],
@@ -43,31 +44,32 @@ struct ProbeCommand: BlockerCommand {
         }
         guard watch else {
             if json {
-                context.out.line(first.json(probe: probe.name).rendered)
+                context.out.line(first.json(probe: probe.name, pidUnavailable: probe.pidUnavailable).rendered)
             } else {
-                for line in first.humanRows(probe: probe.name, passedOver: selection.passedOver) { context.out.line(line) }
+                for line in first.humanRows(probe: probe.name, passedOver: selection.passedOver,
+                                            pidUnavailable: probe.pidUnavailable) { context.out.line(line) }
             }
             return
         }
         SystemCalls.exitQuietlyOnInterrupt()
         let clock = context.localClock
         var last = first
-        emit(first, probe: probe.name, clock: clock, context: context)
+        emit(first, probe: probe, clock: clock, context: context)
         while true {
             if SystemCalls.waitReadable(probe.eventDescriptor, timeoutMs: config.daemon.pollInterval) {
                 probe.drainEvents()
             }
             let next = ProbeObservation(probe.sample(), matcher: matcher)
             if next != last {
-                emit(next, probe: probe.name, clock: clock, context: context)
+                emit(next, probe: probe, clock: clock, context: context)
                 last = next
             }
         }
     }
 
-    private func emit(_ observation: ProbeObservation, probe: String, clock: LocalClock, context: CommandContext) {
+    private func emit(_ observation: ProbeObservation, probe: ForegroundProbe, clock: LocalClock, context: CommandContext) {
         if json {
-            context.out.line(observation.json(probe: probe).rendered)
+            context.out.line(observation.json(probe: probe.name, pidUnavailable: probe.pidUnavailable).rendered)
         } else {
             context.out.line(clock.timeOfDay(context.invocation.clock()) + "  " + observation.watchLine)
         }
@@ -124,7 +126,8 @@ enum ProbeObservation: Equatable {
 
     /// The `foreground` object plus `"probe"`; the foreground's keys are null
     /// (groups empty) when nothing is in front, so every line has the same keys.
-    func json(probe: String) -> JSONValue {
+    /// A probe that never knows a pid (wlroots) adds `"pid_unavailable"`: why.
+    func json(probe: String, pidUnavailable: String? = nil) -> JSONValue {
         var pairs: [(String, JSONValue)]
         switch self {
         case let .window(front, _):
@@ -134,14 +137,15 @@ enum ProbeObservation: Equatable {
             pairs = [("app", .null), ("title", .null), ("pid", .null), ("groups", .array([]))]
         }
         pairs.append(("probe", .string(probe)))
+        if let pidUnavailable { pairs.append(("pid_unavailable", .string(pidUnavailable))) }
         return .object(pairs)
     }
 
-    func humanRows(probe: String, passedOver: [String]) -> [String] {
+    func humanRows(probe: String, passedOver: [String], pidUnavailable: String? = nil) -> [String] {
         var rows: [(label: String, value: String)] = [("probe", probe)]
         switch self {
         case let .window(front, locked):
-            rows += [("app", front.app), ("title", front.title), ("pid", front.pid.map(String.init) ?? "unknown"),
+            rows += [("app", front.app), ("title", front.title), ("pid", front.pid.map(String.init) ?? pidUnavailable.map { "none (\($0))" } ?? "unknown"),
                      ("groups", front.groups.isEmpty ? "(none: not in any group)" : front.groups.joined(separator: ", ")),
                      ("locked", locked ? "yes" : "no")]
         case let .nothing(locked):

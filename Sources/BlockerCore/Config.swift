@@ -29,7 +29,7 @@ public struct Config: Sendable {
 /// order (a test keeps them in step), after `auto`. They are listed here
 /// because the config is checked without linking the probes.
 public enum ProbeChoice: String, Sendable, CaseIterable {
-    case auto, gnome, kde, hyprland, sway, x11, command
+    case auto, gnome, kde, hyprland, sway, wlroots, x11, command
 }
 
 /// `probe-command-mode`: `once` runs the program at every sample (what it

@@ -23,6 +23,9 @@ public protocol ForegroundProbe: AnyObject {
     /// Ends whatever the probe runs on its own (a streaming program): blockerd
     /// calls it when it stops, since an exiting process runs no deinit.
     func shutdown()
+    /// Why this backend never knows a window's pid (wlroots: the protocol has
+    /// none), for `blockerctl probe`; nil when it gives one where it can.
+    var pidUnavailable: String? { get }
 }
 
 extension ForegroundProbe {
@@ -30,6 +33,7 @@ extension ForegroundProbe {
     public var eventGeneration: Int { 0 }
     public func drainEvents() {}
     public func shutdown() {}
+    public var pidUnavailable: String? { nil }
 }
 
 /// Why a backend cannot run here ("sway: SWAYSOCK is not set"): logged once

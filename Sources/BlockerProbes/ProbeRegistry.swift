@@ -24,6 +24,11 @@ public enum ProbeRegistry {
         ProbeBackend(.sway, detection: .sessionVariable("SWAYSOCK")) { context in
             SwayProbe.open(environment: context.environment).map { $0 }
         },
+        // Any other wlroots compositor (labwc, wayfire, river, phoc…): after
+        // sway's own IPC, which also gives the pid.
+        ProbeBackend(.wlroots, detection: .sessionVariable("WAYLAND_DISPLAY")) { context in
+            WlrootsProbe.open(environment: context.environment).map { $0 }
+        },
         ProbeBackend(.x11, detection: .sessionVariable("DISPLAY", autoPassesOver: AutoPassOver("WAYLAND_DISPLAY") { wayland in
             "a Wayland session (WAYLAND_DISPLAY=\(wayland)): X11 would only see XWayland windows"
         })) { context in

@@ -399,6 +399,7 @@ public final class LockAwareProbe: ForegroundProbe {
     public var eventGeneration: Int { inner.eventGeneration }
     public func drainEvents() { inner.drainEvents() }
     public func shutdown() { inner.shutdown() }
+    public var pidUnavailable: String? { inner.pidUnavailable }
 
     public func sample() -> Result<Reading, ProbeFailure> {
         // A failed sample debits nothing anyway: no need to ask the session.

@@ -4,7 +4,8 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "x11": benchX11(Array(arguments.dropFirst()))
 case "sway": benchSway(Array(arguments.dropFirst()))
+case "wlroots": benchWlroots(Array(arguments.dropFirst()))
 case "status-load": benchStatusLoad(Array(arguments.dropFirst()))
 default:
-    print("usage: blocker-bench x11|sway|status-load [options]")
+    print("usage: blocker-bench x11|sway|wlroots|status-load [options]")
 }

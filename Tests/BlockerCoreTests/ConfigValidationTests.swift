@@ -191,7 +191,7 @@ private func schedules(_ tables: ConfigValue...) -> ConfigValue {
     @Test func unknownProbeListsTheChoices() {
         #expect(refusal(["daemon": ["probe": "wayland"]])
             == "blocker.toml: daemon.probe: \"wayland\" is not a probe "
-            + "(choose one of: auto, gnome, kde, hyprland, sway, x11, command)")
+            + "(choose one of: auto, gnome, kde, hyprland, sway, wlroots, x11, command)")
     }
 
     @Test func commandProbeNeedsProbeCommand() {

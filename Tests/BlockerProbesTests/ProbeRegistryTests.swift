@@ -10,10 +10,10 @@ import Testing
     }
 
     @Test func autoTriesTheDesktopsThenTheCompositorsThenX11AndNeverTheCommand() {
-        #expect(ProbeRegistry.automatic.map(\.name) == ["gnome", "kde", "hyprland", "sway", "x11"])
+        #expect(ProbeRegistry.automatic.map(\.name) == ["gnome", "kde", "hyprland", "sway", "wlroots", "x11"])
         #expect(ProbeRegistry.backend(.command)?.readsDisplay == false)
         #expect(ProbeRegistry.sessionVariables
-            == ["XDG_CURRENT_DESKTOP", "HYPRLAND_INSTANCE_SIGNATURE", "SWAYSOCK", "DISPLAY", "WAYLAND_DISPLAY"])
+            == ["XDG_CURRENT_DESKTOP", "HYPRLAND_INSTANCE_SIGNATURE", "SWAYSOCK", "WAYLAND_DISPLAY", "DISPLAY"])
     }
 
     @Test func theDesktopProbesAreChosenByXDGCurrentDesktop() throws {
@@ -39,6 +39,9 @@ import Testing
         #expect(sway.autoPassesOver(["WAYLAND_DISPLAY": "wayland-1"])?.description == "sway: SWAYSOCK is not set")
         #expect(sway.autoPassesOver(["SWAYSOCK": "/run/user/1000/sway.sock"]) == nil)
         #expect(ProbeRegistry.backend(.command)?.autoPassesOver([:]) != nil)
+        let wlroots = try #require(ProbeRegistry.backend(.wlroots))
+        #expect(wlroots.autoPassesOver(["DISPLAY": ":0"])?.description == "wlroots: WAYLAND_DISPLAY is not set")
+        #expect(wlroots.autoPassesOver(["WAYLAND_DISPLAY": "wayland-1"]) == nil)
     }
 
     @Test func doctorNeedsTheSessionForDisplayBackendsOnly() {

@@ -1,0 +1,244 @@
+import BlockerCore
+import BlockerSystem
+import Glibc
+
+/// `probe = "wlroots"`: the activated toplevel, from the Wayland protocol
+/// `zwlr_foreign_toplevel_manager_v1` (wlr-foreign-toplevel-management v3)
+/// that labwc, wayfire, river, phoc, sway and other wlroots compositors offer.
+///
+/// - The compositor sends every toplevel, then each change (app_id, title,
+///   state) in batches closed by `done`: a batch is applied whole, and a
+///   closed toplevel is dropped. What is in front is the toplevel whose state
+///   holds `activated`; none activated means nothing is in front.
+/// - The protocol gives no pid: windows have none, so `exe` and `pid` stay
+///   nil and only app ids and titles can match (`pidUnavailable` says why).
+/// - The connection's socket is `eventDescriptor`; `drainEvents` reads it
+///   without blocking. A sample with nothing changed reads no reply and
+///   builds nothing: it returns what the last change made.
+/// - The overlay is not the foreground (`OverlayFilter`).
+/// - When the compositor goes away, samples fail with the reason, the
+///   descriptor goes nil, and samples reconnect with a capped backoff.
+///   Connecting waits at most `timeoutMs` for each of its two round trips, so
+///   a frozen compositor fails that sample instead of hanging the daemon;
+///   once connected nothing is asked, so a frozen one leaves the last state.
+public final class WlrootsProbe: ForegroundProbe {
+    public let name = "wlroots"
+    /// WAYLAND_DISPLAY as the session gave it (`wayland-1`, or a path).
+    public let display: String
+    /// The socket it names.
+    public let socketPath: String
+    public private(set) var eventGeneration = 0
+    public var eventDescriptor: Int32? { connection?.fileDescriptor }
+    public var pidUnavailable: String? { Self.noPID }
+    static let noPID = "wlr-foreign-toplevel-management gives no pid"
+
+    static let managerInterface = "zwlr_foreign_toplevel_manager_v1"
+    /// How long connecting may wait for the compositor's answers.
+    let timeoutMs: Int32
+
+    private var connection: WaylandConnection?
+    private var toplevels = ToplevelList()
+    private var overlay = OverlayFilter()
+    /// What the last change made; nil when a change came since.
+    private var cached: Window??
+    private var reconnect = ReconnectBackoff(initialMs: 100, capMs: 2_000)
+    private var disconnectedBecause = ""
+    /// Events read so far over every connection (tests, bench).
+    public private(set) var eventsReceived = 0
+    /// Connections tried after the first (tests: a missing compositor costs no spin).
+    private(set) var reconnectAttempts = 0
+
+    private init(display: String, socketPath: String, timeoutMs: Int32) {
+        self.display = display
+        self.socketPath = socketPath
+        self.timeoutMs = timeoutMs
+    }
+
+    /// The probe for the compositor at `WAYLAND_DISPLAY`, connected, or why there is none.
+    public static func open(environment: [String: String], timeoutMs: Int32 = 1000) -> Result<WlrootsProbe, ProbeUnavailable> {
+        socketAddress(in: environment).flatMap { display, path in
+            let probe = WlrootsProbe(display: display, socketPath: path, timeoutMs: timeoutMs)
+            if let problem = probe.connect() {
+                return .failure(ProbeUnavailable(probe: "wlroots", reason: problem))
+            }
+            return .success(probe)
+        }
+    }
+
+    /// `WAYLAND_DISPLAY` is a socket name in `XDG_RUNTIME_DIR`, or an absolute path (as libwayland reads it).
+    static func socketAddress(in environment: [String: String])
+        -> Result<(display: String, path: String), ProbeUnavailable> {
+        guard let display = environment["WAYLAND_DISPLAY"], !display.isEmpty else {
+            return .failure(ProbeUnavailable(probe: "wlroots", reason: "WAYLAND_DISPLAY is not set"))
+        }
+        if display.hasPrefix("/") { return .success((display, display)) }
+        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else {
+            return .failure(ProbeUnavailable(probe: "wlroots",
+                                             reason: "XDG_RUNTIME_DIR is not set (WAYLAND_DISPLAY=\(display) names a socket in it)"))
+        }
+        return .success((display, runtime + "/" + display))
+    }
+
+    public func sample() -> Result<Reading, ProbeFailure> {
+        if connection == nil {
+            let wait = reconnect.waitMs(now: MonotonicClock.nowMs)
+            guard wait == 0 else { return .failure(ProbeFailure("\(disconnectedBecause); retrying in \(wait) ms")) }
+            reconnectAttempts += 1
+            if let problem = connect() { return .failure(ProbeFailure(problem)) }
+        }
+        // What arrived since the daemon last drained (the descriptor may not have woken it yet).
+        drainEvents()
+        guard connection != nil else { return .failure(ProbeFailure(disconnectedBecause)) }
+        if let cached { return .success(Reading(window: cached)) }
+        let front = overlay.foreground(toplevels.activated.map(Self.window))
+        cached = .some(front)
+        return .success(Reading(window: front))
+    }
+
+    public func drainEvents() {
+        guard let c = connection else { return }
+        do {
+            apply(try c.readEvents())
+        } catch {
+            lose("lost the compositor at \(display): \(error)")
+        }
+    }
+
+    /// The app ids of the toplevels it knows (tests wait for a client's window with it).
+    public var toplevelAppIDs: [String] { toplevels.current.values.map(\.appID).sorted() }
+
+    /// Asks the compositor to focus the toplevel with `appID` (tests and the
+    /// bench switch focus this way, the same on every compositor). False when
+    /// none has it or the request could not be sent.
+    public func requestActivation(appID: String) -> Bool {
+        guard let c = connection, let id = toplevels.firstID(appID: appID), c.activate(id) else { return false }
+        do { try c.flush() } catch { return false }
+        return true
+    }
+
+    // MARK: connection
+
+    /// Connects, binds the manager and reads the toplevels; the problem, or nil.
+    private func connect() -> String? {
+        let compositor = "the compositor at \(display)"
+        let socket: UnixSocket
+        do { socket = try UnixSocket.connect(to: socketPath) } catch {
+            return fail("cannot connect to \(compositor) (\(socketPath)): \(error)")
+        }
+        do {
+            let c = try WaylandConnection.adopt(socket)
+            try c.listenToRegistry()
+            var manager: (name: UInt32, version: UInt32)?
+            var seat: UInt32?
+            for case let .global(name, interface, version) in try c.roundTrip(timeoutMs: timeoutMs) {
+                if interface == Self.managerInterface { manager = (name, min(version, 3)) }
+                if interface == "wl_seat" && seat == nil { seat = name }
+            }
+            guard let manager else {
+                return fail("\(compositor) does not offer \(Self.managerInterface) (GNOME and KDE don't: use probe = gnome/kde)")
+            }
+            try c.bindToplevelManager(name: manager.name, version: manager.version)
+            if let seat { try c.bindSeat(name: seat) }
+            // Every toplevel and its first `done` come before the answer to this.
+            let initial = try c.roundTrip(timeoutMs: timeoutMs)
+            connection = c
+            toplevels = ToplevelList()
+            overlay = OverlayFilter()
+            cached = nil
+            apply(initial)
+            guard connection != nil else { return disconnectedBecause }
+            eventGeneration += 1
+            reconnect.succeeded()
+            return nil
+        } catch {
+            return fail("cannot use \(compositor): \(error)")
+        }
+    }
+
+    private func fail(_ problem: String) -> String {
+        connection = nil
+        disconnectedBecause = problem
+        reconnect.failed(now: MonotonicClock.nowMs)
+        return problem
+    }
+
+    private func lose(_ problem: String) {
+        connection = nil                        // closes the socket: the loop stops watching it
+        cached = nil
+        _ = fail(problem)
+    }
+
+    private func apply(_ events: [WaylandEvent]) {
+        eventsReceived += events.count
+        for event in events {
+            if event == .managerFinished {
+                lose("the compositor at \(display) stopped sending toplevels")
+                return
+            }
+            if toplevels.apply(event) { cached = nil }
+        }
+    }
+
+    // MARK: pure
+
+    static func window(_ toplevel: ToplevelList.Toplevel) -> Window {
+        Window(appID: toplevel.appID, title: toplevel.title)
+    }
+}
+
+/// The toplevels as the compositor last described them (pure): each one's
+/// changes wait for its `done` and are then applied together.
+struct ToplevelList: Equatable {
+    struct Toplevel: Equatable {
+        var appID = ""
+        var title = ""
+        var activated = false
+        /// When it was last activated, to choose between two seats' focus.
+        var activatedAt = 0
+    }
+
+    /// As of each toplevel's last `done`; one that never had a `done` is not here.
+    private(set) var current: [WaylandToplevelID: Toplevel] = [:]
+    /// Changes since a toplevel's last `done`.
+    private var pending: [WaylandToplevelID: Toplevel] = [:]
+    private var activations = 0
+
+    /// The activated toplevel (the one activated last if a compositor has several seats).
+    var activated: Toplevel? {
+        current.values.filter(\.activated).max { $0.activatedAt < $1.activatedAt }
+    }
+
+    func firstID(appID: String) -> WaylandToplevelID? {
+        current.filter { $0.value.appID == appID }.map(\.key).min { $0.rawValue < $1.rawValue }
+    }
+
+    /// True when what `current` shows changed.
+    mutating func apply(_ event: WaylandEvent) -> Bool {
+        switch event {
+        case let .toplevelAdded(id):
+            pending[id] = Toplevel()
+        case let .title(id, title):
+            pending[id, default: current[id] ?? Toplevel()].title = title
+        case let .appID(id, appID):
+            pending[id, default: current[id] ?? Toplevel()].appID = appID
+        case let .state(id, activated):
+            pending[id, default: current[id] ?? Toplevel()].activated = activated
+        case let .done(id):
+            guard var next = pending.removeValue(forKey: id) else { return false }
+            let before = current[id]
+            if next.activated && before?.activated != true {
+                activations += 1
+                next.activatedAt = activations
+            }
+            guard next != before else { return false }
+            current[id] = next
+            return true
+        case let .closed(id):
+            pending[id] = nil
+            return current.removeValue(forKey: id) != nil
+        case .global, .globalRemoved, .managerFinished, .syncDone:
+            return false
+        }
+        return false
+    }
+}
