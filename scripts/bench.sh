@@ -18,6 +18,7 @@ probe_rows() { # NAME TARGET_CPU TARGET_LATENCY
         case "$label" in
             "per-sample CPU"*) target=$cpu ;;
             *"sample done, median"*) target=$latency ;;
+            "CPU per focus change: events + sample"*) target="<= 76 us (a C client)" ;;
             *"xdotool"*|*"ratio"*|*"less CPU"*) target=">= 30x less CPU" ;;
         esac
         label=${label//→/->}
@@ -43,5 +44,6 @@ scripts/bench-x11.sh "$bin/blocker-bench" 2>/dev/null | tail -n +2 |
     sed -E 's/^ *(.*[^ ]) {2,}([0-9.]+x?)( {2,}(.*))?$/\1\t\2\t\4/' |
     while IFS=$'\t' read -r a b c; do row "x11: ${a#x11 }" "$b" "$c"; done
 scripts/bench-sway.sh "$bin/blocker-bench" 2>/dev/null | probe_rows sway "" "<= 20 ms (as X11)"
+scripts/bench-wlroots.sh "$bin/blocker-bench" 2>/dev/null | probe_rows wlroots "" "<= 20 ms (as X11)"
 scripts/bench-overlay.sh "$bin" 2>/dev/null | table_rows
 { scripts/bench-daemon.sh "$bin/blockerd"; PROBE=x11 scripts/with-xvfb.sh scripts/bench-daemon.sh "$bin/blockerd"; } | table_rows
