@@ -53,7 +53,8 @@ check:
 	scripts/deps.sh check
 	scripts/check.sh
 
-bench: deps
+bench:
+	scripts/deps.sh bench
 	scripts/bench.sh
 
 clean:

@@ -2,6 +2,7 @@
 # `make bench`: every benchmark, one table. Speed and memory targets are
 # checked here, not by timed assertions in tests (these machines are noisy).
 #   BENCH_SECONDS=60 make bench   — shorter daemon runs (default 600 s each, two of them)
+#   PEER_SWITCH_SECONDS=120 PEER_STATIC_SECONDS=60 make bench   — shorter peer run (default 600 + 300 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for product in blockerd blockerctl blocker-overlay blocker-bench; do
@@ -47,3 +48,4 @@ scripts/bench-sway.sh "$bin/blocker-bench" 2>/dev/null | probe_rows sway "" "<= 
 scripts/bench-wlroots.sh "$bin/blocker-bench" 2>/dev/null | probe_rows wlroots "" "<= 20 ms (as X11)"
 scripts/bench-overlay.sh "$bin" 2>/dev/null | table_rows
 { scripts/bench-daemon.sh "$bin/blockerd"; PROBE=x11 scripts/with-xvfb.sh scripts/bench-daemon.sh "$bin/blockerd"; } | table_rows
+scripts/bench-peers.sh "$bin" | table_rows

@@ -2,11 +2,18 @@
 # Installs the Debian packages blocker needs when they are missing.
 #   scripts/deps.sh build   — to build and install
 #   scripts/deps.sh check   — to build and run every test (real servers included)
+#   scripts/deps.sh bench   — to build and run `make bench` (the peers included: timekpr-nExT)
 set -euo pipefail
 build=(pkg-config libsqlite3-dev libtomlplusplus-dev libre2-dev libsystemd-dev tzdata libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libgtk-3-dev libgtk-layer-shell-dev libwayland-dev)
 check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm gtk-layer-shell-examples xvfb dunst python3 openbox xdotool x11-utils x11-xserver-utils imagemagick grim wtype python3-dbusmock fonts-dejavu-core phoc wayland-utils kwin-wayland)
+bench=(sway foot fonts-dejavu-core xvfb openbox xterm xdotool x11-utils dbus-daemon python3 python3-dbusmock libglib2.0-bin util-linux timekpr-next)
 want=("${build[@]}")
-[ "${1:-build}" = check ] && want+=("${check[@]}")
+case "${1:-build}" in
+    build) ;;
+    check) want+=("${check[@]}") ;;
+    bench) want+=("${bench[@]}") ;;
+    *) echo "usage: scripts/deps.sh [build|check|bench]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
