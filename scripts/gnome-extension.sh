@@ -24,7 +24,10 @@ say() { echo "gnome extension: $*"; }
 # schema, and a session bus (without one gsettings writes to memory only).
 have_settings() {
     command -v gsettings >/dev/null 2>&1 || return 1
-    gsettings list-schemas 2>/dev/null | grep -qx org.gnome.shell || return 1
+    local schemas
+    # Captured first: `grep -q` quitting early would SIGPIPE gsettings and, under pipefail, fail the check.
+    schemas=$(gsettings list-schemas 2>/dev/null) || return 1
+    grep -qx org.gnome.shell <<<"$schemas" || return 1
     [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] || [ -S "${XDG_RUNTIME_DIR:-/nonexistent}/bus" ]
 }
 
@@ -74,7 +77,7 @@ MSG
     set_list enabled-extensions with
     set_list disabled-extensions without
     gsettings set org.gnome.shell disable-user-extensions false
-    if list_items "$(gsettings get org.gnome.shell enabled-extensions)" | grep -qxF "$uuid"; then
+    if list_items "$(gsettings get org.gnome.shell enabled-extensions)" | grep -xF "$uuid" >/dev/null; then
         say "enabled in org.gnome.shell enabled-extensions"
     else
         say "gsettings did not keep it in enabled-extensions: run gnome-extensions enable $uuid from your session"
@@ -110,7 +113,7 @@ install_extension() {
 
 uninstall_extension() {
     rm -rf "$target"
-    if have_settings && list_items "$(gsettings get org.gnome.shell enabled-extensions)" | grep -qxF "$uuid"; then
+    if have_settings && list_items "$(gsettings get org.gnome.shell enabled-extensions)" | grep -xF "$uuid" >/dev/null; then
         set_list enabled-extensions without
         say "removed $target and took it out of enabled-extensions"
     else

@@ -27,6 +27,9 @@ source scripts/lib/fixtures.sh
 source scripts/lib/gnome-env.sh
 fx_begin itest-gnome
 trap ge_cleanup EXIT
+# Under set -e a failing command would end the run without a word: say which.
+set -E
+trap 'fail "line $LINENO: \"$BASH_COMMAND\" failed"' ERR
 started=$SECONDS
 ge_init
 for tool in gtk3-demo foot compare identify convert; do
@@ -75,6 +78,10 @@ front() { ge_status '(s["foreground"] or {}).get("app")'; }
 front_is() { [ "$(front)" = "$1" ]; }
 ge_wait 3 front_is "$demo_app" || fail "blockerd did not hear the window in front at its start: $(ge_status 's["foreground"], s["probe"]')"
 [ "$(ge_status 's["probe"]["name"], s["probe"]["ok"]')" = "gnome True" ] || fail "the gnome probe is not ok: $(ge_status 's["probe"]')"
+# blocker-overlay runs too, as on a real desktop: it must stay hidden.
+ge_client overlay "$ge_bin/blocker-overlay"
+ge_wait 5 grep -q "io.github.blockerd.Cover has an owner" "$fx_dir/overlay.log" \
+    || fail "blocker-overlay did not see the extension's io.github.blockerd.Cover"
 ok "2. blockerd started: the extension reported $demo_app in front at once (probe gnome ok)"
 
 # 3. Focus and title changes, pushed.
@@ -98,7 +105,7 @@ magenta() { # PNG — the share of pixels that are foot's magenta (0–1)
 }
 shot() { # NAME — a screenshot through the driver, into $fx_dir/shots/NAME.png
     rm -f "$fx_dir/shots/$1.png"
-    ge_test Screenshot "'$fx_dir/shots/$1.png'" | grep -q true || fail "the screenshot $1 failed"
+    ge_test Screenshot "'$fx_dir/shots/$1.png'" | grep true >/dev/null || fail "the screenshot $1 failed"
 }
 shot uncovered
 python3 -c "import sys; sys.exit(0 if float('$(magenta "$fx_dir/shots/uncovered.png")') > 0.2 else 1)" \
@@ -131,6 +138,27 @@ python3 -c "import sys; sys.exit(0 if float('$(magenta "$fx_dir/shots/after-keys
     || fail "after the shortcuts foot shows through the cover"
 front_is blocker-meter || fail "blockerd sees $(front) in front after the shortcuts"
 ok "5. Alt+Tab, Super+Tab, Alt+Escape, Super while covered: focus, cover and screen unchanged"
+
+# 6. blocker-overlay stayed hidden under the extension's cover (it made no
+# window at all); with the extension disabled it covers instead (it maps its
+# window), and hides again when the extension is back.
+overlay_windows() { ge_json Windows "sum(1 for w in j if w['wm_class'] == 'blocker-overlay')"; }
+[ "$(overlay_windows)" = 0 ] || fail "blocker-overlay mapped a window under the extension's cover: $(ge_test Windows)"
+! grep -q "shown over" "$fx_dir/overlay.log" || fail "blocker-overlay showed its cover while the extension covered"
+ge_test SetExtensionEnabled "'blocker@blockerd.github.io'" false >/dev/null
+ge_wait 5 eval '! cover_up' || fail "the extension's cover stayed after it was disabled"
+ge_wait 5 eval '[ "$(overlay_windows)" -ge 1 ]' \
+    || fail "blocker-overlay did not cover once the extension let go of io.github.blockerd.Cover: $(ge_test Windows)"
+grep -q "io.github.blockerd.Cover has no owner any more: covering again" "$fx_dir/overlay.log" \
+    || fail "blocker-overlay did not say why it covers again"
+ge_test SetExtensionEnabled "'blocker@blockerd.github.io'" true >/dev/null
+ge_wait 5 cover_up || fail "the extension, enabled again, did not put its cover back (Status at start)"
+ge_wait 5 eval '[ "$(grep -c "blocker-overlay: hidden" "$fx_dir/overlay.log")" -ge 1 ]' \
+    || fail "blocker-overlay did not hide when the extension came back"
+[ "$(ge_json Windows "sum(1 for w in j if w['wm_class'] == 'blocker-overlay' and not w['hidden'])")" = 0 ] \
+    || fail "blocker-overlay's window still shows with the extension covering again: $(ge_test Windows)"
+[ "$(focus)" = blocker-meter ] || fail "the focus moved to $(focus) over the disable/enable"
+ok "6. blocker-overlay stays hidden while the extension covers; covers while it is disabled; the extension re-syncs from Status when enabled"
 
 # 7. Reps + Enter in the cover's form earn; the cover goes.
 earned=$(grep -c "event=earn" "$fx_dir/blockerd.log" || true)

@@ -119,7 +119,7 @@ ge_gdbus() { ge_run gdbus "$@"; }
 
 ge_has_owner() { # NAME
     ge_gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-        --method org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep -q true
+        --method org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep true >/dev/null
 }
 
 # ge_wait SECONDS COMMAND… — polls every 100 ms.
@@ -155,6 +155,14 @@ ge_start_shell() {
     ge_spawn "$fx_dir/session-bus.log" dbus-daemon --config-file="$fx_dir/session.conf" --nofork
     ge_wait 5 test -S "$ge_runtime/bus" || fail "the session bus did not start"
     ge_wait 5 test -S "$ge_runtime/system_bus" || fail "the system bus did not start"
+    # The shell builds its lock screen only when a display manager answers
+    # (LoginManager.canLock: org.gnome.DisplayManager's Version): a
+    # python3-dbusmock stand-in for GDM on the private system bus, nothing more.
+    ge_spawn "$fx_dir/gdm-mock.log" /usr/bin/python3 -m dbusmock --system org.gnome.DisplayManager \
+        /org/gnome/DisplayManager/Manager org.gnome.DisplayManager.Manager
+    ge_wait 10 ge_run gdbus call --system --dest org.gnome.DisplayManager --object-path /org/gnome/DisplayManager/Manager \
+        --method org.freedesktop.DBus.Mock.AddProperty org.gnome.DisplayManager.Manager Version "<'43.0'>" \
+        >/dev/null 2>&1 || fail "the GDM stand-in (python3-dbusmock) did not start on the system bus"
     local attempt
     for attempt in 1 2; do
         ge_spawn "$fx_dir/shell.log" env -u WAYLAND_DISPLAY -u GDK_BACKEND XDG_SESSION_TYPE=wayland \

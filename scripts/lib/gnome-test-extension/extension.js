@@ -14,12 +14,14 @@ const XML = `<node><interface name="io.github.blockerd.Test">
   <method name="Unlock"/>
   <method name="Screenshot"><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
   <method name="Keys"><arg type="s" direction="in"/></method>
+  <method name="SetExtensionEnabled"><arg type="s" direction="in"/><arg type="b" direction="in"/></method>
 </interface></node>`;
 
 function describe(window) {
     return window ? {
         wm_class: window.get_wm_class(), app_id: window.get_gtk_application_id(), title: window.get_title(),
         pid: window.get_pid(), focused: window === global.display.focus_window,
+        hidden: window.is_hidden(), actor_visible: Boolean(window.get_compositor_private()?.visible),
     } : null;
 }
 
@@ -76,6 +78,15 @@ class TestDriver {
             return false;
         window.activate(global.get_current_time());
         return true;
+    }
+
+    // Straight to the extension manager: its public enable/disable write
+    // gsettings, and this session bus starts no dconf service.
+    SetExtensionEnabled(uuid, enabled) {
+        if (enabled)
+            Main.extensionManager._callExtensionEnable(uuid);
+        else
+            Main.extensionManager._callExtensionDisable(uuid);
     }
 
     Lock() {
