@@ -78,6 +78,10 @@ front() { ge_status '(s["foreground"] or {}).get("app")'; }
 front_is() { [ "$(front)" = "$1" ]; }
 ge_wait 3 front_is "$demo_app" || fail "blockerd did not hear the window in front at its start: $(ge_status 's["foreground"], s["probe"]')"
 [ "$(ge_status 's["probe"]["name"], s["probe"]["ok"]')" = "gnome True" ] || fail "the gnome probe is not ok: $(ge_status 's["probe"]')"
+# doctor beside the running blockerd: its probe line is no failure.
+doctor=$(ge_run env XDG_CURRENT_DESKTOP=GNOME "$ge_bin/blockerctl" doctor 2>&1 || true)
+grep -E "^OK +probe .*blockerd holds io.github.blockerd.Focus" <<<"$doctor" >/dev/null \
+    || fail "blockerctl doctor's probe line beside blockerd: $(grep probe <<<"$doctor")"
 # blocker-overlay runs too, as on a real desktop: it must stay hidden.
 ge_client overlay "$ge_bin/blocker-overlay"
 ge_wait 5 grep -q "io.github.blockerd.Cover has an owner" "$fx_dir/overlay.log" \
@@ -158,6 +162,12 @@ ge_wait 5 eval '[ "$(grep -c "blocker-overlay: hidden" "$fx_dir/overlay.log")" -
 [ "$(ge_json Windows "sum(1 for w in j if w['wm_class'] == 'blocker-overlay' and not w['hidden'])")" = 0 ] \
     || fail "blocker-overlay's window still shows with the extension covering again: $(ge_test Windows)"
 [ "$(focus)" = blocker-meter ] || fail "the focus moved to $(focus) over the disable/enable"
+# blocker-overlay's keyboard grab (a GTK seat grab) made the shell ask "allow
+# it to inhibit shortcuts?" in a modal dialog, which holds the keyboard under
+# the cover: Escape denies it (or, with no dialog, goes to the reps field).
+ge_test Keys "'Escape'" >/dev/null
+ge_wait 3 eval '[ "$(ge_json State "j[\"key_focus_in_cover\"]")" = True ]' \
+    || fail "the keyboard is not in the extension's cover: $(ge_test State)"
 ok "6. blocker-overlay stays hidden while the extension covers; covers while it is disabled; the extension re-syncs from Status when enabled"
 
 # 7. Reps + Enter in the cover's form earn; the cover goes.

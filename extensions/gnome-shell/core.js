@@ -314,6 +314,7 @@ class ShieldCover {
         this._monitorsId = 0;
         this._actor = null;
         this._grab = null;
+        this._focusId = 0;
         this._form = null;
         this._cards = [];
         this._busy = false;
@@ -470,6 +471,14 @@ class ShieldCover {
         // Modal with no action mode: no window switcher, overview or other
         // shell shortcut works while it is up, and the keyboard is ours.
         this._grab = Main.pushModal(actor, {actionMode: 0});
+        // A window coming or going makes the shell drop the stage's key focus:
+        // the reps field takes it back (but never from another modal, such as
+        // the lock screen, which sets a focus of its own).
+        this._focusId = global.stage.connect('notify::key-focus', () => {
+            const focus = global.stage.key_focus;
+            if (this._form && (focus === null || focus === global.stage))
+                this._form.entry.grab_key_focus();
+        });
         this._busy = false;
         this._refreshExercise();
         if (this._form) {
@@ -485,7 +494,10 @@ class ShieldCover {
     _hide() {
         if (!this._actor)
             return;
-        const {Main} = this._d;
+        const {Main, global} = this._d;
+        if (this._focusId)
+            global.stage.disconnect(this._focusId);
+        this._focusId = 0;
         if (this._grab)
             Main.popModal(this._grab);
         this._grab = null;

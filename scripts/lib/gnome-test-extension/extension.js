@@ -68,6 +68,8 @@ class TestDriver {
             locked: Boolean(Main.screenShield?.locked), session_mode: Main.sessionMode.currentMode,
             modal: Main.modalCount, action_mode: Main.actionMode,
             covers: covers.length, cover_visible: covers.some(a => a.visible && a.mapped),
+            key_focus: String(global.stage.key_focus),
+            key_focus_in_cover: covers.some(a => a.contains(global.stage.key_focus)),
             switcher: Main.layoutManager.uiGroup.get_children().some(a => a.constructor?.name?.includes('Switcher') && a.visible),
         });
     }
