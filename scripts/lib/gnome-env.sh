@@ -179,10 +179,15 @@ ge_start_shell() {
 }
 
 # The shell starts in the overview, where no window gets the focus.
-ge_leave_overview() {
+# Asked again until it holds: right after the start the shell may still be opening it.
+ge_overview_closed() {
     ge_gdbus call --session --dest org.gnome.Shell --object-path /org/gnome/Shell \
         --method org.freedesktop.DBus.Properties.Set org.gnome.Shell OverviewActive '<false>' >/dev/null
-    ge_wait 5 eval '[ "$(ge_json State "j[\"overview\"]")" = False ]' || fail "the overview did not close"
+    sleep 0.2
+    [ "$(ge_json State "j['overview']")" = False ]
+}
+ge_leave_overview() {
+    ge_wait 10 ge_overview_closed || fail "the overview did not close: $(ge_test State)"
 }
 
 # ge_extension_state UUID — GetExtensionInfo's state (1 enabled), or "none".
