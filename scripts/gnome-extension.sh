@@ -54,33 +54,42 @@ as_array() {
     echo "[$out]"
 }
 
+# Failures return 1 (never exit): gsettings trouble must not fail an install.
 set_list() { # KEY without|with
     local key=$1 mode=$2 current value
-    current=$(gsettings get org.gnome.shell "$key")
+    current=$(gsettings get org.gnome.shell "$key") || return 1
     value=$({
         list_items "$current" | grep -vxF "$uuid" || true
         if [ "$mode" = with ]; then echo "$uuid"; fi
-    } | as_array)
-    gsettings set org.gnome.shell "$key" "$value"
+    } | as_array) || return 1
+    gsettings set org.gnome.shell "$key" "$value" || return 1
 }
 
-enable_extension() {
-    if ! have_settings; then
-        cat <<MSG
-gnome extension: could not enable it here (no gsettings, no org.gnome.shell schema, or no session bus).
+manual_enable() {
+    cat <<MSG
+gnome extension: could not enable it here ($1).
   From your GNOME session run:
     gnome-extensions enable $uuid
   or: gsettings set org.gnome.shell enabled-extensions "[..., '$uuid']"
 MSG
+}
+
+enable_extension() {
+    if ! have_settings; then
+        manual_enable "no gsettings, no org.gnome.shell schema, or no session bus"
         return 0
     fi
-    set_list enabled-extensions with
-    set_list disabled-extensions without
-    gsettings set org.gnome.shell disable-user-extensions false
-    if list_items "$(gsettings get org.gnome.shell enabled-extensions)" | grep -xF "$uuid" >/dev/null; then
+    if ! { set_list enabled-extensions with && set_list disabled-extensions without &&
+        gsettings set org.gnome.shell disable-user-extensions false; }; then
+        manual_enable "gsettings failed"
+        return 0
+    fi
+    local enabled
+    enabled=$(gsettings get org.gnome.shell enabled-extensions) || enabled=
+    if list_items "$enabled" | grep -xF "$uuid" >/dev/null; then
         say "enabled in org.gnome.shell enabled-extensions"
     else
-        say "gsettings did not keep it in enabled-extensions: run gnome-extensions enable $uuid from your session"
+        manual_enable "gsettings did not keep it in enabled-extensions"
     fi
 }
 
@@ -113,8 +122,10 @@ install_extension() {
 
 uninstall_extension() {
     rm -rf "$target"
-    if have_settings && list_items "$(gsettings get org.gnome.shell enabled-extensions)" | grep -xF "$uuid" >/dev/null; then
-        set_list enabled-extensions without
+    local enabled=
+    have_settings && enabled=$(gsettings get org.gnome.shell enabled-extensions 2>/dev/null) || true
+    if list_items "$enabled" | grep -xF "$uuid" >/dev/null; then
+        set_list enabled-extensions without || say "could not take it out of enabled-extensions (gsettings failed)"
         say "removed $target and took it out of enabled-extensions"
     else
         say "removed $target"

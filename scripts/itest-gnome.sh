@@ -143,6 +143,17 @@ python3 -c "import sys; sys.exit(0 if float('$(magenta "$fx_dir/shots/after-keys
 front_is blocker-meter || fail "blockerd sees $(front) in front after the shortcuts"
 ok "5. Alt+Tab, Super+Tab, Alt+Escape, Super while covered: focus, cover and screen unchanged"
 
+# 5b. Locked while covered: the cover steps aside for the lock screen, and is back after.
+ge_test Lock >/dev/null
+locked() { [ "$(ge_status 's["locked"]')" = True ]; }
+ge_wait 5 locked || fail "blockerd did not hear the lock: $(ge_test State)"
+ge_wait 3 eval '! cover_up' || fail "the cover stayed over the lock screen: $(ge_test State)"
+[ "$(ge_json State "j['locked']")" = True ] || fail "the shell is not locked: $(ge_test State)"
+ge_test Unlock >/dev/null
+ge_wait 5 eval '! locked' || fail "blockerd did not hear the unlock: $(ge_test State)"
+ge_wait 5 cover_up || fail "the cover did not come back after the unlock: $(ge_test State)"
+ok "5b. locked while covered: reported, the cover gave way to the lock screen; unlocked: reported, cover back"
+
 # 6. blocker-overlay stayed hidden under the extension's cover (it made no
 # window at all); with the extension disabled it covers instead (it maps its
 # window), and hides again when the extension is back.
@@ -181,10 +192,23 @@ shield_active && fail "the shield is still up after earning"
 ok "7. 2 reps + Enter in the cover earned ($(grep "event=earn" "$fx_dir/blockerd.log" | tail -n 1 | grep -o 'exercise=[a-z]*')); the cover went"
 
 # 8. The lock screen, reported.
+balance=$(ge_status 's["balance_ms"]')
 ge_test Lock >/dev/null
-locked() { [ "$(ge_status 's["locked"]')" = True ]; }
 ge_wait 5 locked || fail "blockerd did not hear the lock: $(ge_test State)"
+sleep 1.5
+[ "$(ge_status 's["balance_ms"]')" -ge $((balance - 300)) ] \
+    || fail "blockerd charged while the screen was locked ($balance → $(ge_status 's["balance_ms"]') ms)"
 ge_test Unlock >/dev/null
 ge_wait 5 eval '! locked' || fail "blockerd did not hear the unlock: $(ge_test State)"
-ok "8. lock and unlock reported"
+ok "8. lock and unlock reported; nothing charged while locked"
+
+# 9. make uninstall takes it away again.
+ge_run env -u DBUS_SESSION_BUS_ADDRESS dbus-run-session -- sh -c '
+    make --no-print-directory -C "$1/src" uninstall && gsettings get org.gnome.shell enabled-extensions' sh "$fx_dir" \
+    >"$fx_dir/uninstall.log" 2>&1 || fail "make uninstall: $(tail -n 5 "$fx_dir/uninstall.log")"
+ge_stop_marked_except
+[ ! -e "$ext" ] || fail "make uninstall left $ext"
+tail -n 1 "$fx_dir/uninstall.log" | grep -v "'blocker@blockerd.github.io'" >/dev/null \
+    || fail "make uninstall left it in enabled-extensions: $(tail -n 1 "$fx_dir/uninstall.log")"
+ok "9. make uninstall removed the extension and took it out of enabled-extensions"
 echo "pass in $((SECONDS - started)) s"
