@@ -181,8 +181,13 @@ ge_wait 3 eval '[ "$(ge_json State "j[\"key_focus_in_cover\"]")" = True ]' \
     || fail "the keyboard is not in the extension's cover: $(ge_test State)"
 ok "6. blocker-overlay stays hidden while the extension covers; covers while it is disabled; the extension re-syncs from Status when enabled"
 
-# 7. Reps + Enter in the cover's form earn; the cover goes.
+# 7. Reps + Enter in the cover's form earn; the cover goes. First a refused count.
 earned=$(grep -c "event=earn" "$fx_dir/blockerd.log" || true)
+ge_test Keys "'type:0 Return'" >/dev/null
+message() { ge_json State "j['cover_message']"; }
+ge_wait 3 eval '[ "$(message)" = "Reps go from 1 to 1000" ]' || fail "0 reps + Enter: the form says \"$(message)\""
+cover_up || fail "0 reps took the cover away"
+# The refused text is selected: typing replaces it.
 ge_test Keys "'type:2 Return'" >/dev/null
 ge_wait 5 eval '! cover_up' || fail "the cover stayed after reps + Enter: $(ge_test State)"
 [ "$(grep -c "event=earn" "$fx_dir/blockerd.log")" -gt "$earned" ] || fail "reps + Enter earned nothing"

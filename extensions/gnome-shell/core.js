@@ -651,9 +651,10 @@ class ShieldCover {
                 return; // the cover went (the earning lifted the shield)
             form.entry.reactive = true;
             if (error) {
-                const text = Gio.DBusError?.strip_remote_error ? (Gio.DBusError.strip_remote_error(error), error.message)
-                    : error.message;
-                this._setMessage(text, 'error');
+                // "GDBus.Error:io.github.blockerd.Error.…: " is no news to the user.
+                if (error instanceof GLib.Error && Gio.DBusError.is_remote_error(error))
+                    Gio.DBusError.strip_remote_error(error);
+                this._setMessage(error.message, 'error');
                 form.entry.grab_key_focus();
                 form.entry.clutter_text.set_selection(0, -1);
                 return;

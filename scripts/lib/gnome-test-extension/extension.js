@@ -25,6 +25,18 @@ function describe(window) {
     } : null;
 }
 
+// The text of the first actor under ROOT with STYLE_CLASS, or null.
+function textOf(root, styleClass) {
+    if (root.has_style_class_name?.(styleClass))
+        return root.text ?? root.get_text?.() ?? null;
+    for (const child of root.get_children()) {
+        const text = textOf(child, styleClass);
+        if (text !== null)
+            return text;
+    }
+    return null;
+}
+
 function windows() {
     return global.get_window_actors().map(a => a.meta_window)
         .filter(w => w.get_window_type() === Meta.WindowType.NORMAL);
@@ -69,6 +81,8 @@ class TestDriver {
             modal: Main.modalCount, action_mode: Main.actionMode,
             covers: covers.length, cover_visible: covers.some(a => a.visible && a.mapped),
             key_focus: String(global.stage.key_focus),
+            cover_message: covers.length ? textOf(covers[0], 'blocker-message') : null,
+            cover_reps: covers.length ? textOf(covers[0], 'blocker-reps') : null,
             key_focus_in_cover: covers.some(a => a.contains(global.stage.key_focus)),
             switcher: Main.layoutManager.uiGroup.get_children().some(a => a.constructor?.name?.includes('Switcher') && a.visible),
         });
