@@ -7,17 +7,22 @@
 #
 #   1. the shell loads the extension `make install-files` installed and enabled;
 #   2. blockerd started after the windows hears the state at once (the
-#      extension reports when io.github.blockerd.Focus appears);
-#   3. focus switches and a title change reach `blockerctl status` as they happen;
+#      extension reports when io.github.blockerd.Focus appears); `blockerctl
+#      doctor` beside it has no failing probe line;
+#   3. focus switches and a title change reach `blockerctl status` as they
+#      happen (Alt+Tab uncovered does switch: the control for 5);
 #   4. blockerd charges the metered foot; at zero the extension's cover is up,
 #      opaque (no pixel of foot's magenta shows), screenshot docs/cover-gnome.png;
-#   5. Alt+Tab and Super+Tab pressed while covered change neither the focus
-#      nor the cover;
+#   5. Alt+Tab, Super+Tab, Alt+Escape and Super pressed while covered change
+#      neither the focus nor the cover nor the screen;
+#   5b. locked while covered: reported, the cover gives way to the lock
+#      screen and comes back after the unlock;
 #   6. blocker-overlay stays hidden while the extension covers (it owns
-#      io.github.blockerd.Cover) and says why;
-#   7. reps typed into the cover's form + Enter earn, and the cover goes;
-#   8. the lock screen is reported (locked: true) and the cover is not drawn
-#      over it; unlocking reports it again.
+#      io.github.blockerd.Cover) and says why; with the extension disabled it
+#      covers; enabled again, the extension re-syncs from Status;
+#   7. 0 reps is refused in the form; 2 reps + Enter earn, and the cover goes;
+#   8. lock and unlock are reported, nothing is charged while locked;
+#   9. `make uninstall` removes the extension and takes it out of enabled-extensions.
 # Exit 0 pass, 1 fail; a missing tool or server is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -5,7 +5,7 @@
 // the libraries (Gio, GLib, St, Clutter), the shell's `Main` and `global`, and
 // a log function. GNOME 45+ loads it with a static `import`, GNOME 43–44 with
 // a dynamic `import()` from the legacy entry point; the stub test
-// (scripts/lib/gnome-extension-stub-test.js) loads it with fakes.
+// (scripts/itest-gnome-esm-stub.sh, scripts/lib/gnome-esm-stub/) loads it against a stub shell.
 //
 // It does two things:
 // - tells blockerd which window is in front (`Report(a{sv})` on
