@@ -10,6 +10,8 @@ CONFDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/blocker
 SWIFT    ?= swift
 PROGRAMS := blockerd blockerctl blocker-overlay
 UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer blocker-overlay.service
+# GNOME Shell extension (extensions/gnome-shell/): installed and enabled for GNOME users.
+GNOME_EXTENSION := scripts/gnome-extension.sh
 
 .PHONY: all build release check deps install install-files uninstall bench clean
 
@@ -39,12 +41,14 @@ install-files:
 	else install -D -m 644 config/blocker.toml $(CONFDIR)/blocker.toml; \
 	    echo "installed the default config: $(CONFDIR)/blocker.toml"; fi
 	@scripts/enable-units.sh $(UNITS)
+	@$(GNOME_EXTENSION) install
 
 uninstall:
 	-@systemctl --user disable --now blockerd-watchdog.timer blockerd.service blocker-overlay.service 2>/dev/null
 	for p in $(PROGRAMS); do rm -f $(BINDIR)/$$p; done
 	for u in $(UNITS); do rm -f $(UNITDIR)/$$u; done
 	rm -rf $(DOCDIR)
+	-@$(GNOME_EXTENSION) uninstall
 	-@systemctl --user daemon-reload 2>/dev/null
 	@echo "kept your config ($(CONFDIR)) and ledger (~/.local/state/blocker); remove them by hand if you want"
 

@@ -212,6 +212,24 @@ public final class BlockerClient {
         }
     }
 
+    // MARK: the shell's own cover
+
+    /// Whether a desktop shell plugin draws the cover (owns `BusNames.shellCover`) now.
+    public func isShellCovering() throws(BusFailure) -> Bool {
+        do { return try connection.hasOwner(BusNames.shellCover) } catch {
+            throw Self.failure(error, member: "NameHasOwner")
+        }
+    }
+
+    /// Called with true when a shell plugin takes `BusNames.shellCover` and false when it lets go.
+    public func onShellCoverChanged(_ handler: @escaping (Bool) -> Void) throws(BusFailure) -> BlockerSubscription {
+        do {
+            return BlockerSubscription(try connection.watchOwner(of: BusNames.shellCover) { handler(!$0.isEmpty) })
+        } catch {
+            throw .transport("cannot watch \(BusNames.shellCover) on the session bus: \(error)")
+        }
+    }
+
     // MARK: the loop
 
     /// For a poll(2) loop: the connection's fd.

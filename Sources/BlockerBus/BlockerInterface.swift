@@ -13,6 +13,10 @@ public enum BusNames {
     public static let service = "io.github.blockerd.Blocker1"
     public static let objectPath = "/io/github/blockerd/Blocker1"
     public static let interface = "io.github.blockerd.Blocker1"
+    /// Owned by a desktop shell plugin that draws the cover itself (blocker's
+    /// GNOME Shell extension) while it is enabled: blocker-overlay stays hidden
+    /// while this name has an owner. A name only, no object.
+    public static let shellCover = "io.github.blockerd.Cover"
 }
 
 /// Every error blockerd sends itself; `rawValue` is the D-Bus error name.

@@ -113,11 +113,25 @@ enum Doctor {
             return DoctorCheck(.ok, "probe", "\(name) answers: \(front.app) is in front")
         case .nothing:
             return DoctorCheck(.ok, "probe", "\(name) answers: nothing is in front")
+        case let .failed(message) where message.contains(FocusReport.busName + " is already taken"):
+            // blockerd's own gnome/kde probe holds the name the shell reports to:
+            // doctor cannot sample beside it, and the daemon line says how it does.
+            return DoctorCheck(.ok, "probe", "\(name): blockerd holds \(FocusReport.busName) and hears the shell "
+                               + "(its probe is in the daemon line)")
         case let .failed(message):
             let skipped = facts.probePassedOver.filter { !message.contains($0) }
             let detail = "\(name) cannot sample: \(message)" + (skipped.isEmpty ? "" : " (passed over: \(skipped.joined(separator: "; ")))")
-            return DoctorCheck(.fail, "probe", detail, fix: "see blockerctl probe; set [daemon] probe in blocker.toml")
+            return DoctorCheck(.fail, "probe", detail,
+                               fix: shellPluginFix(message) ?? "see blockerctl probe; set [daemon] probe in blocker.toml")
         }
+    }
+
+    /// The GNOME extension is installed but the running shell has not loaded
+    /// it (installed since login): only a new login helps, on Wayland.
+    static func shellPluginFix(_ probeMessage: String) -> String? {
+        guard probeMessage.contains("GNOME Shell has not loaded it yet") else { return nil }
+        return "log out and back in: GNOME Shell on Wayland loads a newly installed extension only at login "
+            + "(then blockerctl doctor again)"
     }
 
     static func manager(_ facts: DoctorFacts) -> DoctorCheck {
@@ -287,7 +301,8 @@ enum Doctor {
             return DoctorCheck(.ok, "daemon", "answering: balance \(DurationText.format(report.balanceMs)), probe \(report.probeName) ok")
         case let .success(report):
             return DoctorCheck(.warn, "daemon", "answering, but its \(report.probeName) probe fails: \(report.probeError ?? "no reason given")",
-                               fix: "see blockerctl logs; blockerd needs the session environment (see above)")
+                               fix: shellPluginFix(report.probeError ?? "")
+                                   ?? "see blockerctl logs; blockerd needs the session environment (see above)")
         case let .failure(failure):
             let text = BusFailureText.failure(failure)
             return DoctorCheck(.fail, "daemon", text.message, fix: text.fix)

@@ -29,13 +29,16 @@ public struct OverlayModel: Sendable {
         case hide
     }
 
-    /// The active shield on screen; nil while hidden.
+    /// The active shield to cover; nil while there is none.
     public private(set) var shield: ShieldState?
     public private(set) var balanceMs: Int64 = 0
+    /// The desktop's shell draws the cover itself (GNOME Shell's blocker
+    /// extension owns `io.github.blockerd.Cover`): ours stays hidden meanwhile.
+    public private(set) var coveredByShell = false
 
     public init() {}
 
-    public var isShown: Bool { shield != nil }
+    public var isShown: Bool { shield != nil && !coveredByShell }
 
     /// A `ShieldChanged` signal or a `Status` reply. An inactive shield never shows.
     public mutating func shieldChanged(_ new: ShieldState) -> Change {
@@ -43,27 +46,41 @@ public struct OverlayModel: Sendable {
         balanceMs = new.balanceMs
         guard new.active, !new.app.isEmpty else {
             defer { shield = nil }
-            return shield == nil ? .none : .hide
+            return visible(shield == nil ? .none : .hide)
         }
         defer { shield = new }
-        guard let shown = shield else { return .show }
+        guard let shown = shield else { return visible(.show) }
         var unchanged = new
         unchanged.balanceMs = shown.balanceMs
-        return shown != unchanged || balanceMoved ? .update : .none
+        return visible(shown != unchanged || balanceMoved ? .update : .none)
     }
 
     /// `BalanceChanged`: only the balance line moves.
     public mutating func balanceChanged(_ balanceMs: Int64) -> Change {
         guard balanceMs != self.balanceMs else { return .none }
         self.balanceMs = balanceMs
-        return shield == nil ? .none : .update
+        return visible(shield == nil ? .none : .update)
     }
 
     /// blockerd left the bus (stopped or crashed). Stopping must not block, so
     /// the cover goes; a restarted daemon re-announces what is shielded.
     public mutating func daemonStopped() -> Change {
         defer { shield = nil }
-        return shield == nil ? .none : .hide
+        return visible(shield == nil ? .none : .hide)
+    }
+
+    /// The shell's own cover came (`true`) or went: ours hides, or shows
+    /// again for a shield still up.
+    public mutating func shellCoverChanged(_ present: Bool) -> Change {
+        guard present != coveredByShell else { return .none }
+        coveredByShell = present
+        guard shield != nil else { return .none }
+        return present ? .hide : .show
+    }
+
+    /// What the screen sees of `change`: nothing while the shell covers.
+    private func visible(_ change: Change) -> Change {
+        coveredByShell ? .none : change
     }
 
     /// The card for the shield on screen, nil while hidden.

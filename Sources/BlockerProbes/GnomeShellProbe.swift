@@ -1,3 +1,4 @@
+import BlockerSystem
 import BlockerSystemd
 
 /// `probe = "gnome"`: GNOME Shell (Wayland or X11) with blocker's extension
@@ -9,14 +10,31 @@ public struct GnomeShell: ReportingShell {
     public let probeName = "gnome"
     public let displayName = "GNOME Shell"
     public let busName = "org.gnome.Shell"
+    /// Where the extension's metadata.json may be installed, first found wins
+    /// (`make install` puts it under $XDG_DATA_HOME).
+    let metadataCandidates: [String]
 
-    public init() {}
+    public init(environment: [String: String]) {
+        metadataCandidates = XDGPaths(environment: environment).dataSearchPath
+            .map { $0 + "/gnome-shell/extensions/\(Self.extensionUUID)/metadata.json" }
+    }
+
+    /// The installed extension's directory, nil when it is nowhere on disk.
+    var installedDirectory: String? {
+        metadataCandidates.first { FilePaths.isRegularFile($0) }.map { String($0.dropLast("/metadata.json".count)) }
+    }
 
     public func pluginProblem(on connection: BusConnection) -> String? {
         switch Self.extensionState(on: connection) {
         case .failure(let error):
             return "cannot ask GNOME Shell about its extensions: \(error)"
         case .success(nil):
+            if let directory = installedDirectory {
+                // Installed since this session started: on Wayland the shell
+                // reads new extensions only at login.
+                return "the blocker extension is installed (\(directory)) but GNOME Shell has not loaded it yet: "
+                    + "log out and back in (GNOME Shell on Wayland loads a newly installed extension only at login)"
+            }
             return "the blocker extension is not installed: run `make install` (or install the package), then "
                 + "log out and back in"
         case .success(let state?) where state != Self.enabled:

@@ -13,7 +13,7 @@ import BlockerCore
 public enum ProbeRegistry {
     public static let backends: [ProbeBackend] = [
         ProbeBackend(.gnome, detection: .currentDesktop("GNOME")) { context in
-            ShellReportProbe.open(GnomeShell(), environment: context.environment).map { $0 }
+            ShellReportProbe.open(GnomeShell(environment: context.environment), environment: context.environment).map { $0 }
         },
         ProbeBackend(.kde, detection: .currentDesktop("KDE")) { context in
             ShellReportProbe.open(KWinShell(environment: context.environment), environment: context.environment).map { $0 }

@@ -58,6 +58,9 @@ final class OverlayController {
                     self.render(self.model.daemonStopped())
                 }
             },
+            try client.onShellCoverChanged { [unowned self] present in
+                self.shellCoverChanged(present)
+            },
         ]
         display.onMonitorsChanged { [unowned self] in self.reconcileMonitors() }
         reconcileMonitors()
@@ -65,8 +68,21 @@ final class OverlayController {
             self.pump()
             return true
         }
+        if try client.isShellCovering() { shellCoverChanged(true) }
         if try client.isDaemonRunning() { syncFromStatus() }
         pump()
+    }
+
+    /// GNOME Shell's blocker extension covers (a GTK window can be switched
+    /// away from there): ours stays hidden while it owns the name.
+    private func shellCoverChanged(_ present: Bool) {
+        if present {
+            log.info("\(BusNames.shellCover) has an owner (blocker's GNOME Shell extension draws the cover): "
+                + "staying hidden while it does")
+        } else {
+            log.info("\(BusNames.shellCover) has no owner any more: covering again")
+        }
+        render(model.shellCoverChanged(present))
     }
 
     // MARK: blockerd

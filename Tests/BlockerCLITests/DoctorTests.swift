@@ -67,6 +67,37 @@ import TestSupport
         #expect(verdict.detail == "auto → none cannot sample: no probe can run here (sway: SWAYSOCK is not set) (passed over: x11: DISPLAY is not set)")
     }
 
+    @Test func aGnomeExtensionInstalledSinceLoginSaysToLogOutAndIn() throws {
+        var facts = Self.healthy()
+        facts.probeChoice = .gnome
+        facts.probeName = "gnome"
+        let notLoaded = "GNOME Shell: the blocker extension is installed (/home/u/.local/share/gnome-shell/extensions/"
+            + "blocker@blockerd.github.io) but GNOME Shell has not loaded it yet: log out and back in"
+        facts.probeSample = .failed(notLoaded)
+        let probe = try check("probe", in: facts)
+        #expect(probe.level == .fail)
+        #expect(probe.fix?.hasPrefix("log out and back in: GNOME Shell on Wayland loads a newly installed extension") == true)
+        // blockerd says the same of its own probe: the same fix.
+        var report = RecordingCalls.sampleReport
+        report.probeOK = false
+        report.probeName = "gnome"
+        report.probeError = notLoaded
+        facts.daemon = .success(report)
+        let daemon = try check("daemon", in: facts)
+        #expect(daemon.level == .warn)
+        #expect(daemon.fix?.hasPrefix("log out and back in") == true)
+    }
+
+    @Test func aGnomeProbeBesideARunningBlockerdIsNotAFailure() throws {
+        var facts = Self.healthy()
+        facts.probeChoice = .gnome
+        facts.probeName = "gnome"
+        facts.probeSample = .failed("io.github.blockerd.Focus is already taken by pid 42 (a running blockerd? …)")
+        let probe = try check("probe", in: facts)
+        #expect(probe.level == .ok)
+        #expect(probe.detail == "gnome: blockerd holds io.github.blockerd.Focus and hears the shell (its probe is in the daemon line)")
+    }
+
     @Test func anUnreachableUserManagerFailsAndSkipsWhatNeedsIt() {
         var facts = Self.healthy()
         facts.managerEnvironment = .exited(1, "")

@@ -177,3 +177,41 @@ import Testing
         #expect(RepsInput.label(pushups) == "pushups · 30s a rep")
     }
 }
+
+@Suite struct OverlayModelShellCoverTests {
+    func up(_ app: String = "firefox") -> ShieldState {
+        ShieldState(active: true, reason: .balance, app: app, balanceMs: 0)
+    }
+
+    @Test func staysHiddenWhileTheShellCoversAndShowsWhenItStops() {
+        var model = OverlayModel()
+        #expect(model.shellCoverChanged(true) == .none)
+        #expect(model.shieldChanged(up()) == .none)
+        #expect(!model.isShown)
+        #expect(model.balanceChanged(1_000) == .none)
+        #expect(model.shieldChanged(up("discord")) == .none)
+        // The extension is disabled with the shield still up: ours covers.
+        #expect(model.shellCoverChanged(false) == .show)
+        #expect(model.isShown)
+        #expect(model.card(now: 0, zone: .utc)?.app == "discord")
+    }
+
+    @Test func hidesAShownCoverWhenTheShellStartsCovering() {
+        var model = OverlayModel()
+        #expect(model.shieldChanged(up()) == .show)
+        #expect(model.shellCoverChanged(true) == .hide)
+        #expect(model.shellCoverChanged(true) == .none)
+        // The shield went down meanwhile: nothing to show when the shell lets go.
+        #expect(model.shieldChanged(.down(balanceMs: 60_000, lastApp: "firefox")) == .none)
+        #expect(model.shellCoverChanged(false) == .none)
+        #expect(!model.isShown)
+    }
+
+    @Test func aDaemonStopWhileTheShellCoversChangesNothingVisible() {
+        var model = OverlayModel()
+        _ = model.shellCoverChanged(true)
+        _ = model.shieldChanged(up())
+        #expect(model.daemonStopped() == .none)
+        #expect(model.shellCoverChanged(false) == .none)
+    }
+}

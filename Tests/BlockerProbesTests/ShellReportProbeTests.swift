@@ -66,7 +66,7 @@ import TestSupport
     @Test func theShellsReportsAreTheForegroundAndNobodyElseCanReport() throws {
         let bus = try SessionTestBus()
         try bus.startFakeGnomeShell(extensionState: 1)
-        let probe = try ShellReportProbe.open(GnomeShell(), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]).get()
+        let probe = try ShellReportProbe.open(GnomeShell(environment: [:]), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]).get()
         #expect(probe.name == "gnome")
         // Before any report: a failure that says so, not "nothing in front".
         guard case let .failure(waiting) = probe.sample() else { Issue.record("a reading before any report"); return }
@@ -101,15 +101,27 @@ import TestSupport
     @Test func aShellWithoutTheExtensionIsPassedOverSayingHowToInstallIt() throws {
         let bus = try SessionTestBus()
         try bus.startFakeGnomeShell(extensionState: nil)
-        let opened = ShellReportProbe.open(GnomeShell(), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let opened = ShellReportProbe.open(GnomeShell(environment: [:]), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         guard case let .failure(why) = opened else { Issue.record("opened without the extension"); return }
         #expect(why.description.hasPrefix("gnome: the blocker extension is not installed: run `make install`"))
+    }
+
+    @Test func anExtensionInstalledSinceLoginSaysToLogOutAndIn() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: nil)
+        let data = try TemporaryDirectory()
+        try data.write("gnome-shell/extensions/blocker@blockerd.github.io/metadata.json", "{}")
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_DATA_HOME": data.path]
+        let opened = ShellReportProbe.open(GnomeShell(environment: environment), environment: environment)
+        guard case let .failure(why) = opened else { Issue.record("opened without the extension loaded"); return }
+        #expect(why.description.contains("is installed (\(data.path)/gnome-shell/extensions/blocker@blockerd.github.io) "
+            + "but GNOME Shell has not loaded it yet: log out and back in"))
     }
 
     @Test func aDisabledExtensionSaysHowToEnableIt() throws {
         let bus = try SessionTestBus()
         try bus.startFakeGnomeShell(extensionState: 2)
-        let opened = ShellReportProbe.open(GnomeShell(), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let opened = ShellReportProbe.open(GnomeShell(environment: [:]), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         guard case let .failure(why) = opened else { Issue.record("opened with the extension disabled"); return }
         #expect(why.description.contains("gnome-extensions enable blocker@blockerd.github.io"))
     }
@@ -118,8 +130,8 @@ import TestSupport
         let bus = try SessionTestBus()
         try bus.startFakeGnomeShell(extensionState: 1)
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        let first = try ShellReportProbe.open(GnomeShell(), environment: environment).get()
-        let second = ShellReportProbe.open(GnomeShell(), environment: environment)
+        let first = try ShellReportProbe.open(GnomeShell(environment: [:]), environment: environment).get()
+        let second = ShellReportProbe.open(GnomeShell(environment: [:]), environment: environment)
         guard case let .failure(why) = second else { Issue.record("two probes own the name"); return }
         #expect(why.description.contains("io.github.blockerd.Focus is already taken by pid \(getpid())"))
         _ = first
@@ -128,7 +140,7 @@ import TestSupport
     @Test func whenTheShellLeavesItsLastReportNoLongerCounts() throws {
         let bus = try SessionTestBus()
         try bus.startFakeGnomeShell(extensionState: 1)
-        let probe = try ShellReportProbe.open(GnomeShell(), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]).get()
+        let probe = try ShellReportProbe.open(GnomeShell(environment: [:]), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]).get()
         try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "firefox"])
         _ = try sample(probe) { (try? $0.get())?.window?.wmClass == "firefox" }
         bus.stopServices()

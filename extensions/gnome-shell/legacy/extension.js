@@ -1,0 +1,36 @@
+// blocker's GNOME Shell extension, entry point for GNOME 43–44 (the legacy
+// format: `imports.*`, init() returning enable()/disable()). The behaviour is
+// in core.js, an ES module beside this file, loaded with a dynamic import():
+// the legacy importer cannot read a module with `export`, but import() can.
+/* exported init */
+const {Clutter, Gio, GLib, St} = imports.gi;
+const Main = imports.ui.main;
+
+class BlockerLegacyEntry {
+    constructor(meta) {
+        this._coreURI = meta.dir.get_child('core.js').get_uri();
+        this._core = null;
+        this._enabled = false;
+    }
+
+    enable() {
+        this._enabled = true;
+        import(this._coreURI).then(core => {
+            // disable() may have come before the module finished loading.
+            if (!this._enabled || this._core)
+                return;
+            this._core = new core.BlockerShell({Gio, GLib, St, Clutter, Main, global, log});
+            this._core.enable();
+        }).catch(e => logError(e, 'blocker: cannot load core.js'));
+    }
+
+    disable() {
+        this._enabled = false;
+        this._core?.disable();
+        this._core = null;
+    }
+}
+
+function init(meta) {
+    return new BlockerLegacyEntry(meta);
+}

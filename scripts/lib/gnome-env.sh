@@ -1,0 +1,250 @@
+# shellcheck shell=bash
+# gnome-env.sh — a real headless GNOME Shell 43 (Wayland) for
+# itest-gnome.sh and bench-gnome.sh (sourced, after fixtures.sh's fx_begin).
+#
+# As the unprivileged user $ge_user (GNOME Shell, like sway, is run as a
+# normal user): a fresh HOME and XDG_RUNTIME_DIR in $fx_dir, blocker installed
+# into that HOME by `make install-files` (from a copy of the tree: CI's clone
+# is readable by root only), the test-only driver extension
+# (scripts/lib/gnome-test-extension: focus, lock, keys, screenshots over
+# io.github.blockerd.Test) beside it, both enabled BEFORE the shell starts
+# (Wayland loads new extensions only at login), a private system bus (the
+# shell exits without one), a private session bus with no service
+# directories (nothing is started on demand), then
+# `gnome-shell --headless --wayland --no-x11 --virtual-monitor 1280x800`.
+#
+# Every process carries $ge_marker in its environment; ge_cleanup (call it
+# from the EXIT trap) stops the tracked ones by PID and then any marked one
+# left (a client the shell started).
+#
+# Binaries come from BLOCKER_BIN (default: `swift build --show-bin-path`).
+
+ge_user=blocker-gnome
+ge_uid=
+ge_gid=
+ge_home=
+ge_runtime=
+ge_bin=
+ge_marker=
+ge_shell_pid=
+ge_blockerd_pid=
+ge_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# ge_init — the user, the directories, the copies; exports nothing global yet.
+ge_init() {
+    ge_bin=${BLOCKER_BIN:-$(cd "$ge_repo" && swift build --show-bin-path 2>/dev/null)}
+    local program tool
+    for program in blockerd blockerctl blocker-overlay; do
+        [ -x "$ge_bin/$program" ] || fail "$ge_bin/$program is not built (swift build)"
+    done
+    for tool in gnome-shell gjs gsettings dbus-daemon dbus-run-session gdbus setpriv useradd make python3; do
+        command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
+    done
+    id -u "$ge_user" >/dev/null 2>&1 || useradd -m -s /usr/sbin/nologin "$ge_user"
+    ge_uid=$(id -u "$ge_user") ge_gid=$(id -g "$ge_user")
+    ge_marker="BLOCKER_GNOME_RUN=$fx_name-$$-$RANDOM"
+    chmod 0755 "$fx_dir"
+    ge_home=$fx_dir/home ge_runtime=$fx_dir/runtime
+    mkdir -m 0700 "$ge_home" "$ge_runtime"
+    mkdir -m 0777 "$fx_dir/shots"
+    # What the user runs comes from copies it can read.
+    mkdir -p "$fx_dir/src/bin"
+    cp -r "$ge_repo/Makefile" "$ge_repo/README.md" "$ge_repo/scripts" "$ge_repo/extensions" "$ge_repo/config" \
+        "$ge_repo/systemd" "$fx_dir/src/"
+    cp "$ge_bin/blockerd" "$ge_bin/blockerctl" "$ge_bin/blocker-overlay" "$fx_dir/src/bin/"
+    chown -R "$ge_uid:$ge_gid" "$ge_home" "$ge_runtime" "$fx_dir/src" "$fx_dir/shots"
+    ge_bin=$fx_dir/src/bin
+    ge_as_user=(setpriv --reuid="$ge_uid" --regid="$ge_gid" --init-groups -- env -i HOME="$ge_home"
+        USER="$ge_user" LOGNAME="$ge_user" SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
+        XDG_RUNTIME_DIR="$ge_runtime" DBUS_SESSION_BUS_ADDRESS="unix:path=$ge_runtime/bus"
+        DBUS_SYSTEM_BUS_ADDRESS="unix:path=$ge_runtime/system_bus" WAYLAND_DISPLAY=wayland-0
+        GDK_BACKEND=wayland NO_AT_BRIDGE=1 "$ge_marker")
+}
+
+# The prefix that runs a command as the test user, in its session (env -i:
+# nothing of ours leaks in). Set by ge_init.
+ge_as_user=()
+
+# ge_run COMMAND… — as the test user, in the foreground.
+ge_run() { "${ge_as_user[@]}" "$@"; }
+
+# ge_spawn LOG COMMAND… — as the test user, in the background, tracked;
+# ge_spawned is its PID (the program's own: setpriv and env exec it).
+ge_spawn() {
+    local log=$1
+    shift
+    "${ge_as_user[@]}" "$@" >>"$log" 2>&1 &
+    ge_spawned=$!
+    fx_track "$ge_spawned"
+}
+
+# ge_install — `make install-files` as the user (in a session bus of its own, so
+# gsettings writes reach dconf), then the test driver extension, enabled too.
+ge_install() {
+    ge_run env -u DBUS_SESSION_BUS_ADDRESS dbus-run-session -- sh -c '
+        make --no-print-directory -C "$1/src" install-files BINSRC="$1/src/bin" || exit 1
+        test=blocker-test@blockerd.github.io
+        dir=$HOME/.local/share/gnome-shell/extensions/$test
+        mkdir -p "$dir" && cp "$1/src/scripts/lib/gnome-test-extension/"* "$dir/" || exit 1
+        list=$(gsettings get org.gnome.shell enabled-extensions)
+        gsettings set org.gnome.shell enabled-extensions "${list%]}, '"'"'$test'"'"']"
+        # No welcome tour, no screen blanking during the test.
+        gsettings set org.gnome.shell welcome-dialog-last-shown-version "999"
+        gsettings set org.gnome.desktop.session idle-delay 0
+        gsettings get org.gnome.shell enabled-extensions' sh "$fx_dir" >"$fx_dir/install.log" 2>&1 \
+        || fail "make install-files as $ge_user: $(tail -n 5 "$fx_dir/install.log")"
+    ge_stop_marked_except
+}
+
+# A bus config: allow-all, listening at PATH, TYPE session|system, no service directories.
+ge_bus_config() { # FILE TYPE PATH
+    cat >"$1" <<XML
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>$2</type>
+  <listen>unix:path=$3</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+XML
+}
+
+# ge_gdbus ARGS… — gdbus on the shell's session bus, as the user.
+ge_gdbus() { ge_run gdbus "$@"; }
+
+ge_has_owner() { # NAME
+    ge_gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+        --method org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep true >/dev/null
+}
+
+# ge_wait SECONDS COMMAND… — polls every 100 ms.
+ge_wait() {
+    local tries=$(($1 * 10))
+    shift
+    for ((; tries > 0; tries--)); do "$@" && return 0; sleep 0.1; done
+    return 1
+}
+
+# The test driver: ge_test METHOD [ARGS…] prints the reply (gdbus text form).
+ge_test() {
+    local method=$1
+    shift
+    ge_gdbus call --session --dest io.github.blockerd.Test --object-path /io/github/blockerd/Test \
+        --method "io.github.blockerd.Test.$method" "$@"
+}
+
+# ge_json METHOD EXPR — a Python expression over `j`, the JSON a driver method returns.
+ge_json() {
+    ge_test "$1" | python3 -c "
+import ast, json, sys
+j = json.loads(ast.literal_eval(sys.stdin.read().strip())[0])
+print($2)"
+}
+
+# ge_start_buses_and_shell — both buses, then the shell; one retry (1 start in
+# 20 hangs here). Ready when its driver extension owns io.github.blockerd.Test.
+ge_start_shell() {
+    ge_bus_config "$fx_dir/system.conf" system "$ge_runtime/system_bus"
+    ge_bus_config "$fx_dir/session.conf" session "$ge_runtime/bus"
+    ge_spawn "$fx_dir/system-bus.log" dbus-daemon --config-file="$fx_dir/system.conf" --nofork
+    ge_spawn "$fx_dir/session-bus.log" dbus-daemon --config-file="$fx_dir/session.conf" --nofork
+    ge_wait 5 test -S "$ge_runtime/bus" || fail "the session bus did not start"
+    ge_wait 5 test -S "$ge_runtime/system_bus" || fail "the system bus did not start"
+    # The shell builds its lock screen only when a display manager answers
+    # (LoginManager.canLock: org.gnome.DisplayManager's Version): a
+    # python3-dbusmock stand-in for GDM on the private system bus, nothing more.
+    ge_spawn "$fx_dir/gdm-mock.log" /usr/bin/python3 -m dbusmock --system org.gnome.DisplayManager \
+        /org/gnome/DisplayManager/Manager org.gnome.DisplayManager.Manager
+    ge_wait 10 ge_run gdbus call --system --dest org.gnome.DisplayManager --object-path /org/gnome/DisplayManager/Manager \
+        --method org.freedesktop.DBus.Mock.AddProperty org.gnome.DisplayManager.Manager Version "<'43.0'>" \
+        >/dev/null 2>&1 || fail "the GDM stand-in (python3-dbusmock) did not start on the system bus"
+    local attempt
+    for attempt in 1 2; do
+        ge_spawn "$fx_dir/shell.log" env -u WAYLAND_DISPLAY -u GDK_BACKEND XDG_SESSION_TYPE=wayland \
+            XDG_CURRENT_DESKTOP=GNOME gnome-shell --headless --wayland --no-x11 --virtual-monitor 1280x800
+        ge_shell_pid=$ge_spawned
+        if ge_wait 20 ge_has_owner io.github.blockerd.Test; then
+            ge_wait 5 test -S "$ge_runtime/wayland-0" || fail "GNOME Shell opened no wayland-0 socket"
+            return 0
+        fi
+        echo "$fx_name: GNOME Shell start $attempt did not get ready; $( ((attempt == 1)) && echo retrying)" >&2
+        fx_stop "$ge_shell_pid"
+    done
+    fail "GNOME Shell did not start (its driver extension never took io.github.blockerd.Test)"
+}
+
+# The shell starts in the overview, where no window gets the focus.
+# Asked again until it holds: right after the start the shell may still be opening it.
+ge_overview_closed() {
+    ge_gdbus call --session --dest org.gnome.Shell --object-path /org/gnome/Shell \
+        --method org.freedesktop.DBus.Properties.Set org.gnome.Shell OverviewActive '<false>' >/dev/null
+    sleep 0.2
+    [ "$(ge_json State "j['overview']")" = False ]
+}
+ge_leave_overview() {
+    ge_wait 10 ge_overview_closed || fail "the overview did not close: $(ge_test State)"
+}
+
+# ge_extension_state UUID — GetExtensionInfo's state (1 enabled), or "none".
+ge_extension_state() {
+    ge_gdbus call --session --dest org.gnome.Shell --object-path /org/gnome/Shell \
+        --method org.gnome.Shell.Extensions.GetExtensionInfo "$1" \
+        | python3 -c "import re, sys; m = re.search(r\"'state': <([0-9.]+)>\", sys.stdin.read()); print(m.group(1) if m else 'none')"
+}
+
+# ge_client NAME COMMAND… — a Wayland client of the user's, tracked; log in $fx_dir/NAME.log.
+ge_client() {
+    local name=$1
+    shift
+    ge_spawn "$fx_dir/$name.log" env -C "$fx_dir/shots" "$@"
+}
+
+# ge_start_blockerd CONFIG — blockerd with the gnome probe on the shell's bus, as the user.
+ge_start_blockerd() {
+    mkdir -p -m 0700 "$fx_dir/state"
+    chown "$ge_uid:$ge_gid" "$fx_dir/state" "$1"
+    ge_spawn "$fx_dir/blockerd.log" "$ge_bin/blockerd" --config "$1" --state-dir "$fx_dir/state" --probe gnome
+    ge_blockerd_pid=$ge_spawned
+    ge_wait 10 eval 'ge_ctl status >/dev/null 2>&1' || fail "blockerd does not answer on the shell's bus"
+}
+
+ge_ctl() { ge_run "$ge_bin/blockerctl" "$@"; }
+
+# ge_status EXPR — a Python expression over `s`, `blockerctl status --json`.
+ge_status() {
+    ge_ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"
+}
+
+# Kills (SIGKILL, by PID) processes carrying the marker that are not tracked:
+# what a bus or the shell started on its own (dconf-service, Xwayland…).
+ge_stop_marked_except() {
+    [ -n "$ge_marker" ] || return 0
+    local p pid tracked
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        [ "$pid" = "$$" ] && continue
+        tracked=0
+        for t in "${fx_pids[@]}"; do [ "$t" = "$pid" ] && tracked=1; done
+        [ "$tracked" = 1 ] && continue
+        if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "$ge_marker"; then
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    done
+}
+
+# From the EXIT trap: tracked processes by PID (newest first), then marked leftovers.
+ge_cleanup() {
+    local status=$? i
+    set +e
+    trap - EXIT
+    for ((i = ${#fx_pids[@]} - 1; i >= 0; i--)); do fx_stop "${fx_pids[i]}"; done
+    fx_pids=()
+    ge_stop_marked_except
+    rm -rf "$fx_dir"
+    exit "$status"
+}
