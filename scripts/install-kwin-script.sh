@@ -65,7 +65,6 @@ set_enabled() {
 
 # --- KWin, live --------------------------------------------------------------
 
-kwin() { busctl --user "$@" org.kde.KWin; }
 kwin_running() { busctl --user status org.kde.KWin >/dev/null 2>&1; }
 scripting() { busctl --user call org.kde.KWin /Scripting org.kde.kwin.Scripting "$@"; }
 
@@ -81,20 +80,24 @@ load_live() {
     fi
     local id path
     unload_live
-    id=$(scripting loadScript ss "$script_dir/contents/code/main.js" "$name" | awk '{print $2}') || id=
+    # KWin deletes an unloaded script from its event loop: until then the name is taken (-1).
+    for _ in $(seq 40); do
+        id=$(scripting loadScript ss "$script_dir/contents/code/main.js" "$name" | awk '{print $2}') || id=
+        [ "${id:--1}" -ge 0 ] && break
+        sleep 0.05
+    done
     if [ -z "$id" ] || [ "$id" -lt 0 ]; then
         echo "kwin script: KWin refused to load $script_dir (see its log: journalctl --user -b | grep kwin)" >&2
         return 1
     fi
+    # KWin 5.27 numbers a script by how many are loaded, so /<id> may be another
+    # script's after an unload: `start` runs every loaded script not running yet.
+    scripting start >/dev/null
     # Plasma 6 puts a loaded script at /Scripting/Script<id>, Plasma 5 at /<id>.
     for path in "/Scripting/Script$id" "/$id"; do
-        if busctl --user call org.kde.KWin "$path" org.kde.kwin.Script run >/dev/null 2>&1; then
-            say "loaded into the running KWin"
-            return 0
-        fi
+        busctl --user call org.kde.KWin "$path" org.kde.kwin.Script run >/dev/null 2>&1 && break
     done
-    echo "kwin script: KWin loaded the script as $id but would not run it" >&2
-    return 1
+    say "loaded into the running KWin"
 }
 
 # --- the package -------------------------------------------------------------

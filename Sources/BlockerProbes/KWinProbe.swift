@@ -1,5 +1,6 @@
 import BlockerSystem
 import BlockerSystemd
+import Glibc
 
 /// `probe = "kde"`: KWin (Plasma 5.27 and 6, Wayland or X11) with blocker's
 /// KWin script (`extensions/kwin/`), which reports every activation and
@@ -8,6 +9,8 @@ import BlockerSystemd
 /// `org.kde.kwin.Scripting`, and a freshly loaded script reports at once.
 public struct KWinShell: ReportingShell {
     public static let scriptName = "blocker"
+    static let loadAttempts = 10
+    static let loadRetryMicroseconds: UInt32 = 20_000
     public let probeName = "kde"
     public let displayName = "KWin"
     public let busName = "org.kde.KWin"
@@ -40,9 +43,24 @@ public struct KWinShell: ReportingShell {
         guard let scriptPath else { return }
         do throws(BusCallError) {
             _ = try scripting(on: connection, "unloadScript", Self.scriptName)
-            let id = try scripting(on: connection, "loadScript", scriptPath, Self.scriptName).readInt32OrThrow()
+            // KWin deletes an unloaded script later, from its event loop: until
+            // then the name is taken and loadScript answers -1.
+            var id: Int32 = -1
+            for attempt in 0..<Self.loadAttempts {
+                if attempt > 0 { usleep(Self.loadRetryMicroseconds) }
+                id = try scripting(on: connection, "loadScript", scriptPath, Self.scriptName).readInt32OrThrow()
+                if id >= 0 { break }
+            }
+            // KWin 5.27 numbers a new script by how many are loaded, so after an
+            // unload its object path (`/<id>`) may be another script's, and `run`
+            // there runs nothing new. `start` runs every loaded script that is not
+            // running yet, ours included (and loads it if the loads above lost the
+            // race), and unloads it if the user disabled it in kwinrc (System
+            // Settings), which `pluginProblem` then says.
+            _ = try scripting(on: connection, "start")
             guard id >= 0 else { return }
-            // Plasma 6 puts a loaded script at /Scripting/Script<id>, Plasma 5 at /<id>.
+            // Plasma 6 puts a loaded script at /Scripting/Script<id>, Plasma 5 at /<id>:
+            // run it there too, which is at once where the path is ours.
             for path in ["/Scripting/Script\(id)", "/\(id)"] {
                 let run = try connection.methodCall(destination: busName, path: path, interface: "org.kde.kwin.Script",
                                                     member: "run")

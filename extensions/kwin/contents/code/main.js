@@ -103,12 +103,22 @@ nothingTimer.timeout.connect(function () {
 // --- the cover ------------------------------------------------------------
 
 // blocker-overlay's windows while they are shown (a hidden GTK window is
-// unmapped, and KWin forgets it until it is shown again). On wlroots the
-// overlay is a layer-shell surface; on KWin it is a fullscreen window, and
-// KWin would let Alt+Tab or a click in the task manager raise the app above it.
+// unmapped, and KWin forgets it until it is shown again). Where KWin offers
+// wlr-layer-shell (Plasma 5.27 and 6 on Wayland) the cover is a layer-shell
+// surface on the overlay layer: KWin stacks it above every window, fullscreen
+// ones included, and gives it the keyboard, so there is nothing to do (and
+// KWin 5.27 crashes when asked to activate one as it is being unmapped). Where
+// it is an ordinary fullscreen window (KWin on X11), KWin would let Alt+Tab or
+// a click in the task manager raise the app above it: pin it, and take the
+// focus back for it.
 let covers = [];
 // The cover that had the keyboard last (the one with the form).
 let lastActiveCover = null;
+
+// A layer-shell surface cannot be made fullscreen or moved: KWin places it.
+function isOrdinaryWindow(window) {
+    return window.fullScreenable === true;
+}
 
 function pinCover(window) {
     window.keepAbove = true;
@@ -120,7 +130,7 @@ function pinCover(window) {
 }
 
 function coverAdded(window) {
-    if (!isOverlay(window) || covers.indexOf(window) >= 0) return;
+    if (!isOverlay(window) || !isOrdinaryWindow(window) || covers.indexOf(window) >= 0) return;
     covers.push(window);
     pinCover(window);
 }
@@ -132,14 +142,23 @@ function coverRemoved(window) {
     if (watched === window) watched = null;
 }
 
-// Another window took the focus while the cover is up: give it back to the
-// cover. If blockerd lets the new window be seen (not metered), the overlay
-// hides itself and KWin activates that window again.
-function restoreCover() {
+// Another window took the focus while a cover is up: give it back to the
+// cover, once KWin is done with this activation (not from inside its signal).
+// If blockerd lets the new window be seen (not metered), the overlay hides
+// itself and KWin activates that window again.
+const restoreTimer = new QTimer();
+restoreTimer.singleShot = true;
+restoreTimer.interval = 0;
+restoreTimer.timeout.connect(function () {
     if (covers.length === 0) return;
     const cover = lastActiveCover || covers[0];
+    if (api.active() === cover) return;
     pinCover(cover);
     api.activate(cover);
+});
+
+function restoreCover() {
+    if (covers.length > 0) restoreTimer.start();
 }
 
 // --- activations ----------------------------------------------------------
@@ -153,7 +172,7 @@ function activated(window) {
     if (isOverlay(window)) {
         // The cover is not the foreground: blockerd keeps what it covers.
         coverAdded(window);
-        lastActiveCover = window;
+        if (covers.indexOf(window) >= 0) lastActiveCover = window;
         return;
     }
     watch(window);
@@ -167,9 +186,12 @@ api.removed.connect(coverRemoved);
 api.windows().forEach(coverAdded);
 
 // What the cover covers when it has the focus as this script starts: the
-// topmost ordinary window beneath it.
+// topmost ordinary window beneath it. Plasma 5.27's scripts see no stacking
+// order, only the windows in the order they came: the newest is a guess. A
+// wrong guess heals itself: blockerd lowers the shield, the cover hides, and
+// KWin activates the covered window again, which is reported.
 function topWindowBeneath() {
-    const stack = workspace.stackingOrder;
+    const stack = workspace.stackingOrder || api.windows();
     for (let i = stack.length - 1; i >= 0; i--) {
         const window = stack[i];
         if (window.normalWindow && !window.minimized && !isOverlay(window)) return window;
