@@ -78,7 +78,7 @@ load_live() {
         say "KWin is not running on this session bus: it loads the script at its next start"
         return 0
     fi
-    local id path
+    local id
     unload_live
     # KWin deletes an unloaded script from its event loop: until then the name is taken (-1).
     for _ in $(seq 40); do
@@ -90,13 +90,10 @@ load_live() {
         echo "kwin script: KWin refused to load $script_dir (see its log: journalctl --user -b | grep kwin)" >&2
         return 1
     fi
-    # KWin 5.27 numbers a script by how many are loaded, so /<id> may be another
-    # script's after an unload: `start` runs every loaded script not running yet.
+    # Then `start`, not `run` on /<id>: KWin 5.27 numbers a script by how many are
+    # loaded, so after an unload /<id> may be another script's. `start` runs every
+    # loaded script not running yet (and reads kwinrc, where it is enabled now).
     scripting start >/dev/null
-    # Plasma 6 puts a loaded script at /Scripting/Script<id>, Plasma 5 at /<id>.
-    for path in "/Scripting/Script$id" "/$id"; do
-        busctl --user call org.kde.KWin "$path" org.kde.kwin.Script run >/dev/null 2>&1 && break
-    done
     say "loaded into the running KWin"
 }
 

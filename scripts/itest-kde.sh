@@ -21,7 +21,8 @@
 #      magenta; the cover is a layer-shell surface on KWin's overlay layer),
 #      and the cover takes the focus (the keyboard) back from the app;
 #      activating gtk3-demo (not metered) lets it be seen, and back on the
-#      xterm the cover is back.
+#      xterm the cover is back;
+#   6. blockerctl doctor says how to load the script when kwinrc disables it.
 # Exit 0 pass, 1 fail; a missing tool or server is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -107,6 +108,9 @@ spent=$((12000 - $(status 's["balance_ms"]')))
 sleep 1
 [ $((12000 - $(status 's["balance_ms"]'))) -eq "$spent" ] || fail "gtk3-demo (not metered) was charged"
 grep -q "Probe kde failing" "$fx_dir/blockerd.log" && fail "the kde probe failed on the way: $(grep 'Probe kde' "$fx_dir/blockerd.log")"
+doctor_probe() { ctl doctor --config "$fx_dir/blocker.toml" 2>&1 | sed -n '/^[A-Z]* *probe /,+1p' || true; }
+doctor_probe | grep -q "^OK    probe  *kde answers: gtk3-demo is in front" \
+    || fail "blockerctl doctor beside a running blockerd: $(doctor_probe)"
 ok "2. kde probe: gtk3-demo, the xterm and its new title reported; the xterm cost $spent ms, gtk3-demo nothing"
 
 # 3. make uninstall unloads it; make install-files with KWin running loads it live.
@@ -176,5 +180,16 @@ wait_for 5 eval '[ "$(grep -c "shown over blockermeter" "$fx_dir/overlay.log")" 
     || fail "the cover did not come back over the xterm"
 wait_for 3 covered "$fx_dir/switch.png" || fail "back on the xterm, the cover does not hide it"
 ok "5. activating covered windows (as Alt+Tab would): the cover stays on top and takes the focus back; gtk3-demo uncovered; back: covered"
+
+# 6. doctor, blockerd stopped: the script disabled in kwinrc, then enabled again.
+fx_stop "$blockerd_pid"
+kwriteconfig5 --file kwinrc --group Plugins --key blockerEnabled false
+doctor_probe | grep -q "^FAIL  probe .*the blocker KWin script is not loaded" || fail "doctor with the script disabled: $(doctor_probe)"
+doctor_probe | grep -q "fix: make install (installs, enables and loads the KWin script)" \
+    || fail "doctor does not say how to load the script: $(doctor_probe)"
+kw_script_loaded blocker && fail "the script disabled in kwinrc is still loaded"
+install_files
+doctor_probe | grep -q "^OK    probe  *kde answers: " || fail "doctor after make install-files: $(doctor_probe)"
+ok "6. doctor: the script disabled in kwinrc is a FAIL with the fix; after make install-files, OK"
 
 ok "pass in $((SECONDS - started)) s"

@@ -116,9 +116,17 @@ enum Doctor {
         case let .failed(message):
             let skipped = facts.probePassedOver.filter { !message.contains($0) }
             let detail = "\(name) cannot sample: \(message)" + (skipped.isEmpty ? "" : " (passed over: \(skipped.joined(separator: "; ")))")
+            if facts.probeName == ProbeChoice.kde.rawValue && message.contains(KWinShell.scriptProblemMarker) {
+                return DoctorCheck(.fail, "probe", detail, fix: kwinScriptFix)
+            }
             return DoctorCheck(.fail, "probe", detail, fix: "see blockerctl probe; set [daemon] probe in blocker.toml")
         }
     }
+
+    /// A kde probe without its KWin script: blockerd follows the script once it
+    /// reports, but a blockerd that started without it must be restarted.
+    static let kwinScriptFix = "make install (installs, enables and loads the KWin script), or enable \"blocker\" in "
+        + "System Settings → Window Management → KWin Scripts; then systemctl --user restart blockerd"
 
     static func manager(_ facts: DoctorFacts) -> DoctorCheck {
         switch facts.managerEnvironment {

@@ -22,15 +22,20 @@ public struct KWinShell: ReportingShell {
         scriptCandidates = data.dataSearchPath.map { $0 + "/kwin/scripts/\(Self.scriptName)/contents/code/main.js" }
     }
 
+    /// Every problem `pluginProblem` names starts with this (doctor gives its fix).
+    public static let scriptProblemMarker = "the blocker KWin script is not"
+
     public func pluginProblem(on connection: BusConnection) -> String? {
         guard scriptPath != nil else {
-            return "the blocker KWin script is not installed (looked in \(scriptCandidates.joined(separator: ", "))): "
+            return "\(Self.scriptProblemMarker) installed (looked in \(scriptCandidates.joined(separator: ", "))): "
                 + "run `make install` (or install the package)"
         }
         do throws(BusCallError) {
             guard try scripting(on: connection, "isScriptLoaded", Self.scriptName).readBoolOrThrow() else {
-                return "the blocker KWin script is not loaded: enable it in System Settings → Window Management → "
-                    + "KWin Scripts (or run `make install` again)"
+                // KWin unloads it again at once when kwinrc says it is disabled.
+                return "\(Self.scriptProblemMarker) loaded: enable it in System Settings → Window Management → "
+                    + "KWin Scripts, or run `make install` again (it sets [Plugins] blockerEnabled=true in kwinrc "
+                    + "and loads it)"
             }
             return nil
         } catch {
@@ -45,27 +50,18 @@ public struct KWinShell: ReportingShell {
             _ = try scripting(on: connection, "unloadScript", Self.scriptName)
             // KWin deletes an unloaded script later, from its event loop: until
             // then the name is taken and loadScript answers -1.
-            var id: Int32 = -1
             for attempt in 0..<Self.loadAttempts {
                 if attempt > 0 { usleep(Self.loadRetryMicroseconds) }
-                id = try scripting(on: connection, "loadScript", scriptPath, Self.scriptName).readInt32OrThrow()
-                if id >= 0 { break }
+                if try scripting(on: connection, "loadScript", scriptPath, Self.scriptName).readInt32OrThrow() >= 0 { break }
             }
-            // KWin 5.27 numbers a new script by how many are loaded, so after an
-            // unload its object path (`/<id>`) may be another script's, and `run`
-            // there runs nothing new. `start` runs every loaded script that is not
-            // running yet, ours included (and loads it if the loads above lost the
-            // race), and unloads it if the user disabled it in kwinrc (System
-            // Settings), which `pluginProblem` then says.
+            // Then `start`, not `run` on the script's object: KWin 5.27 numbers a new
+            // script by how many are loaded, so after an unload its `/<id>` may be
+            // another script's. `start` (what System Settings calls) reads kwinrc,
+            // unloads the script again if the user disabled it there (then
+            // `pluginProblem` says so, and it never ran), and runs every loaded
+            // script that is not running yet: ours, if the loads above lost the
+            // race with the unload, loaded from kwinrc.
             _ = try scripting(on: connection, "start")
-            guard id >= 0 else { return }
-            // Plasma 6 puts a loaded script at /Scripting/Script<id>, Plasma 5 at /<id>:
-            // run it there too, which is at once where the path is ours.
-            for path in ["/Scripting/Script\(id)", "/\(id)"] {
-                let run = try connection.methodCall(destination: busName, path: path, interface: "org.kde.kwin.Script",
-                                                    member: "run")
-                if (try? connection.call(run, timeoutMicroseconds: 2_000_000)) != nil { return }
-            }
         } catch {
             // Not fatal: the script also reports at the next activation.
         }

@@ -67,6 +67,20 @@ import TestSupport
         #expect(verdict.detail == "auto → none cannot sample: no probe can run here (sway: SWAYSOCK is not set) (passed over: x11: DISPLAY is not set)")
     }
 
+    @Test func aKDEProbeWithoutItsKWinScriptSaysHowToLoadIt() throws {
+        var facts = Self.healthy()
+        facts.probeChoice = .kde
+        facts.probeName = "kde"
+        facts.probePassedOver = []
+        facts.probeSample = .failed("kde: the blocker KWin script is not loaded: enable it in System Settings")
+        let verdict = try check("probe", in: facts)
+        #expect(verdict.level == .fail && verdict.fix == Doctor.kwinScriptFix)
+        #expect(verdict.fix?.contains("make install") == true && verdict.fix?.contains("restart blockerd") == true)
+        // Other kde failures (KWin not running) keep the general fix.
+        facts.probeSample = .failed("KWin is not on the session bus (org.kde.KWin has no owner)")
+        #expect(try check("probe", in: facts).fix != Doctor.kwinScriptFix)
+    }
+
     @Test func anUnreachableUserManagerFailsAndSkipsWhatNeedsIt() {
         var facts = Self.healthy()
         facts.managerEnvironment = .exited(1, "")
