@@ -88,6 +88,13 @@ pushups = 0.05
 name = "meter"
 apps = ["blockermeter"]
 TOML
+# The lock screen: kscreenlocker cannot run on a virtual KWin, so a fake
+# org.freedesktop.ScreenSaver, which blockerd follows as it does kscreenlocker's.
+mkfifo "$fx_dir/saver.in"
+gjs scripts/lib/fake-screensaver.js <"$fx_dir/saver.in" >"$fx_dir/saver.log" 2>&1 &
+fx_track $!
+exec 7>"$fx_dir/saver.in"
+wait_for 5 grep -q owns "$fx_dir/saver.log" || fail "the fake screen saver did not start"
 "$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state" >"$fx_dir/blockerd.log" 2>&1 &
 blockerd_pid=$!
 fx_track $blockerd_pid
@@ -107,11 +114,23 @@ spent=$((12000 - $(status 's["balance_ms"]')))
 [ "$spent" -ge 1000 ] && [ "$spent" -le 6000 ] || fail "1.5 s in the metered xterm cost $spent ms of the balance"
 sleep 1
 [ $((12000 - $(status 's["balance_ms"]'))) -eq "$spent" ] || fail "gtk3-demo (not metered) was charged"
+echo lock >&7
+kw_activate meter-one || fail "KWin did not activate the xterm"
+wait_for 5 eval '[ "$(status "s[\"locked\"], (s[\"foreground\"] or {}).get(\"app\")")" = "True blockermeter" ]' \
+    || fail "blockerd did not follow the screen saver's lock: $(status 's["locked"]'), $(front)"
+locked_at=$(status 's["balance_ms"]')
+sleep 1.5
+[ "$(status 's["balance_ms"]')" -eq "$locked_at" ] || fail "the metered xterm was charged with the screen locked"
+echo unlock >&7
+wait_for 5 eval '[ "$(status "s[\"locked\"]")" = False ]' || fail "blockerd did not follow the unlock"
+kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
+wait_for 5 eval 'front | grep -q "^gtk3-demo "' || fail "the switch back to gtk3-demo is not reported: $(front)"
 grep -q "Probe kde failing" "$fx_dir/blockerd.log" && fail "the kde probe failed on the way: $(grep 'Probe kde' "$fx_dir/blockerd.log")"
 doctor_probe() { ctl doctor --config "$fx_dir/blocker.toml" 2>&1 | sed -n '/^[A-Z]* *probe /,+1p' || true; }
 doctor_probe | grep -q "^OK    probe  *kde answers: gtk3-demo is in front" \
     || fail "blockerctl doctor beside a running blockerd: $(doctor_probe)"
-ok "2. kde probe: gtk3-demo, the xterm and its new title reported; the xterm cost $spent ms, gtk3-demo nothing"
+ok "2. kde probe: gtk3-demo, the xterm and its new title reported; the xterm cost $spent ms, gtk3-demo nothing; \
+locked (fake screen saver): not charged"
 
 # 3. make uninstall unloads it; make install-files with KWin running loads it live.
 make --no-print-directory -C "$repo" uninstall PREFIX="$HOME/.local" >>"$fx_dir/install.log" 2>&1 \

@@ -555,24 +555,41 @@ final class CoverWindow {
 
     /// KWin gives the keyboard to whatever window it activates (Alt+Tab's
     /// choice included), even past an exclusive layer-shell surface, but it
-    /// activates a surface whose keyboard interactivity turns exclusive: drop
-    /// it and ask again, one frame apart so the compositor sees the change.
+    /// activates a surface whose keyboard interactivity turns exclusive. So
+    /// when the cover holding the form loses the keyboard: drop it and ask
+    /// again, a few frames apart so the compositor sees the change, until the
+    /// keyboard is back (the window's focus-in) or the cover goes.
     private func keyboardTaken() {
         guard takesKeyboard, isShown, policy.keyboard == .layerShellExclusive, keyboardReclaim?.isActive != true else {
             return
         }
-        gtk_layer_set_keyboard_mode(window.cast(), GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
+        var dropped = false
+        var attempts = 0
         keyboardReclaim = LoopSource.timer(milliseconds: Self.keyboardReclaimMs) { [weak self] in
             guard let self else { return false }
-            self.keyboardReclaim = nil
-            if self.takesKeyboard {
-                gtk_layer_set_keyboard_mode(self.window.cast(), GTK_LAYER_SHELL_KEYBOARD_MODE_EXCLUSIVE)
+            let done = !self.takesKeyboard || !self.isShown || self.hasKeyboard
+                || attempts >= Self.keyboardReclaimAttempts
+            if dropped || done {
+                // Never left without the keyboard it should hold, shown or not.
+                if self.takesKeyboard {
+                    gtk_layer_set_keyboard_mode(self.window.cast(), GTK_LAYER_SHELL_KEYBOARD_MODE_EXCLUSIVE)
+                }
+                dropped = false
+                if done { self.keyboardReclaim = nil }
+                return !done
             }
-            return false
+            gtk_layer_set_keyboard_mode(self.window.cast(), GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
+            dropped = true
+            attempts += 1
+            return true
         }
     }
 
-    private static let keyboardReclaimMs: UInt32 = 30
+    /// Whether the compositor gave this window the keyboard (GTK's is-active).
+    private var hasKeyboard: Bool { gtk_window_is_active(window.cast()) != 0 }
+
+    private static let keyboardReclaimMs: UInt32 = 60
+    private static let keyboardReclaimAttempts = 20
 
     /// Whether the keyboard grab is held (X11 only).
     var holdsKeyboardGrab: Bool { grabbed }
