@@ -6,8 +6,9 @@
 # itest-kde.sh. For each shape, on a private session bus with the real blockerd
 # (kde probe), which loads the script through the fake's org.kde.kwin.Scripting:
 #   1. the script reports the active window as it starts;
-#   2. activations (emitted as KWin does: nothing, then the window) and a caption
-#      change reach `blockerctl status --json`, and no transient "nothing" is reported;
+#   2. activations (emitted as KWin does: nothing, then the window) and caption
+#      changes reach `blockerctl status --json` (a burst of ten in at most two
+#      reports), and no transient "nothing" is reported;
 #   3. nothing active for real is reported, after the settling delay;
 #   4. an ordinary-window cover (KWin on X11: no layer-shell) is pinned
 #      (keep-above, fullscreen, out of taskbar and switcher), is never reported
@@ -76,6 +77,15 @@ run_shape() {
 
     control Activate s chat >/dev/null
     wait_for 5 front_is "blockermeter general kde" || fail "$shape: the activation of chat was not reported: $(front)"
+    control SetCaption ss chat "random" >/dev/null
+    wait_for 5 front_is "blockermeter random kde" || fail "$shape: the caption change was not reported: $(front)"
+    # A burst of title changes is coalesced: the last title, in at most two reports.
+    local burst_from
+    burst_from=$(reports)
+    for i in 1 2 3 4 5 6 7 8 9 10; do control SetCaption ss chat "tick $i" >/dev/null; done
+    wait_for 5 front_is "blockermeter tick 10 kde" || fail "$shape: the last title of a burst was not reported: $(front)"
+    sleep 0.3
+    [ $(($(reports) - burst_from)) -le 2 ] || fail "$shape: 10 title changes made $(($(reports) - burst_from)) reports"
     control SetCaption ss chat "random" >/dev/null
     wait_for 5 front_is "blockermeter random kde" || fail "$shape: the caption change was not reported: $(front)"
     control SetCaption ss editor "hidden change" >/dev/null

@@ -71,14 +71,26 @@ function focusOf(window) {
 }
 
 function report(window) {
+    captionTimer.stop();
     callDBus(FOCUS_SERVICE, FOCUS_PATH, FOCUS_INTERFACE, "Report", focusOf(window));
 }
 
 // The window whose caption changes are reported: the active one.
 let watched = null;
 
-function captionChanged() {
+// A title may change many times a second (a terminal's progress, a player's
+// clock): each change is reported, but at most one every CAPTION_COALESCE_MS,
+// the latest title, so such a window costs blockerd at most a few ticks a second.
+const CAPTION_COALESCE_MS = 200;
+const captionTimer = new QTimer();
+captionTimer.singleShot = true;
+captionTimer.interval = CAPTION_COALESCE_MS;
+captionTimer.timeout.connect(function () {
     if (watched && watched === api.active()) report(watched);
+});
+
+function captionChanged() {
+    if (!captionTimer.active) captionTimer.start();
 }
 
 function watch(window) {
