@@ -22,6 +22,9 @@
 #      and the cover takes the focus (the keyboard) back from the app;
 #      activating gtk3-demo (not metered) lets it be seen, and back on the
 #      xterm the cover is back;
+#   5b. the overlay as an X11 fullscreen window (as on KWin's X11 session; here
+#      on Xwayland): the script gives it the focus back after each switch, the
+#      xterms stay hidden, and it goes (KWin intact) for gtk3-demo;
 #   6. blockerctl doctor says how to load the script when kwinrc disables it.
 # Exit 0 pass, 1 fail; a missing tool or server is a failure.
 set -euo pipefail
@@ -152,7 +155,8 @@ ok "3. make uninstall unloads it; make install-files (kpackagetool5) loads it li
 kw_shot "$fx_dir/before.png"
 [ "$(kw_magenta_percent "$fx_dir/before.png")" -ge 50 ] || fail "the xterm is not on KWin's screenshot"
 "$bin/blocker-overlay" >"$fx_dir/overlay.log" 2>&1 &
-fx_track $!
+overlay_pid=$!
+fx_track $overlay_pid
 wait_for 10 grep -qs "ready on" "$fx_dir/overlay.log" || fail "blocker-overlay did not start"
 wait_for 15 eval '[ "$(status "s[\"shield\"][\"active\"]")" = True ]' || fail "the balance never ran out in the xterm"
 wait_for 5 grep -qs "shown over blockermeter" "$fx_dir/overlay.log" || fail "the overlay did not show the cover"
@@ -199,6 +203,30 @@ wait_for 5 eval '[ "$(grep -c "shown over blockermeter" "$fx_dir/overlay.log")" 
     || fail "the cover did not come back over the xterm"
 wait_for 3 covered "$fx_dir/switch.png" || fail "back on the xterm, the cover does not hide it"
 ok "5. activating covered windows (as Alt+Tab would): the cover stays on top and takes the focus back; gtk3-demo uncovered; back: covered"
+
+# 5b. The cover as an ordinary fullscreen window (what it is on KWin's X11
+# session; here the overlay on Xwayland): the script pins it and takes the
+# focus back for it.
+fx_stop "$overlay_pid"
+GDK_BACKEND=x11 DISPLAY=$kw_display "$bin/blocker-overlay" >"$fx_dir/overlay-x11.log" 2>&1 &
+overlay_pid=$!
+fx_track $overlay_pid
+wait_for 10 grep -qs "shown over blockermeter" "$fx_dir/overlay-x11.log" || fail "the X11 overlay did not show the cover"
+grep -q "covering 1 monitor(s) on X11" "$fx_dir/overlay-x11.log" || fail "the overlay is not an X11 window: $(grep covering "$fx_dir/overlay-x11.log")"
+wait_for 3 covered "$fx_dir/switch.png" || fail "the X11 cover does not hide the xterm"
+for target in meter-two meter-one; do
+    logged=$(kw_activations | wc -l)
+    kw_activate "$target" blocker-overlay || fail "the script did not give the focus back to the X11 cover: $(kw_active) is active"
+    kw_activations | tail -n +$((logged + 1)) | grep -qx "$target" || fail "KWin never activated $target"
+    covered "$fx_dir/switch.png" || fail "activating $target shows it above the X11 cover: \
+$(oe_diff "$fx_dir/before.png" "$fx_dir/switch.png")% changed, $(kw_magenta_percent "$fx_dir/switch.png")% magenta"
+done
+kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo past the X11 cover"
+wait_for 5 eval '[ "$(status "s[\"shield\"][\"active\"]")" = False ]' || fail "the shield stayed up over gtk3-demo"
+sleep 0.5
+kw_bus status org.kde.KWin >/dev/null 2>&1 || fail "KWin died as the X11 cover went away"
+[ "$(kw_active)" = gtk3-demo ] || fail "with the X11 cover gone, $(kw_active) is active, not gtk3-demo"
+ok "5b. an X11 fullscreen cover: pinned by the script, the focus given back after each switch; gtk3-demo uncovered"
 
 # 6. doctor, blockerd stopped: the script disabled in kwinrc, then enabled again.
 fx_stop "$blockerd_pid"
