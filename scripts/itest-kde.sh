@@ -235,8 +235,17 @@ doctor_probe | grep -q "^FAIL  probe .*the blocker KWin script is not loaded" ||
 doctor_probe | grep -q "fix: make install (installs, enables and loads the KWin script)" \
     || fail "doctor does not say how to load the script: $(doctor_probe)"
 kw_script_loaded blocker && fail "the script disabled in kwinrc is still loaded"
+# blockerd started without the script follows it once it is installed: no restart.
+"$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state" >>"$fx_dir/blockerd.log" 2>&1 &
+blockerd_pid=$!
+fx_track $blockerd_pid
+wait_for 10 eval 'ctl status >/dev/null 2>&1' || fail "blockerd does not answer"
+wait_for 5 eval 'status "s[\"probe\"][\"error\"]" | grep -q "the blocker KWin script is not loaded"' \
+    || fail "blockerd without the script: $(status 's["probe"]')"
 install_files
 doctor_probe | grep -q "^OK    probe  *kde answers: " || fail "doctor after make install-files: $(doctor_probe)"
-ok "6. doctor: the script disabled in kwinrc is a FAIL with the fix; after make install-files, OK"
+wait_for 5 eval '[ "$(status "s[\"probe\"][\"ok\"]")" = True ]' \
+    || fail "blockerd did not follow the script loaded after it started: $(status 's["probe"]')"
+ok "6. doctor: the script disabled in kwinrc is a FAIL with the fix; after make install-files, OK, and the running blockerd follows it"
 
 ok "pass in $((SECONDS - started)) s"

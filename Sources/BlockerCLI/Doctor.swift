@@ -123,10 +123,9 @@ enum Doctor {
         }
     }
 
-    /// A kde probe without its KWin script: blockerd follows the script once it
-    /// reports, but a blockerd that started without it must be restarted.
+    /// A kde probe without its KWin script; blockerd follows the script as soon as it reports.
     static let kwinScriptFix = "make install (installs, enables and loads the KWin script), or enable \"blocker\" in "
-        + "System Settings → Window Management → KWin Scripts; then systemctl --user restart blockerd"
+        + "System Settings → Window Management → KWin Scripts"
 
     static func manager(_ facts: DoctorFacts) -> DoctorCheck {
         switch facts.managerEnvironment {

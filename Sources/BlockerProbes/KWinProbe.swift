@@ -14,6 +14,9 @@ public struct KWinShell: ReportingShell {
     public let probeName = "kde"
     public let displayName = "KWin"
     public let busName = "org.kde.KWin"
+    /// A script enabled later (System Settings, `make install`) is run by KWin
+    /// and reports at once: blockerd follows it without a restart.
+    public let opensWithoutPlugin = true
     /// Where the script's main.js may be, first found wins.
     let scriptCandidates: [String]
 

@@ -75,7 +75,7 @@ import TestSupport
         facts.probeSample = .failed("kde: the blocker KWin script is not loaded: enable it in System Settings")
         let verdict = try check("probe", in: facts)
         #expect(verdict.level == .fail && verdict.fix == Doctor.kwinScriptFix)
-        #expect(verdict.fix?.contains("make install") == true && verdict.fix?.contains("restart blockerd") == true)
+        #expect(verdict.fix?.contains("make install") == true && verdict.fix?.contains("KWin Scripts") == true)
         // Other kde failures (KWin not running) keep the general fix.
         facts.probeSample = .failed("KWin is not on the session bus (org.kde.KWin has no owner)")
         #expect(try check("probe", in: facts).fix != Doctor.kwinScriptFix)
