@@ -40,6 +40,7 @@ install-files:
 	    echo "keeping your $(CONFDIR)/blocker.toml"; \
 	else install -D -m 644 config/blocker.toml $(CONFDIR)/blocker.toml; \
 	    echo "installed the default config: $(CONFDIR)/blocker.toml"; fi
+	@scripts/install-kwin-script.sh install
 	@scripts/enable-units.sh $(UNITS)
 	@$(GNOME_EXTENSION) install
 
@@ -49,6 +50,7 @@ uninstall:
 	for u in $(UNITS); do rm -f $(UNITDIR)/$$u; done
 	rm -rf $(DOCDIR)
 	-@$(GNOME_EXTENSION) uninstall
+	-@scripts/install-kwin-script.sh uninstall
 	-@systemctl --user daemon-reload 2>/dev/null
 	@echo "kept your config ($(CONFDIR)) and ledger (~/.local/state/blocker); remove them by hand if you want"
 

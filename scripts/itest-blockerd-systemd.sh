@@ -25,10 +25,9 @@ um_start
 # build — from a copy of what it reads, since the checkout may be root's alone.
 src=$UM_HOME/.cache/src
 mkdir -p "$src/scripts" "$src/bin"
-cp -r "$here/Makefile" "$here/README.md" "$here/systemd" "$here/config" "$src/"
-cp "$here/scripts/render-units.sh" "$here/scripts/enable-units.sh" "$src/scripts/"
-cp "$here/scripts/gnome-extension.sh" "$src/scripts/"
-cp -r "$here/extensions" "$src/"
+cp -r "$here/Makefile" "$here/README.md" "$here/systemd" "$here/config" "$here/extensions" "$src/"
+cp "$here/scripts/render-units.sh" "$here/scripts/enable-units.sh" "$here/scripts/gnome-extension.sh" \
+    "$here/scripts/install-kwin-script.sh" "$src/scripts/"
 cp "$bin" "$(dirname "$bin")/blockerctl" "$(dirname "$bin")/blocker-overlay" "$src/bin/"
 chown -R "$UM_UID:$UM_GID" "$src"
 install_as_user() { um_run make --no-print-directory -C "$src" install-files BINSRC="$src/bin"; }

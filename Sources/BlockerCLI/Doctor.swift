@@ -126,13 +126,21 @@ enum Doctor {
         }
     }
 
-    /// The GNOME extension is installed but the running shell has not loaded
-    /// it (installed since login): only a new login helps, on Wayland.
+    /// The fix when what the probe lacks is the desktop's own plugin: the
+    /// GNOME extension installed since login (only a new login helps, on
+    /// Wayland), or the KWin script missing or not loaded (blockerd follows it
+    /// as soon as it reports).
     static func shellPluginFix(_ probeMessage: String) -> String? {
-        guard probeMessage.contains("GNOME Shell has not loaded it yet") else { return nil }
-        return "log out and back in: GNOME Shell on Wayland loads a newly installed extension only at login "
-            + "(then blockerctl doctor again)"
+        if probeMessage.contains("GNOME Shell has not loaded it yet") {
+            return "log out and back in: GNOME Shell on Wayland loads a newly installed extension only at login "
+                + "(then blockerctl doctor again)"
+        }
+        if probeMessage.contains(KWinShell.scriptProblemMarker) { return kwinScriptFix }
+        return nil
     }
+
+    static let kwinScriptFix = "make install (installs, enables and loads the KWin script), or enable \"blocker\" in "
+        + "System Settings → Window Management → KWin Scripts"
 
     static func manager(_ facts: DoctorFacts) -> DoctorCheck {
         switch facts.managerEnvironment {

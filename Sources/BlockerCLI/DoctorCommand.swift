@@ -3,6 +3,7 @@ import BlockerConfig
 import BlockerCore
 import BlockerProbes
 import BlockerSystem
+import Glibc
 
 /// `blockerctl doctor [--config FILE]`
 struct DoctorCommand: BlockerCommand {
@@ -41,8 +42,14 @@ extension DoctorFacts {
         let loaded: Result<Config, ConfigError>
         do { loaded = .success(try Config.load(path: configPath)) } catch { loaded = .failure(error) }
         let config = (try? loaded.get()) ?? Config()
-        let selection = ProbeSelection.select(config.daemon.probe, settings: config.daemon, environment: environment)
-        let sample = ProbeObservation(selection.probe.sample(), matcher: Matcher(groups: config.groups))
+        let daemon: Result<StatusReport, BusFailure>
+        do {
+            let service = try context.invocation.connect(environment)
+            daemon = .success(try service.status())
+        } catch {
+            daemon = .failure(error)
+        }
+        let (probeName, passedOver, sample) = sampleProbe(config, environment: environment, daemon: try? daemon.get())
 
         let ledgerPath = BlockerPaths.ledger(environment: environment)
         let ledger: LedgerState = switch SystemCalls.status(of: ledgerPath) {
@@ -62,19 +69,43 @@ extension DoctorFacts {
              run(["journalctl", "--user", "-n", "0", "--no-pager"]))
         }
 
-        let daemon: Result<StatusReport, BusFailure>
-        do {
-            let service = try context.invocation.connect(environment)
-            daemon = .success(try service.status())
-        } catch {
-            daemon = .failure(error)
-        }
-
         return DoctorFacts(
-            environment: environment, probeChoice: config.daemon.probe, probeName: selection.probe.name,
-            probePassedOver: selection.passedOver, probeSample: sample, managerEnvironment: manager, units: units,
+            environment: environment, probeChoice: config.daemon.probe, probeName: probeName,
+            probePassedOver: passedOver, probeSample: sample, managerEnvironment: manager, units: units,
             configPath: configPath, config: loaded.map { ($0.groups.count, $0.exercises.count) },
             ledgerPath: ledgerPath, ledger: ledger, userID: SystemCalls.userID, journal: journal, daemon: daemon)
+    }
+
+    /// The probe `probe = …` picks, sampled here. The kde and gnome probes own
+    /// io.github.blockerd.Focus, which a running blockerd holds: then its
+    /// probe's answer is the one. The shell's plugin answers asynchronously
+    /// (KWin runs a script it loads from its own loop): wait up to a second for it.
+    static func sampleProbe(_ config: Config, environment: [String: String], daemon: StatusReport?)
+        -> (name: String, passedOver: [String], sample: ProbeObservation) {
+        let shellProbes = [ProbeChoice.kde.rawValue, ProbeChoice.gnome.rawValue]
+        if let daemon, shellProbes.contains(daemon.probeName),
+           config.daemon.probe == .auto || config.daemon.probe.rawValue == daemon.probeName {
+            let sample: ProbeObservation = if !daemon.probeOK {
+                .failed(daemon.probeError ?? "failing")
+            } else if let front = daemon.foreground {
+                .window(front, locked: daemon.locked)
+            } else {
+                .nothing(locked: daemon.locked)
+            }
+            return (daemon.probeName, [], sample)
+        }
+        let selection = ProbeSelection.select(config.daemon.probe, settings: config.daemon, environment: environment)
+        let matcher = Matcher(groups: config.groups)
+        var sample = ProbeObservation(selection.probe.sample(), matcher: matcher)
+        if shellProbes.contains(selection.probe.name) {
+            for _ in 0..<20 {
+                guard case let .failed(message) = sample, message.hasSuffix("has not reported the window in front yet")
+                else { break }
+                usleep(50_000)
+                sample = ProbeObservation(selection.probe.sample(), matcher: matcher)
+            }
+        }
+        return (selection.probe.name, selection.passedOver, sample)
     }
 
     static func run(_ argv: [String]) -> ProgramRun {

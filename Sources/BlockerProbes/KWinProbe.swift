@@ -1,5 +1,6 @@
 import BlockerSystem
 import BlockerSystemd
+import Glibc
 
 /// `probe = "kde"`: KWin (Plasma 5.27 and 6, Wayland or X11) with blocker's
 /// KWin script (`extensions/kwin/`), which reports every activation and
@@ -8,9 +9,14 @@ import BlockerSystemd
 /// `org.kde.kwin.Scripting`, and a freshly loaded script reports at once.
 public struct KWinShell: ReportingShell {
     public static let scriptName = "blocker"
+    static let loadAttempts = 10
+    static let loadRetryMicroseconds: UInt32 = 20_000
     public let probeName = "kde"
     public let displayName = "KWin"
     public let busName = "org.kde.KWin"
+    /// A script enabled later (System Settings, `make install`) is run by KWin
+    /// and reports at once: blockerd follows it without a restart.
+    public let opensWithoutPlugin = true
     /// Where the script's main.js may be, first found wins.
     let scriptCandidates: [String]
 
@@ -19,15 +25,20 @@ public struct KWinShell: ReportingShell {
         scriptCandidates = data.dataSearchPath.map { $0 + "/kwin/scripts/\(Self.scriptName)/contents/code/main.js" }
     }
 
+    /// Every problem `pluginProblem` names starts with this (doctor gives its fix).
+    public static let scriptProblemMarker = "the blocker KWin script is not"
+
     public func pluginProblem(on connection: BusConnection) -> String? {
         guard scriptPath != nil else {
-            return "the blocker KWin script is not installed (looked in \(scriptCandidates.joined(separator: ", "))): "
+            return "\(Self.scriptProblemMarker) installed (looked in \(scriptCandidates.joined(separator: ", "))): "
                 + "run `make install` (or install the package)"
         }
         do throws(BusCallError) {
             guard try scripting(on: connection, "isScriptLoaded", Self.scriptName).readBoolOrThrow() else {
-                return "the blocker KWin script is not loaded: enable it in System Settings → Window Management → "
-                    + "KWin Scripts (or run `make install` again)"
+                // KWin unloads it again at once when kwinrc says it is disabled.
+                return "\(Self.scriptProblemMarker) loaded: enable it in System Settings → Window Management → "
+                    + "KWin Scripts, or run `make install` again (it sets [Plugins] blockerEnabled=true in kwinrc "
+                    + "and loads it)"
             }
             return nil
         } catch {
@@ -40,14 +51,20 @@ public struct KWinShell: ReportingShell {
         guard let scriptPath else { return }
         do throws(BusCallError) {
             _ = try scripting(on: connection, "unloadScript", Self.scriptName)
-            let id = try scripting(on: connection, "loadScript", scriptPath, Self.scriptName).readInt32OrThrow()
-            guard id >= 0 else { return }
-            // Plasma 6 puts a loaded script at /Scripting/Script<id>, Plasma 5 at /<id>.
-            for path in ["/Scripting/Script\(id)", "/\(id)"] {
-                let run = try connection.methodCall(destination: busName, path: path, interface: "org.kde.kwin.Script",
-                                                    member: "run")
-                if (try? connection.call(run, timeoutMicroseconds: 2_000_000)) != nil { return }
+            // KWin deletes an unloaded script later, from its event loop: until
+            // then the name is taken and loadScript answers -1.
+            for attempt in 0..<Self.loadAttempts {
+                if attempt > 0 { usleep(Self.loadRetryMicroseconds) }
+                if try scripting(on: connection, "loadScript", scriptPath, Self.scriptName).readInt32OrThrow() >= 0 { break }
             }
+            // Then `start`, not `run` on the script's object: KWin 5.27 numbers a new
+            // script by how many are loaded, so after an unload its `/<id>` may be
+            // another script's. `start` (what System Settings calls) reads kwinrc,
+            // unloads the script again if the user disabled it there (then
+            // `pluginProblem` says so, and it never ran), and runs every loaded
+            // script that is not running yet: ours, if the loads above lost the
+            // race with the unload, loaded from kwinrc.
+            _ = try scripting(on: connection, "start")
         } catch {
             // Not fatal: the script also reports at the next activation.
         }

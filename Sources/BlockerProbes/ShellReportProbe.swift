@@ -22,6 +22,15 @@ public protocol ReportingShell {
     /// `io.github.blockerd.Focus` itself. A shell that restarts loads its
     /// plugin, which reports at its start.
     func requestReport(on connection: BusConnection)
+    /// Whether the probe opens while the plugin is missing or off, failing
+    /// each sample with `pluginProblem` until the plugin reports: right where
+    /// the shell loads the plugin by itself once the user enables it (KWin
+    /// runs an enabled script at once, and the script reports as it starts).
+    var opensWithoutPlugin: Bool { get }
+}
+
+extension ReportingShell {
+    public var opensWithoutPlugin: Bool { false }
 }
 
 /// `probe = "gnome"` and `probe = "kde"`: owns `io.github.blockerd.Focus` on
@@ -70,7 +79,7 @@ public final class ShellReportProbe: ForegroundProbe {
         if let failure = probe.connectIfDue() {
             return .failure(ProbeUnavailable(probe: shell.probeName, reason: failure.message))
         }
-        if let problem = probe.session.flatMap({ shell.pluginProblem(on: $0.connection) }) {
+        if !shell.opensWithoutPlugin, let problem = probe.session.flatMap({ shell.pluginProblem(on: $0.connection) }) {
             return .failure(ProbeUnavailable(probe: shell.probeName, reason: problem))
         }
         return .success(probe)

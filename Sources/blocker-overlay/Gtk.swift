@@ -387,6 +387,7 @@ final class CoverWindow {
     private var takesKeyboard = false
     private var grabbed = false
     private var grabRetry: LoopSource?
+    private var keyboardReclaim: LoopSource?
     private var waitingForFirstFrame = false
     /// After the first frame of each showing is drawn: the cover is on screen.
     var onFirstFrame: (() -> Void)?
@@ -436,6 +437,10 @@ final class CoverWindow {
             self.mapped()
             return false
         })
+        connect(window.raw, "focus-out-event", withArgument: { [unowned self] _ in
+            self.keyboardTaken()
+            return false
+        })
         connect(window.raw, "draw", after: true, withArgument: { [unowned self] _ in
             if self.waitingForFirstFrame {
                 self.waitingForFirstFrame = false
@@ -446,6 +451,7 @@ final class CoverWindow {
     }
 
     deinit {
+        keyboardReclaim?.cancel()
         grabRetry?.cancel()
         releaseKeyboard()
         gtk_widget_destroy(window.raw)
@@ -546,6 +552,44 @@ final class CoverWindow {
         grabbed = false
         if let seat = display.seat { gdk_seat_ungrab(seat) }
     }
+
+    /// KWin gives the keyboard to whatever window it activates (Alt+Tab's
+    /// choice included), even past an exclusive layer-shell surface, but it
+    /// activates a surface whose keyboard interactivity turns exclusive. So
+    /// when the cover holding the form loses the keyboard: drop it and ask
+    /// again, a few frames apart so the compositor sees the change, until the
+    /// keyboard is back (the window's focus-in) or the cover goes.
+    private func keyboardTaken() {
+        guard takesKeyboard, isShown, policy.keyboard == .layerShellExclusive, keyboardReclaim?.isActive != true else {
+            return
+        }
+        var dropped = false
+        var attempts = 0
+        keyboardReclaim = LoopSource.timer(milliseconds: Self.keyboardReclaimMs) { [weak self] in
+            guard let self else { return false }
+            let done = !self.takesKeyboard || !self.isShown || self.hasKeyboard
+                || attempts >= Self.keyboardReclaimAttempts
+            if dropped || done {
+                // Never left without the keyboard it should hold, shown or not.
+                if self.takesKeyboard {
+                    gtk_layer_set_keyboard_mode(self.window.cast(), GTK_LAYER_SHELL_KEYBOARD_MODE_EXCLUSIVE)
+                }
+                dropped = false
+                if done { self.keyboardReclaim = nil }
+                return !done
+            }
+            gtk_layer_set_keyboard_mode(self.window.cast(), GTK_LAYER_SHELL_KEYBOARD_MODE_NONE)
+            dropped = true
+            attempts += 1
+            return true
+        }
+    }
+
+    /// Whether the compositor gave this window the keyboard (GTK's is-active).
+    private var hasKeyboard: Bool { gtk_window_is_active(window.cast()) != 0 }
+
+    private static let keyboardReclaimMs: UInt32 = 60
+    private static let keyboardReclaimAttempts = 20
 
     /// Whether the keyboard grab is held (X11 only).
     var holdsKeyboardGrab: Bool { grabbed }

@@ -98,6 +98,20 @@ import TestSupport
         #expect(probe.detail == "gnome: blockerd holds io.github.blockerd.Focus and hears the shell (its probe is in the daemon line)")
     }
 
+    @Test func aKDEProbeWithoutItsKWinScriptSaysHowToLoadIt() throws {
+        var facts = Self.healthy()
+        facts.probeChoice = .kde
+        facts.probeName = "kde"
+        facts.probePassedOver = []
+        facts.probeSample = .failed("kde: the blocker KWin script is not loaded: enable it in System Settings")
+        let verdict = try check("probe", in: facts)
+        #expect(verdict.level == .fail && verdict.fix == Doctor.kwinScriptFix)
+        #expect(verdict.fix?.contains("make install") == true && verdict.fix?.contains("KWin Scripts") == true)
+        // Other kde failures (KWin not running) keep the general fix.
+        facts.probeSample = .failed("KWin is not on the session bus (org.kde.KWin has no owner)")
+        #expect(try check("probe", in: facts).fix != Doctor.kwinScriptFix)
+    }
+
     @Test func anUnreachableUserManagerFailsAndSkipsWhatNeedsIt() {
         var facts = Self.healthy()
         facts.managerEnvironment = .exited(1, "")

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# itest-kwin-fake-host.sh — blocker's KWin script against a FAKE KWin
+# scripting host (scripts/lib/fake-kwin-host.js, gjs) in the Plasma 6 shape
+# (windowActivated, activeWindow, /Scripting/Script<id>) — Plasma 6 cannot run
+# here — and in the Plasma 5 shape as a fast check; the real KWin 5.27 is
+# itest-kde.sh. For each shape, on a private session bus with the real blockerd
+# (kde probe), which loads the script through the fake's org.kde.kwin.Scripting:
+#   1. the script reports the active window as it starts;
+#   2. activations (emitted as KWin does: nothing, then the window) and caption
+#      changes reach `blockerctl status --json` (a burst of ten in at most two
+#      reports), and no transient "nothing" is reported;
+#   3. nothing active for real is reported, after the settling delay;
+#   4. an ordinary-window cover (KWin on X11: no layer-shell) is pinned
+#      (keep-above, fullscreen, out of taskbar and switcher), is never reported
+#      as the foreground, and takes the focus back when another window is activated;
+#   5. the script leaves no error in the host's log.
+# Exit 0 pass, 1 fail; a missing tool is a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=lib/fixtures.sh
+source scripts/lib/fixtures.sh
+fx_begin kwin-fake-host
+for tool in gjs busctl dbus-daemon python3; do
+    command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
+done
+bin=${BLOCKER_BIN:-$(swift build --show-bin-path 2>/dev/null)}
+for program in blockerd blockerctl; do [ -x "$bin/$program" ] || fail "$bin/$program is not built (swift build)"; done
+unset DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE XDG_CONFIG_HOME XDG_DATA_DIRS
+export HOME=$fx_dir/home XDG_DATA_HOME=$fx_dir/data XDG_CURRENT_DESKTOP=KDE LANG=C.UTF-8
+mkdir -p "$HOME" "$XDG_DATA_HOME/kwin/scripts"
+cp -R extensions/kwin "$XDG_DATA_HOME/kwin/scripts/blocker"
+cat >"$fx_dir/blocker.toml" <<'TOML'
+[daemon]
+probe = "kde"
+[earn]
+pushups = 0.5
+[[group]]
+name = "meter"
+apps = ["blockermeter"]
+TOML
+
+wait_for() { # SECONDS COMMAND…
+    local tries=$(($1 * 20))
+    shift
+    for _ in $(seq "$tries"); do "$@" && return 0; sleep 0.05; done
+    return 1
+}
+
+run_shape() {
+    local shape=$1 log=$fx_dir/host-$1.log
+    mkdir -m 0700 "$fx_dir/$shape"
+    local address bus_pid
+    read -r address bus_pid < <(fx_session_bus "$fx_dir/$shape") || fail "dbus-daemon did not start"
+    fx_track "$bus_pid"
+    export DBUS_SESSION_BUS_ADDRESS=$address XDG_RUNTIME_DIR=$fx_dir/$shape
+    control() { busctl --address="$address" call org.kde.KWin /FakeKWin io.github.blockerd.test.FakeKWin "$@"; }
+    status() { "$bin/blockerctl" status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; }
+    front() { status '(s["foreground"] or {}).get("app"), (s["foreground"] or {}).get("title"), s["probe"]["name"]'; }
+    front_is() { [ "$(front 2>/dev/null)" = "$1" ]; }
+    reports() { grep -c '^report ' "$log" || true; }
+
+    gjs scripts/lib/fake-kwin-host.js "$shape" >"$log" 2>&1 &
+    local host=$!
+    fx_track $host
+    wait_for 5 grep -q "owns org.kde.KWin" "$log" || fail "$shape: the fake KWin did not start"
+    control AddWindow sssib editor texteditor "notes.txt" $$ true >/dev/null
+    control AddWindow sssib chat blockermeter "general" $$ true >/dev/null
+    control Activate s editor >/dev/null
+
+    "$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/$shape" >"$fx_dir/blockerd-$shape.log" 2>&1 &
+    local daemon=$!
+    fx_track $daemon
+    wait_for 10 front_is "texteditor notes.txt kde" \
+        || fail "$shape: blockerd did not get the first report: $(front 2>&1); host: $(tail -n 3 "$log")"
+    grep -q "^ran blocker$" "$log" || fail "$shape: blockerd did not load and run the script through org.kde.kwin.Scripting"
+    ok "$shape: 1. blockerd loaded the script through the fake's Scripting; it reported the active window at start"
+
+    control Activate s chat >/dev/null
+    wait_for 5 front_is "blockermeter general kde" || fail "$shape: the activation of chat was not reported: $(front)"
+    control SetCaption ss chat "random" >/dev/null
+    wait_for 5 front_is "blockermeter random kde" || fail "$shape: the caption change was not reported: $(front)"
+    # A burst of title changes is coalesced: the last title, in at most two reports.
+    local burst_from
+    burst_from=$(reports)
+    for i in 1 2 3 4 5 6 7 8 9 10; do control SetCaption ss chat "tick $i" >/dev/null; done
+    wait_for 5 front_is "blockermeter tick 10 kde" || fail "$shape: the last title of a burst was not reported: $(front)"
+    sleep 0.3
+    [ $(($(reports) - burst_from)) -le 2 ] || fail "$shape: 10 title changes made $(($(reports) - burst_from)) reports"
+    control SetCaption ss chat "random" >/dev/null
+    wait_for 5 front_is "blockermeter random kde" || fail "$shape: the caption change was not reported: $(front)"
+    control SetCaption ss editor "hidden change" >/dev/null
+    control Activate s editor >/dev/null
+    wait_for 5 front_is "texteditor hidden change kde" || fail "$shape: the switch back to the editor was not reported: $(front)"
+    sleep 0.3
+    grep -q '"focused":false' "$log" && fail "$shape: a transient \"nothing in front\" was reported: $(grep '^report ' "$log")"
+    ok "$shape: 2. activations and a caption change reported ($(reports) reports), no transient nothing"
+
+    control Activate s "" >/dev/null
+    wait_for 5 eval '[ "$(status "s[\"foreground\"]")" = None ]' || fail "$shape: nothing active was not reported: $(front)"
+    ok "$shape: 3. nothing active is reported once it lasts"
+
+    control Activate s chat >/dev/null
+    wait_for 5 front_is "blockermeter random kde" || fail "$shape: chat was not reported: $(front)"
+    control AddWindow sssib blocker-overlay blocker-overlay "" $$ true >/dev/null
+    local pinned
+    pinned=$(control Window s blocker-overlay | python3 -c "
+import json, shlex, sys
+w = json.loads(shlex.split(sys.stdin.read())[1])
+print(all(w[k] for k in ('keepAbove', 'fullScreen', 'skipTaskbar', 'skipSwitcher', 'skipPager', 'onAllDesktops')))")
+    [ "$pinned" = True ] || fail "$shape: the cover was not pinned: $(control Window s blocker-overlay)"
+    control Activate s blocker-overlay >/dev/null
+    local before
+    before=$(reports)
+    control Activate s editor >/dev/null
+    wait_for 5 front_is "texteditor hidden change kde" || fail "$shape: the editor was not reported: $(front)"
+    wait_for 5 eval '[ "$(control Active)" = "s \"blocker-overlay\"" ]' \
+        || fail "$shape: the cover did not get the focus back: $(control Active) is active"
+    sleep 0.3
+    [ "$(reports)" -eq $((before + 1)) ] || fail "$shape: the cover's activation was reported: $(grep '^report ' "$log" | tail -n 3)"
+    front_is "texteditor hidden change kde" || fail "$shape: blockerd took the cover for the foreground: $(front)"
+    control RemoveWindow s blocker-overlay >/dev/null
+    control Activate s chat >/dev/null
+    wait_for 5 front_is "blockermeter random kde" || fail "$shape: with the cover gone, chat was not reported: $(front)"
+    [ "$(control Active)" = 's "chat"' ] || fail "$shape: a removed cover still took the focus: $(control Active)"
+    ok "$shape: 4. an ordinary-window cover is pinned, not reported, and takes the focus back"
+
+    grep -E "script error|failed" "$log" && fail "$shape: errors in the host's log"
+    ok "$shape: 5. no script errors"
+    fx_stop $daemon
+    fx_stop $host
+}
+
+run_shape plasma6
+run_shape plasma5
