@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# bench-sway.sh — runs `blocker-bench sway` against a real headless sway.
+# bench-sway.sh — runs `blocker-bench sway` against a real headless sway;
+# with BENCH_PROBE=wlroots (scripts/bench-wlroots.sh), `blocker-bench wlroots`,
+# the wlr-foreign-toplevel probe, against the same sway as a plain wlroots
+# compositor.
 #
-#   scripts/bench-sway.sh [BLOCKER_BENCH] [-- blocker-bench sway options]
+#   [BENCH_PROBE=sway|wlroots] scripts/bench-sway.sh [BLOCKER_BENCH] [-- blocker-bench options]
 #
 # BLOCKER_BENCH defaults to .build/release/blocker-bench (build it with
 # `swift build -c release --product blocker-bench`). sway refuses to run as
@@ -12,18 +15,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+probe=${BENCH_PROBE:-sway}
+case "$probe" in sway|wlroots) ;; *) echo "$name: BENCH_PROBE is sway or wlroots, not $probe" >&2; exit 2 ;; esac
+name=bench-$probe
 bench=.build/release/blocker-bench
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then bench=$1; shift; fi
 [ "${1:-}" = "--" ] && shift
-[ -x "$bench" ] || { echo "bench-sway: $bench is not built (swift build -c release --product blocker-bench)" >&2; exit 1; }
+[ -x "$bench" ] || { echo "$name: $bench is not built (swift build -c release --product blocker-bench)" >&2; exit 1; }
 for tool in sway foot swaymsg setpriv; do
-    command -v "$tool" >/dev/null || { echo "bench-sway: $tool is not installed" >&2; exit 1; }
+    command -v "$tool" >/dev/null || { echo "$name: $tool is not installed" >&2; exit 1; }
 done
 
 user=blocker-sway
 id -u "$user" >/dev/null 2>&1 || useradd -m -s /usr/sbin/nologin "$user"
 uid=$(id -u "$user") gid=$(id -g "$user")
-runtime=$(mktemp -d /tmp/blocker-sway-bench.XXXXXX)
+runtime=$(mktemp -d "/tmp/blocker-$probe-bench.XXXXXX")
 marker="BLOCKER_SWAY_RUN=bench-$$-$RANDOM"
 sway_pid=
 
@@ -62,7 +68,7 @@ for _ in $(seq 100); do
     swaymsg -t get_version >/dev/null 2>&1 && break
     sleep 0.05
 done
-swaymsg -t get_version >/dev/null || { echo "bench-sway: sway did not start:" >&2; tail -20 "$runtime/sway.log" >&2; exit 1; }
+swaymsg -t get_version >/dev/null || { echo "$name: sway did not start:" >&2; tail -20 "$runtime/sway.log" >&2; exit 1; }
 
 for app in bench-a bench-b; do
     swaymsg exec "foot --app-id=$app --title=$app sleep infinity" >/dev/null
@@ -72,6 +78,13 @@ for _ in $(seq 200); do
     [ "$n" -ge 2 ] && break
     sleep 0.05
 done
-[ "$n" -ge 2 ] || { echo "bench-sway: the foot windows did not appear" >&2; exit 1; }
+[ "$n" -ge 2 ] || { echo "$name: the foot windows did not appear" >&2; exit 1; }
 
-"$bench" sway --apps bench-a,bench-b "$@"
+if [ "$probe" = sway ]; then
+    "$bench" sway --apps bench-a,bench-b "$@"
+    exit
+fi
+# The wlroots probe reads only the Wayland socket (not sway's IPC): sway is just the compositor here.
+socket=$(find "$runtime" -maxdepth 1 -name 'wayland-*' -type s -printf '%f\n' | head -n 1)
+[ -n "$socket" ] || { echo "$name: sway opened no Wayland socket" >&2; exit 1; }
+env -u SWAYSOCK XDG_RUNTIME_DIR="$runtime" WAYLAND_DISPLAY="$socket" "$bench" wlroots --apps bench-a,bench-b "$@"
