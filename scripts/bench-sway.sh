@@ -14,6 +14,8 @@
 # trap stops exactly those processes and removes the runtime directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/fixtures.sh
+source scripts/lib/fixtures.sh
 
 probe=${BENCH_PROBE:-sway}
 case "$probe" in sway|wlroots) ;; *) echo "$name: BENCH_PROBE is sway or wlroots, not $probe" >&2; exit 2 ;; esac
@@ -33,13 +35,6 @@ runtime=$(mktemp -d "/tmp/blocker-$probe-bench.XXXXXX")
 marker="BLOCKER_SWAY_RUN=bench-$$-$RANDOM"
 sway_pid=
 
-stop_marked() {
-    local p pid
-    for p in /proc/[0-9]*; do
-        pid=${p#/proc/}
-        if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "$marker"; then kill -KILL "$pid" 2>/dev/null || true; fi
-    done
-}
 cleanup() {
     if [ -n "$sway_pid" ]; then
         kill -TERM "$sway_pid" 2>/dev/null || true
@@ -47,7 +42,7 @@ cleanup() {
         kill -KILL "$sway_pid" 2>/dev/null || true
         wait "$sway_pid" 2>/dev/null || true
     fi
-    stop_marked
+    fx_kill_marked "$marker"
     rm -rf "$runtime"
 }
 trap cleanup EXIT

@@ -63,20 +63,7 @@ ok() { echo "$fx_name: ok: $*"; }
 # nothing is started on demand (a notification server would draw over the
 # cover, a stopped one must stay stopped, an a11y bus would linger).
 fx_session_bus() {
-    cat >"$1/bus.conf" <<XML
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$1/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-XML
+    fx_bus_config "$1/bus.conf" session "$1/bus"
     dbus-daemon --config-file="$1/bus.conf" --fork --print-address=1 --print-pid=1 | paste -sd' '
 }
 
@@ -169,4 +156,40 @@ fx_start_blockerd() {
 fx_wait_daemon() {
     for _ in $(seq 50); do "$1/blockerctl" status >/dev/null 2>&1 && return 0; sleep 0.1; done
     return 1
+}
+
+# fx_bus_config FILE TYPE SOCKET — a dbus-daemon config of TYPE (session,
+# system) listening on SOCKET, letting everyone send and own anything, with
+# no service directories (nothing is started on demand).
+fx_bus_config() {
+    cat >"$1" <<XML
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>$2</type>
+  <listen>unix:path=$3</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+XML
+}
+
+# fx_kill_marked MARKER [PID…] — SIGKILLs, by PID, every process whose
+# environment holds MARKER (VAR=value), but this shell and the PIDs given:
+# what a server started on its own, out of sight of fx_track.
+fx_kill_marked() {
+    local marker=$1 p pid keep
+    shift
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        [ "$pid" = "$$" ] && continue
+        for keep in "$@"; do [ "$keep" = "$pid" ] && continue 2; done
+        if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "$marker"; then
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    done
 }

@@ -97,22 +97,6 @@ ge_install() {
 }
 
 # A bus config: allow-all, listening at PATH, TYPE session|system, no service directories.
-ge_bus_config() { # FILE TYPE PATH
-    cat >"$1" <<XML
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>$2</type>
-  <listen>unix:path=$3</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-XML
-}
 
 # ge_gdbus ARGS… — gdbus on the shell's session bus, as the user.
 ge_gdbus() { ge_run gdbus "$@"; }
@@ -149,8 +133,8 @@ print($2)"
 # ge_start_buses_and_shell — both buses, then the shell; one retry (1 start in
 # 20 hangs here). Ready when its driver extension owns io.github.blockerd.Test.
 ge_start_shell() {
-    ge_bus_config "$fx_dir/system.conf" system "$ge_runtime/system_bus"
-    ge_bus_config "$fx_dir/session.conf" session "$ge_runtime/bus"
+    fx_bus_config "$fx_dir/system.conf" system "$ge_runtime/system_bus"
+    fx_bus_config "$fx_dir/session.conf" session "$ge_runtime/bus"
     ge_spawn "$fx_dir/system-bus.log" dbus-daemon --config-file="$fx_dir/system.conf" --nofork
     ge_spawn "$fx_dir/session-bus.log" dbus-daemon --config-file="$fx_dir/session.conf" --nofork
     ge_wait 5 test -S "$ge_runtime/bus" || fail "the session bus did not start"
@@ -224,17 +208,7 @@ ge_status() {
 # what a bus or the shell started on its own (dconf-service, Xwayland…).
 ge_stop_marked_except() {
     [ -n "$ge_marker" ] || return 0
-    local p pid tracked
-    for p in /proc/[0-9]*; do
-        pid=${p#/proc/}
-        [ "$pid" = "$$" ] && continue
-        tracked=0
-        for t in "${fx_pids[@]}"; do [ "$t" = "$pid" ] && tracked=1; done
-        [ "$tracked" = 1 ] && continue
-        if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "$ge_marker"; then
-            kill -KILL "$pid" 2>/dev/null || true
-        fi
-    done
+    fx_kill_marked "$ge_marker" "${fx_pids[@]}"
 }
 
 # From the EXIT trap: tracked processes by PID (newest first), then marked leftovers.

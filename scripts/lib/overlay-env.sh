@@ -82,13 +82,7 @@ oe_stop() {
 
 oe_stop_marked() {
     [ -n "$oe_marker" ] || return 0
-    local p pid
-    for p in /proc/[0-9]*; do
-        pid=${p#/proc/}
-        if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "$oe_marker"; then
-            kill -KILL "$pid" 2>/dev/null || true
-        fi
-    done
+    fx_kill_marked "$oe_marker"
 }
 
 oe_cleanup() {
