@@ -11,13 +11,17 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     public let export: BlockerExport
     private let daemon: Daemon
     private let reloadConfig: () -> Result<Void, ConfigError>
+    /// After an earning or a block: the loop samples and plans its timers again.
+    private let ledgerChanged: () -> Void
     /// The app the shield covered last, so a shield that went down can name it.
     private var coveredApp = ""
 
-    init(daemon: Daemon, export: BlockerExport, reload: @escaping () -> Result<Void, ConfigError>) {
+    init(daemon: Daemon, export: BlockerExport, reload: @escaping () -> Result<Void, ConfigError>,
+         ledgerChanged: @escaping () -> Void) {
         self.daemon = daemon
         self.export = export
         self.reloadConfig = reload
+        self.ledgerChanged = ledgerChanged
     }
 
     // MARK: methods
@@ -45,6 +49,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         let chosen = try Self.resolveExercise(exercise, config: daemon.config, configPath: daemon.options.configPath)
         do {
             let result = try daemon.earn(exercise: chosen, reps: Int(reps))
+            ledgerChanged()
             return (result.earned, result.balance)
         } catch {
             throw .storageError("nothing was credited: \(error)")
@@ -54,15 +59,19 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     public func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64 {
         let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
         let wall = WallClock.nowMs
-        do { return try daemon.block(target: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) } catch {
+        let until: Int64
+        do { until = try daemon.block(target: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) } catch {
             throw .storageError("nothing was blocked: \(error)")
         }
+        ledgerChanged()
+        return until
     }
 
     public func unblock(target: String) throws(MethodError) {
         let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
         let lifted: Bool
         do { lifted = try daemon.unblock(target: key) } catch { throw .storageError("the block stays: \(error)") }
+        if lifted { ledgerChanged() }
         guard lifted else {
             throw .invalidArgument("no timed block on \(key); unblock lifts only timed blocks "
                 + "(schedules and daily limits come from the config)")

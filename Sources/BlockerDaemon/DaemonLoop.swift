@@ -21,8 +21,9 @@ public final class DaemonLoop {
     public private(set) var bus: DaemonEndpoint?
     private var pollTimer: EventTimer!
     private var wakeTimer: EventTimer!
-    /// Armed when the session's lock state changes: a tick on the next iteration.
-    private var lockTimer: EventTimer!
+    /// A tick on the next iteration, after the lock state changed or an
+    /// earning or a block changed the ledger (from inside a bus dispatch).
+    private var soonTimer: EventTimer!
     private var probeSource: EventSource?
     private var watched: (fd: Int32?, generation: Int) = (nil, 0)
     /// The probe's session lock whose connections this loop processes.
@@ -42,7 +43,7 @@ public final class DaemonLoop {
         watchdogUs = ServiceManager.watchdogInterval
         pollTimer = try loop.timer { [unowned self] in self.tick() }
         wakeTimer = try loop.timer { [unowned self] in self.tick() }
-        lockTimer = try loop.timer { [unowned self] in self.tick() }
+        soonTimer = try loop.timer { [unowned self] in self.tick() }
         try loop.onSignal(SIGTERM) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGINT) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGHUP) { [unowned self] in self.reload() }
@@ -55,7 +56,13 @@ public final class DaemonLoop {
             }
         }
         if let server {
-            let service = DaemonEndpoint(daemon: daemon, export: server) { [unowned self] in self.reload() }
+            // An earning or a block re-decides the shield at once, for the
+            // reply; the tick after it samples again and re-plans the timers
+            // (asleep behind a shield, nothing would start charging the app
+            // the earning uncovered, nor wake at the new zero instant).
+            let service = DaemonEndpoint(daemon: daemon, export: server,
+                                         reload: { [unowned self] in self.reload() },
+                                         ledgerChanged: { [unowned self] in self.soonTimer.arm(afterMicroseconds: 0) })
             try server.attach(to: loop)
             try server.export(service)
             // Enforcing goes on without a bus, but nobody could reach us again
@@ -192,6 +199,6 @@ public final class DaemonLoop {
         watchedSession = session
         // On failure the session reads its buses itself on each sample, as outside a loop.
         try? session.attach(to: loop)
-        session.onChange = { [weak self] in self?.lockTimer.arm(afterMicroseconds: 0) }
+        session.onChange = { [weak self] in self?.soonTimer.arm(afterMicroseconds: 0) }
     }
 }

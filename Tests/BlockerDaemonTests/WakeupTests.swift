@@ -71,6 +71,29 @@ import TestSupport
         }
     }
 
+    /// Asleep behind a shield, an earning that lifts it must start the
+    /// charging at once: before, nothing was charged until the next focus event.
+    @Test func anEarningThatUncoversTheAppInFrontStartsCharging() throws {
+        let bus = try PrivateBus()
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let blockerctl = builtProgram("blockerctl")
+        try run(front: "discord", environment: environment) { _ in   // metered, no balance: shielded, asleep
+            func balanceMs() throws -> Int {
+                let out = try TestSupport.run([blockerctl, "status", "--json"], environment: environment).stdout
+                guard let data = out.data(using: .utf8),
+                      let status = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                      let balance = status["balance_ms"] as? Int else { throw TestFailure("status --json: \(out)") }
+                return balance
+            }
+            let earned = try TestSupport.run([blockerctl, "earn", "4", "pushups"], environment: environment)
+            #expect(earned.status == 0, "\(earned.stderr)")
+            let before = try balanceMs()
+            Thread.sleep(forTimeInterval: 2)
+            let spent = before - (try balanceMs())
+            #expect(spent >= 1_500 && spent <= 2_600, "2 s with discord in front after earning cost \(spent) ms")
+        }
+    }
+
     @Test func asleepItStillPingsTheWatchdogInTime() throws {
         let directory = try TemporaryDirectory()
         let socket = try WatchdogTests.NotifySocket(path: directory.file("notify"))
