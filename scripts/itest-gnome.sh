@@ -202,10 +202,11 @@ grep "event=earn" "$fx_dir/blockerd.log" | tail -n 1 | grep -q "reps=2 " \
 shield_active && fail "the shield is still up after earning"
 ok "7. 2 reps + Enter in the cover earned ($(grep "event=earn" "$fx_dir/blockerd.log" | tail -n 1 | grep -o 'exercise=[a-z]*')); the cover went"
 
-# 8. The lock screen, reported.
-balance=$(ge_status 's["balance_ms"]')
+# 8. The lock screen, reported. The metered app is in front and charged
+# (earned just now) until blockerd hears the lock; from then on, nothing.
 ge_test Lock >/dev/null
 ge_wait 5 locked || fail "blockerd did not hear the lock: $(ge_test State)"
+balance=$(ge_status 's["balance_ms"]')
 sleep 1.5
 [ "$(ge_status 's["balance_ms"]')" -ge $((balance - 300)) ] \
     || fail "blockerd charged while the screen was locked ($balance → $(ge_status 's["balance_ms"]') ms)"

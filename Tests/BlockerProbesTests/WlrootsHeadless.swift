@@ -91,7 +91,8 @@ final class WlrootsHeadless {
         defer { Glibc.close(log) }
         process = try ChildProcess(asUser(command), environmentEntries: environment, stdout: log, stderr: log)
 
-        let deadline = Date().addingTimeInterval(10)
+        // Generous: beside the parallel tests' compositors KWin once took over 10 s.
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             // Ready once it announces a seat (clients need one; phoc adds it after its socket).
             if let name = listeningSocket(), offersSeat(name) {
@@ -104,7 +105,7 @@ final class WlrootsHeadless {
             }
             usleep(20_000)
         }
-        throw TestFailure("\(compositor) opened no Wayland socket within 10 s: \(self.log())")
+        throw TestFailure("\(compositor) opened no Wayland socket within 30 s: \(self.log())")
     }
 
     /// What `wayland-info` (read independently of the code under test) lists.
