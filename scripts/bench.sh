@@ -48,4 +48,7 @@ scripts/bench-sway.sh "$bin/blocker-bench" 2>/dev/null | probe_rows sway "" "<= 
 scripts/bench-wlroots.sh "$bin/blocker-bench" 2>/dev/null | probe_rows wlroots "" "<= 20 ms (as X11)"
 scripts/bench-overlay.sh "$bin" 2>/dev/null | table_rows
 { scripts/bench-daemon.sh "$bin/blockerd"; PROBE=x11 scripts/with-xvfb.sh scripts/bench-daemon.sh "$bin/blockerd"; } | table_rows
+BLOCKER_BIN=$bin scripts/bench-daemon-wayland.sh 2>/dev/null | table_rows
+BLOCKER_BIN=$bin scripts/bench-gnome.sh 2>/dev/null | table_rows
+BLOCKER_BIN=$bin scripts/bench-kde.sh 2>/dev/null | table_rows
 scripts/bench-peers.sh "$bin" | table_rows

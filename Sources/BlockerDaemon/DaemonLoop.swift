@@ -144,7 +144,7 @@ public final class DaemonLoop {
         }
         watchProbe()
         // STATUS= only when it changed; WATCHDOG=1 after a completed tick, but
-        // at most once per half WatchdogSec: each sd_notify opens a socket.
+        // at most once per half WatchdogSec: a ping a tick was most of an idle tick's syscalls.
         let status = daemon.statusLine
         var state: [String] = []
         if let watchdogUs, lastPingUs.map({ loop.now &- $0 >= watchdogUs / 2 }) ?? true {
