@@ -16,10 +16,7 @@ idle_seconds=${IDLE_S:-10}
 
 oe_start_bus
 oe_start_sway 1
-swaymsg exec "foot --app-id=blocker-meter --title=Meter sleep infinity" >/dev/null
-swaymsg exec "foot --app-id=elsewhere --title=Elsewhere sleep infinity" >/dev/null
-mapped() { [ "$(swaymsg -t get_tree | grep -c '"app_id": "\(blocker-meter\|elsewhere\)"')" -eq 2 ]; }
-oe_wait 10 mapped || oe_fail "the two foot windows did not map"
+oe_open_foots blocker-meter elsewhere
 
 # CPU time in ns of every thread of PID (stat's 10 ms ticks are too coarse here).
 cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{sum += $1} END {print sum}'; }

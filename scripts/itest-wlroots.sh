@@ -20,10 +20,7 @@ done
 
 oe_start_bus
 oe_start_sway 1
-swaymsg exec "foot --app-id=blocker-meter --title=Meter sleep infinity" >/dev/null
-swaymsg exec "foot --app-id=elsewhere --title=Elsewhere sleep infinity" >/dev/null
-mapped() { [ "$(swaymsg -t get_tree | grep -c '"app_id": "\(blocker-meter\|elsewhere\)"')" -eq 2 ]; }
-oe_wait 10 mapped || oe_fail "the two foot windows did not map"
+oe_open_foots blocker-meter elsewhere
 
 oe_write_config 0.5 'probe = "wlroots"'    # pushups earn 30 s a rep
 oe_start_blockerd wlroots

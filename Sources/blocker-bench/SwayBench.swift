@@ -11,18 +11,8 @@ import Glibc
 /// - event latency: focus command sent over IPC → the probe's event fd
 ///   readable → events drained and the sample done, median of the switches.
 func benchSway(_ arguments: [String]) {
-    var samples = 2000, switches = 40
-    var apps = ["bench-a", "bench-b"]
-    var rest = arguments[...]
-    while let option = rest.popFirst() {
-        switch (option, rest.popFirst()) {
-        case let ("--samples", value?) where Int(value).map({ $0 > 0 }) == true: samples = Int(value)!
-        case let ("--switches", value?) where Int(value).map({ $0 > 1 }) == true: switches = Int(value)!
-        case let ("--apps", value?) where value.split(separator: ",").count == 2: apps = value.split(separator: ",").map(String.init)
-        default:
-            benchFail("usage: blocker-bench sway [--samples N] [--switches N≥2] [--apps A,B]")
-        }
-    }
+    let options = ProbeBenchOptions(arguments, bench: "sway")
+    let (samples, switches, apps) = (options.samples, options.switches, options.apps)
     var environment: [String: String] = [:]
     if let path = getenv("SWAYSOCK") { environment["SWAYSOCK"] = String(cString: path) }
     let probe: SwayProbe

@@ -15,18 +15,8 @@ import Glibc
 ///   the sample reporting the other app (drainEvents + sample), median;
 /// - latency: activate sent → descriptor readable → sample done, median.
 func benchWlroots(_ arguments: [String]) {
-    var samples = 2000, switches = 40
-    var apps = ["bench-a", "bench-b"]
-    var rest = arguments[...]
-    while let option = rest.popFirst() {
-        switch (option, rest.popFirst()) {
-        case let ("--samples", value?) where Int(value).map({ $0 > 0 }) == true: samples = Int(value)!
-        case let ("--switches", value?) where Int(value).map({ $0 > 1 }) == true: switches = Int(value)!
-        case let ("--apps", value?) where value.split(separator: ",").count == 2: apps = value.split(separator: ",").map(String.init)
-        default:
-            benchFail("usage: blocker-bench wlroots [--samples N] [--switches N≥2] [--apps A,B]")
-        }
-    }
+    let options = ProbeBenchOptions(arguments, bench: "wlroots")
+    let (samples, switches, apps) = (options.samples, options.switches, options.apps)
     var environment: [String: String] = [:]
     for name in ["WAYLAND_DISPLAY", "XDG_RUNTIME_DIR"] {
         if let value = getenv(name) { environment[name] = String(cString: value) }

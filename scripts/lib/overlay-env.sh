@@ -172,6 +172,19 @@ oe_write_config() { # PER_REP_MINUTES [DAEMON_LINE…]
     } >"$oe_dir/blocker.toml"
 }
 
+# oe_open_foots APP_ID… — a foot window per app id in the running sway
+# (each titled after its app id, running nothing), and waits until all map.
+oe_open_foots() {
+    local app
+    for app in "$@"; do swaymsg exec "foot --app-id=$app --title=$app sleep infinity" >/dev/null; done
+    oe__all_mapped() {
+        local tree
+        tree=$(swaymsg -t get_tree)
+        for app in "$@"; do grep -q "\"app_id\": \"$app\"" <<<"$tree" || return 1; done
+    }
+    oe_wait 10 oe__all_mapped "$@" || oe_fail "the foot windows $* did not map"
+}
+
 oe_ctl() { "$oe_bin/blockerctl" "$@"; }
 
 oe_start_blockerd() { # PROBE
