@@ -10,6 +10,8 @@
 #   right away over org.kde.kwin.Scripting, so no new login is needed.
 # uninstall: unloads it, removes it and its kwinrc key.
 #
+# Without KWin (no kwin_wayland or kwin_x11, and KWIN=auto) it installs nothing
+# and leaves kwinrc alone; KWIN=yes installs all the same.
 # KPACKAGETOOL=none / KWRITECONFIG=none force the copy / edit fallbacks (tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -123,6 +125,10 @@ remove_package() {
 
 case "${1:-}" in
 install)
+    if [ "${KWIN:-auto}" != yes ] && [ "$(first_found kwin_wayland kwin_x11)" = none ]; then
+        say "no KWin on this machine: nothing installed (KWIN=yes installs it all the same)"
+        exit 0
+    fi
     install_package
     set_enabled true
     load_live

@@ -248,4 +248,15 @@ wait_for 5 eval '[ "$(status "s[\"probe\"][\"ok\"]")" = True ]' \
     || fail "blockerd did not follow the script loaded after it started: $(status 's["probe"]')"
 ok "6. doctor: the script disabled in kwinrc is a FAIL with the fix; after make install-files, OK, and the running blockerd follows it"
 
+# 7. On a machine without KWin the install leaves nothing behind: no script, no kwinrc.
+bare=$fx_dir/no-kwin
+mkdir -p "$bare/bin" "$bare/home"
+for tool in bash awk mkdir cp rm chmod mktemp mv dirname busctl seq sleep cat; do
+    ln -s "$(command -v "$tool")" "$bare/bin/$tool"
+done
+said=$(env -i HOME="$bare/home" PATH="$bare/bin" "$bare/bin/bash" scripts/install-kwin-script.sh install)
+[ -z "$(ls -A "$bare/home")" ] || fail "install without KWin wrote $(cd "$bare/home" && find . -mindepth 1 | head -3)"
+grep -q "no KWin on this machine: nothing installed" <<<"$said" || fail "install without KWin said: $said"
+ok "7. no KWin on the machine: the install says so and writes nothing"
+
 ok "pass in $((SECONDS - started)) s"
