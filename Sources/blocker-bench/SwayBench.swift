@@ -79,19 +79,3 @@ func benchSway(_ arguments: [String]) {
     }
 }
 
-private func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Bool {
-    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    return poll(&pfd, 1, timeoutMs) > 0
-}
-
-private func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return 0 }
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
-private func format(_ value: Double, _ unit: String) -> String {
-    let rounded = (value * 100).rounded() / 100
-    return "\(rounded) \(unit)"
-}

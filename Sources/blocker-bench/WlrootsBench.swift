@@ -112,19 +112,3 @@ private func settle(_ probe: WlrootsProbe) {
     }
 }
 
-private func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Bool {
-    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    return poll(&pfd, 1, timeoutMs) > 0
-}
-
-private func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return 0 }
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
-private func format(_ value: Double, _ unit: String) -> String {
-    let rounded = (value * 100).rounded() / 100
-    return unit.isEmpty ? "\(rounded)" : "\(rounded) \(unit)"
-}

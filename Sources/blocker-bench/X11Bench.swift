@@ -170,12 +170,6 @@ private func fixed(_ value: Double, _ digits: Int) -> String {
     return "\(whole)." + String(repeating: "0", count: max(0, digits - digitsText.count)) + digitsText
 }
 
-private func median(_ values: [Double]) -> Double {
-    guard !values.isEmpty else { return 0 }
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
 private func childrenCPUMicroseconds() -> Int64 {
     var usage = rusage()
     getrusage(RUSAGE_CHILDREN.rawValue, &usage)
