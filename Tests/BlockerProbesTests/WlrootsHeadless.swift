@@ -203,21 +203,7 @@ final class WlrootsHeadless {
     }
 
     /// This run's processes (found by the marker, wherever they re-parented).
-    func markedProcesses() -> [pid_t] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        let needle = Data(marker.utf8)
-        return entries.compactMap { pid_t($0) }.filter { pid in
-            guard pid != getpid(), let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-            return environ.split(separator: 0).contains { Data($0) == needle }
-        }
-    }
+    func markedProcesses() -> [pid_t] { MarkedProcesses.find(marker) }
 
-    private func killMarkedProcesses() {
-        for _ in 0..<50 {
-            let left = markedProcesses()
-            if left.isEmpty { return }
-            left.forEach { kill($0, SIGKILL) }
-            usleep(20_000)
-        }
-    }
+    private func killMarkedProcesses() { MarkedProcesses.kill(marker) }
 }
