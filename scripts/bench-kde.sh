@@ -21,12 +21,7 @@ bin=${BLOCKER_BIN:-$(swift build --show-bin-path 2>/dev/null)}
 kw_init
 KPACKAGETOOL=none KWRITECONFIG=none scripts/install-kwin-script.sh install >/dev/null
 kw_start_kwin
-gtk3-demo >"$fx_dir/gtk3-demo.log" 2>&1 &
-fx_track $!
-kw_wait_window gtk3-demo || fail "gtk3-demo did not map"
-xterm_pid=$(kw_xterm bench-meter)
-fx_track "$xterm_pid"
-kw_wait_window bench-meter || fail "xterm did not map"
+kw_open_clients bench-meter
 cat >"$fx_dir/blocker.toml" <<'TOML'
 [daemon]
 probe = "kde"

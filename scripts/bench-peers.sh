@@ -61,12 +61,7 @@ note() { echo "bench-peers: $*" >&2; }
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 
 # The display: Xvfb + openbox, three xterms.
-read -r display xvfb_pid < <(fx_xvfb "$dir") || fail "Xvfb did not start"
-fx_track "$xvfb_pid"
-export DISPLAY=":$display"
-unset WAYLAND_DISPLAY
-wm_pid=$(fx_openbox "$dir") || fail "openbox did not start on $DISPLAY"
-fx_track "$wm_pid"
+fx_x_session "$dir"
 declare -A window
 classes=(Discord Notes Editor)
 for class in "${classes[@]}"; do

@@ -75,12 +75,7 @@ wait_for 5 kw_script_loaded blocker || fail "KWin did not load the enabled scrip
 ok "1. make install-files (copy + kwinrc edit): KWin loads the script at its start"
 
 # 2. Clients, blockerd with the kde probe; focus and title changes.
-gtk3-demo >"$fx_dir/gtk3-demo.log" 2>&1 &
-fx_track $!
-kw_wait_window gtk3-demo || fail "gtk3-demo did not map on KWin"
-xterm_pid=$(kw_xterm meter-one)
-fx_track "$xterm_pid"
-kw_wait_window meter-one || fail "xterm did not map on KWin's Xwayland ($kw_display)"
+kw_open_clients meter-one
 cat >"$fx_dir/blocker.toml" <<'TOML'
 [daemon]
 probe = "kde"

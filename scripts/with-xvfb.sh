@@ -6,12 +6,6 @@ set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: scripts/with-xvfb.sh COMMAND [ARGS...]" >&2; exit 2; }
 source "$(dirname "$0")/lib/fixtures.sh"
 fx_begin with-xvfb
-read -r display xvfb_pid < <(fx_xvfb "$fx_dir") || fail "Xvfb did not start"
-fx_track "$xvfb_pid"
-export DISPLAY=":$display"
-unset WAYLAND_DISPLAY
-
-wm_pid=$(fx_openbox "$fx_dir") || fail "openbox did not start on $DISPLAY"
-fx_track "$wm_pid"
+fx_x_session "$fx_dir"
 
 "$@"

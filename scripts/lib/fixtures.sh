@@ -78,6 +78,18 @@ fx_xvfb() {
     echo "$(head -n1 "$dir/display") $pid"
 }
 
+# fx_x_session DIR — Xvfb (fx_xvfb) and openbox (fx_openbox) for this
+# script, both tracked; exports DISPLAY and unsets WAYLAND_DISPLAY.
+fx_x_session() {
+    local display xvfb_pid wm_pid
+    read -r display xvfb_pid < <(fx_xvfb "$1") || fail "Xvfb did not start"
+    fx_track "$xvfb_pid"
+    export DISPLAY=":$display"
+    unset WAYLAND_DISPLAY
+    wm_pid=$(fx_openbox "$1") || fail "openbox did not start on $DISPLAY"
+    fx_track "$wm_pid"
+}
+
 # fx_openbox DIR — starts openbox on $DISPLAY and prints its PID once it is
 # ready. openbox sets _NET_SUPPORTING_WM_CHECK before it is done starting (a
 # window mapped in between waits 5 s); its --startup command runs once it is.

@@ -150,6 +150,17 @@ kw_xterm() {
     echo $!
 }
 
+# kw_open_clients INSTANCE — gtk3-demo (Wayland) and a kw_xterm INSTANCE
+# (Xwayland), tracked, once KWin manages both; the xterm's pid in kw_xterm_pid.
+kw_open_clients() {
+    gtk3-demo >"$fx_dir/gtk3-demo.log" 2>&1 &
+    fx_track $!
+    kw_wait_window gtk3-demo || fail "gtk3-demo did not map on KWin"
+    kw_xterm_pid=$(kw_xterm "$1")
+    fx_track "$kw_xterm_pid"
+    kw_wait_window "$1" || fail "xterm did not map on KWin's Xwayland ($kw_display)"
+}
+
 # kw_shot PNG — KWin's screenshot of the whole workspace as PNG.
 kw_shot() {
     local raw=$fx_dir/shot.bgra size
