@@ -122,7 +122,11 @@ final class WlrootsHeadless {
         let copy = runtimeDir + "/kwin/kwin_wayland"
         if access(copy, X_OK) == 0 { return copy }
         mkdir(runtimeDir + "/kwin", 0o755)
-        try FileManager.default.copyItem(atPath: "/usr/bin/kwin_wayland", toPath: copy)
+        // Copied by cp, not by this process: a write descriptor of ours would be
+        // inherited by a child another test forks meanwhile, and exec of the copy
+        // then fails with ETXTBSY ("Text file busy", seen in CI).
+        let copied = try run(["/bin/cp", "/usr/bin/kwin_wayland", copy])
+        guard copied.status == 0 else { throw TestFailure("cp kwin_wayland: \(copied.stderr)") }
         return copy
     }
 
