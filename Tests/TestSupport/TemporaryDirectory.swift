@@ -38,8 +38,19 @@ public final class TemporaryDirectory {
         let file = file(name)
         try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
-        try Data(bytes).write(to: URL(fileURLWithPath: file), options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file)
+        // Written under a temporary name and renamed (atomic), through a
+        // close-on-exec descriptor: tests run in parallel threads, and a
+        // descriptor another test's child inherited would make exec of a
+        // script written here fail with ETXTBSY.
+        let temporary = file + ".writing"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
+        guard fd >= 0 else { throw TestFailure("open \(temporary): \(String(cString: strerror(errno)))") }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let failure = written == bytes.count ? nil : String(cString: strerror(errno))
+        fchmod(fd, mode_t(mode))
+        close(fd)
+        if let failure { unlink(temporary); throw TestFailure("write \(temporary): \(failure)") }
+        guard rename(temporary, file) == 0 else { throw TestFailure("rename to \(file): \(String(cString: strerror(errno)))") }
         return file
     }
 
