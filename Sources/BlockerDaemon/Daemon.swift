@@ -75,6 +75,9 @@ public final class Daemon {
     public private(set) var shield: Shield?
     /// The current probe failure streak's message, nil while the probe answers.
     public private(set) var probeError: String?
+    /// When the current streak of failed samples began, and whether it made the journal.
+    private var probeFailingSince: Int64?
+    private var probeFailureLogged = false
     /// The current storage failure, nil while the ledger writes.
     public private(set) var storageError: String?
     /// Whether the last answering probe said the screen is locked.
@@ -117,7 +120,7 @@ public final class Daemon {
     /// the ledger in one transaction.
     public func tick(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) {
         let reading = probe.sample()
-        noteProbe(reading)
+        noteProbe(reading, monotonic: monotonic)
         let before = snapshot(at: wall)
         let outcome = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading), ledger: before)
         lastTick = outcome
@@ -200,21 +203,31 @@ public final class Daemon {
         return new
     }
 
-    /// Logs a failing probe once per streak, and its recovery.
-    private func noteProbe(_ reading: Result<Reading, ProbeFailure>) {
+    /// A failure that heals within this long is no warning for the journal: a
+    /// shell's first report racing the first sample, a window closing under an
+    /// X11 query. `status` shows it at once all the same.
+    static let probeFailureLogAfterMs: Int64 = 2_000
+
+    /// Logs a failing probe once per streak that lasts, and its recovery.
+    private func noteProbe(_ reading: Result<Reading, ProbeFailure>, monotonic: Int64) {
         switch reading {
-        case let .failure(failure) where probeError == nil:
-            probeError = failure.message
-            log.write(LogEvent(.probeError, "Probe \(probe.name) failing: \(failure.message)",
-                               fields: [("PROBE", probe.name)]))
         case let .failure(failure):
             probeError = failure.message
-        case let .success(sample) where probeError != nil:
-            locked = sample.locked
-            probeError = nil
-            log.write(LogEvent(.probeRecovered, "Probe \(probe.name) answers again", fields: [("PROBE", probe.name)]))
+            let since = probeFailingSince ?? monotonic
+            probeFailingSince = since
+            if !probeFailureLogged, monotonic - since >= Self.probeFailureLogAfterMs {
+                probeFailureLogged = true
+                log.write(LogEvent(.probeError, "Probe \(probe.name) failing: \(failure.message)",
+                                   fields: [("PROBE", probe.name)]))
+            }
         case let .success(sample):
             locked = sample.locked
+            if probeFailureLogged {
+                log.write(LogEvent(.probeRecovered, "Probe \(probe.name) answers again", fields: [("PROBE", probe.name)]))
+            }
+            probeError = nil
+            probeFailingSince = nil
+            probeFailureLogged = false
         }
     }
 

@@ -112,7 +112,8 @@ import BlockerStore
         let took = MonotonicClock.nowMs - started
         #expect(took >= 400 && took < 3000)                                      // killed at 2 × poll-interval
         #expect(daemon.probeError?.contains("did not answer within 400 ms") == true)
-        daemon.tick()
+        daemon.tick(monotonic: started + Daemon.probeFailureLogAfterMs)
+        daemon.tick(monotonic: started + Daemon.probeFailureLogAfterMs + 1000)
         #expect(log.events(.probeError).count == 1)                              // once per streak
         #expect(daemon.statusLine.hasPrefix("Probe command failing:"))
     }
@@ -135,8 +136,25 @@ import BlockerStore
         clock.advance(1000); daemon.tick(clock)
         #expect(daemon.ledger.balance == 59_000)
         box.frontRaw("{\"oops\"")
-        clock.advance(1000); daemon.tick(clock)
+        for _ in 0..<3 { clock.advance(1000); daemon.tick(clock) }
         #expect(log.events(.probeError).count == 2)                              // a new streak
+    }
+
+    /// A shell's first report can come a moment after blockerd's first sample
+    /// (KWin runs the script from its own loop): that is no warning.
+    @Test func aFailureThatHealsWithinTwoSecondsStaysOutOfTheJournal() throws {
+        let box = try Sandbox()
+        let log = MemoryLog()
+        let daemon = try box.daemon(log: log)
+        var clock = Clock()
+        box.frontRaw("not yet")
+        daemon.tick(clock)
+        #expect(daemon.probeError != nil)                                        // status says so at once
+        clock.advance(1000); daemon.tick(clock)
+        box.front("discord")
+        clock.advance(900); daemon.tick(clock)
+        #expect(daemon.probeError == nil)
+        #expect(log.events(.probeError).isEmpty && log.events(.probeRecovered).isEmpty)
     }
 
     @Test func aLockedScreenDebitsNothing() throws {

@@ -53,6 +53,8 @@ fx_show_logs() {
 fail() {
     echo "$fx_name: FAIL: $*" >&2
     fx_show_logs "$fx_dir"
+    # Again after the logs: a CI summary that keeps only the tail still says why.
+    echo "$fx_name: FAIL: $*" >&2
     exit 1
 }
 
