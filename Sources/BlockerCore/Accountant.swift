@@ -16,12 +16,16 @@ public struct Charge: Equatable, Sendable {
 ///
 /// The interval between two samples is charged to what the earlier one saw
 /// (event-driven probes sample on every focus change, so that is what was in
-/// front), only when both samples succeeded, and never more than `cap`:
-/// CLOCK_MONOTONIC stops during suspend, and a stalled loop or SIGSTOP must not
-/// debit more than the probe could have seen. Count time, never ticks.
+/// front), only when both samples succeeded, and never more than the cap the
+/// earlier sample set: CLOCK_MONOTONIC stops during suspend, and a stalled loop
+/// or SIGSTOP must not debit more than the probe could have seen. A polled
+/// probe's cap is a little over its poll interval; an event-driven probe's is
+/// the daemon's heartbeat while charging plus that margin, since nothing it
+/// has not been told about can change in between. Count time, never ticks.
 public struct Accountant: Sendable {
+    /// The cap of an interval `charge(_:)` opens without one of its own.
     public let cap: Milliseconds
-    private var last: (monotonic: Int64, charge: Charge?)?
+    private var last: (monotonic: Int64, charge: Charge?, cap: Milliseconds)?
 
     public init(cap: Milliseconds) {
         self.cap = cap
@@ -33,16 +37,24 @@ public struct Accountant: Sendable {
     /// interval belongs to.
     public mutating func sample(at monotonic: Int64, failed: Bool = false)
         -> (elapsed: Milliseconds, charge: Charge)? {
-        defer { last = failed ? nil : (monotonic, nil) }
-        guard !failed, let last, let previous = last.charge else { return nil }
-        let elapsed = min(max(monotonic - last.monotonic, 0), cap)
+        defer { last = failed ? nil : (monotonic, nil, cap) }
+        guard !failed else { return nil }
+        return pending(at: monotonic)
+    }
+
+    /// What a sample at `monotonic` would charge, without taking it: for a
+    /// status asked between samples.
+    public func pending(at monotonic: Int64) -> (elapsed: Milliseconds, charge: Charge)? {
+        guard let last, let previous = last.charge else { return nil }
+        let elapsed = min(max(monotonic - last.monotonic, 0), last.cap)
         return elapsed > 0 ? (elapsed, previous) : nil
     }
 
     /// What the time from the latest sample to the next belongs to: nil when
-    /// nothing is charged (no window, locked, idle, shielded, in no group).
-    public mutating func charge(_ charge: Charge?) {
-        if let monotonic = last?.monotonic { last = (monotonic, charge) }
+    /// nothing is charged (no window, locked, idle, shielded, in no group);
+    /// `cap` when the next sample may come later than a poll (an event-driven probe).
+    public mutating func charge(_ charge: Charge?, cap: Milliseconds? = nil) {
+        if let monotonic = last?.monotonic { last = (monotonic, charge, cap ?? self.cap) }
     }
 
     /// What the interval open since the last sample is charged to, if anything.
@@ -51,14 +63,20 @@ public struct Accountant: Sendable {
     /// The monotonic instant the balance reaches zero if what is in front now
     /// stays there: nil when nothing metered is being charged.
     public func zeroInstant(balance: Milliseconds) -> Int64? {
-        guard let last, let charge = last.charge, charge.metered, balance > 0 else { return nil }
-        return last.monotonic + balance
+        instant(balance: balance, reaches: 0)
+    }
+
+    /// The monotonic instant a balance above `level` comes down to it if what
+    /// is in front now stays there: nil when nothing metered is being charged.
+    public func instant(balance: Milliseconds, reaches level: Milliseconds) -> Int64? {
+        guard let last, let charge = last.charge, charge.metered, balance > level else { return nil }
+        return last.monotonic + balance - level
     }
 
     /// The same open interval under a new cap (a reload may change the poll interval).
     public func withCap(_ cap: Milliseconds) -> Accountant {
         var copy = Accountant(cap: cap)
-        copy.last = last
+        copy.last = last.map { ($0.monotonic, $0.charge, max($0.cap - self.cap, 0) + cap) }
         return copy
     }
 

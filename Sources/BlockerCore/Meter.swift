@@ -21,11 +21,18 @@ public struct TickInput: Sendable {
     public var wall: Int64
     /// The probe's answer, or why it failed.
     public var reading: Result<Reading, ProbeFailure>
+    /// Set when the probe pushes every change: the longest the daemon waits
+    /// to sample again while something is charged (its heartbeat), so the
+    /// interval this sample opens may be charged that long. Nil for a probe
+    /// that is polled every poll interval.
+    public var heartbeat: Milliseconds?
 
-    public init(monotonic: Int64, wall: Int64, reading: Result<Reading, ProbeFailure>) {
+    public init(monotonic: Int64, wall: Int64, reading: Result<Reading, ProbeFailure>,
+                heartbeat: Milliseconds? = nil) {
         self.monotonic = monotonic
         self.wall = wall
         self.reading = reading
+        self.heartbeat = heartbeat
     }
 }
 
@@ -91,6 +98,21 @@ public struct Meter: Sendable {
     /// a group's use): only then must an event-driven daemon sample on a timer.
     public var isCharging: Bool { accountant.openCharge != nil }
 
+    /// Whether the balance is under the last `[warn] before` threshold while
+    /// it is being spent: the countdown notification then changes with every
+    /// second, so even an event-driven daemon samples every poll interval.
+    public func isCountingDown(balance: Milliseconds) -> Bool {
+        guard let last = config.warnBefore.min(), accountant.openCharge?.metered == true else { return false }
+        return balance <= last
+    }
+
+    /// What the interval open since the last sample would debit if it ended at
+    /// `monotonic`: a status asked between samples shows the balance as of now.
+    public func pendingDebit(at monotonic: Int64, balance: Milliseconds) -> Milliseconds {
+        guard let (elapsed, charge) = accountant.pending(at: monotonic), charge.metered else { return 0 }
+        return min(elapsed, max(balance, 0))
+    }
+
     public func decide(window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {
         Policy.decide(config: config, zone: zone, matcher: matcher, window: window, ledger: ledger, now: now)
     }
@@ -119,16 +141,21 @@ public struct Meter: Sendable {
         }
         let decision = decide(window: reading.window, ledger: ledger, now: input.wall)
         // A shielded app is covered: the time until the next sample is not its use.
-        accountant.charge(chargeIfLooking(reading, decision: decision))
+        accountant.charge(chargeIfLooking(reading, decision: decision),
+                          cap: input.heartbeat.map { config.daemon.sampleGapCap + $0 })
         lastDecision = decision
         lastWindow = reading.window
         let zeroAt = accountant.zeroInstant(balance: ledger.balance)
+        // The next `[warn] before` threshold, so its warning comes on time
+        // however far apart the samples are.
+        let warnAt = config.warnBefore.filter { $0 > 0 && $0 < ledger.balance }.max()
+            .flatMap { accountant.instant(balance: ledger.balance, reaches: $0) }
         let ruleChange = nextRuleChange(window: reading.window, decision: decision, ledger: ledger, now: input.wall)
         return TickOutcome(
             debit: debit, usage: usage, window: reading.window, decision: decision,
             warnings: thresholdsCrossed(from: before.balance, to: ledger.balance, thresholds: config.warnBefore),
             zeroAt: zeroAt, nextRuleChange: ruleChange,
-            wakeAt: [zeroAt, ruleChange.map { input.monotonic + ($0 - input.wall) }].compactMap { $0 }.min(),
+            wakeAt: [zeroAt, warnAt, ruleChange.map { input.monotonic + ($0 - input.wall) }].compactMap { $0 }.min(),
             ledger: ledger)
     }
 

@@ -68,9 +68,12 @@ public final class Daemon {
     /// earning and at stop): a kill -9 may lose up to this much *debit*, in the
     /// user's favour, and never an earning, which is committed on its own.
     public static let commitEveryMs: Int64 = 10_000
-    /// When pending spending was last committed (CLOCK_MONOTONIC ms); the
-    /// first tick starts the count.
-    private var lastCommitMs: Int64?
+    /// Since when spending has gone uncommitted (CLOCK_MONOTONIC ms); the
+    /// interval open while something is charged counts from its start.
+    private var uncommittedSinceMs: Int64?
+    /// When what is being spent must be committed, so a kill -9 loses at most
+    /// `commitEveryMs` of it: a daemon that samples only on events ticks then.
+    public var nextCommitMs: Int64? { uncommittedSinceMs.map { $0 + Self.commitEveryMs } }
     /// The shield as last shown (changes are logged and signalled).
     public private(set) var shield: Shield?
     /// The current probe failure streak's message, nil while the probe answers.
@@ -122,27 +125,32 @@ public final class Daemon {
         let reading = probe.sample()
         noteProbe(reading, monotonic: monotonic)
         let before = snapshot(at: wall)
-        let outcome = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading), ledger: before)
+        // A probe that pushes every change needs no poll while charging: the
+        // loop samples again at the next commit at the latest (see DaemonLoop.tick).
+        let heartbeat = probe.eventDescriptor != nil ? Self.commitEveryMs : nil
+        let outcome = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading, heartbeat: heartbeat),
+                                 ledger: before)
         lastTick = outcome
         let record = TickRecord(debit: outcome.debit, spentDay: meter.zone.localDate(atMs: wall).description,
                                 usage: outcome.usage)
-        if lastCommitMs == nil { lastCommitMs = monotonic }
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
-            // Batched: a transaction every commitEveryMs, and at once where the
-            // ledger decides something (a shield, a warning) or a write failed.
+            // Batched: a transaction once spending has gone uncommitted for
+            // commitEveryMs, and at once where the ledger decides something (a
+            // shield, a warning) or a write failed.
             let boundary = outcome.decision.shield != shield || !outcome.warnings.isEmpty || storageError != nil
-            let last = lastCommitMs ?? monotonic
-            let due = boundary || monotonic - last >= Self.commitEveryMs || monotonic < last
+            let since = uncommittedSinceMs ?? monotonic
+            let due = boundary || monotonic - since >= Self.commitEveryMs || monotonic < since
             do {
                 try ledger.record(record, commit: due)
                 if due {
-                    lastCommitMs = monotonic
+                    uncommittedSinceMs = nil
                     noteStorage(nil)
                 }
             } catch {
                 noteStorage(error)   // kept in memory by the ledger for the next tick
             }
         }
+        if uncommittedSinceMs == nil, meter.isCharging || ledger.hasPending { uncommittedSinceMs = monotonic }
         if outcome.debit > 0 { observer?.balanceChanged(outcome.ledger.balance) }
         for threshold in outcome.warnings {
             log.write(LogEvent(.warning, "\(DurationText.format(threshold)) of earned time left",
@@ -164,6 +172,12 @@ public final class Daemon {
         let tick = NotificationPlan.Tick(app: app, metered: metered, locked: locked, balance: balance,
                                          crossed: crossed, shieldRaised: raised, shieldText: text)
         for request in notificationPlan.plan(tick) { notify(request) }
+    }
+
+    /// The balance as of `monotonic`: the ledger's, less what the interval
+    /// open since the last sample has spent (a status between samples).
+    public func balance(at monotonic: Int64 = MonotonicClock.nowMs) -> Milliseconds {
+        ledger.balance - meter.pendingDebit(at: monotonic, balance: ledger.balance)
     }
 
     /// The ledger as the policy needs it at `wall`.

@@ -37,10 +37,10 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         let foreground = daemon.meter.lastWindow.map {
             StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: decision.groups)
         }
-        let balance = daemon.ledger.balance
+        let balance = daemon.balance()
         return StatusReport(balanceMs: balance, metered: decision.metered, locked: daemon.locked,
                             foreground: foreground, shield: shieldState(daemon.shield, balance: balance),
-                            todayUsedMs: summary?.spentMs ?? 0, todayEarnedMs: summary?.earnedMs ?? 0,
+                            todayUsedMs: (summary?.spentMs ?? 0) + daemon.ledger.balance - balance, todayEarnedMs: summary?.earnedMs ?? 0,
                             probeName: daemon.probe.name, probeOK: daemon.probeError == nil,
                             probeError: daemon.probeError, exercises: daemon.config.exercises)
     }

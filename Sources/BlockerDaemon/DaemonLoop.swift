@@ -156,23 +156,36 @@ public final class DaemonLoop {
         if !state.isEmpty { ServiceManager.notify(state.joined(separator: "\n")) }
         if needsPolling {
             pollTimer.arm(afterMicroseconds: UInt64(daemon.config.daemon.pollInterval) * 1000)
-        } else if let watchdogUs, let lastPingUs {
-            // Half a WatchdogSec after the last ping, so pings stay at most
-            // half the watchdog apart however the ticks fell.
-            pollTimer.arm(atMicroseconds: lastPingUs + watchdogUs / 2)
+        } else if let at = [nextCommitUs, nextPingUs].compactMap({ $0 }).min() {
+            pollTimer.arm(atMicroseconds: at)
         } else {
             pollTimer.disarm()
         }
     }
 
+    /// The instant what is being spent must be committed (the bound on what a
+    /// kill -9 can lose): with an event-driven probe, the heartbeat while charging.
+    private var nextCommitUs: UInt64? {
+        daemon.nextCommitMs.map { UInt64(max($0, 0)) * 1000 }
+    }
+
+    /// Half a WatchdogSec after the last ping, so pings stay at most half the
+    /// watchdog apart however the ticks fell.
+    private var nextPingUs: UInt64? {
+        guard let watchdogUs, let lastPingUs else { return nil }
+        return lastPingUs + watchdogUs / 2
+    }
+
     /// Whether the next sample must come from the poll timer. An event-driven
     /// probe wakes us on every change, and lock changes come as signals, so
-    /// with nothing being charged (no window in a group, locked, shielded)
-    /// the loop sleeps until an event, a call, a rule's instant or the
-    /// watchdog. Idle time and a failing probe have no events: they poll.
+    /// the loop sleeps until an event, a call, a rule's instant, a warning's,
+    /// the next commit of what is being spent, or the watchdog. Idle time, a
+    /// failing probe or ledger and the last seconds' countdown have no
+    /// events: they poll.
     private var needsPolling: Bool {
-        daemon.probe.eventDescriptor == nil || daemon.meter.isCharging || daemon.probeError != nil
+        daemon.probe.eventDescriptor == nil || daemon.probeError != nil || daemon.storageError != nil
             || daemon.config.daemon.idleAfter != nil
+            || daemon.meter.isCountingDown(balance: daemon.ledger.balance)
     }
 
     /// Event-driven probes: a focus change is handled at once, not on the next tick.
@@ -185,8 +198,7 @@ public final class DaemonLoop {
         watched = (fd, generation)
         if let fd {
             probeSource = try? loop.onReadable(fd) { [unowned self] in
-                self.daemon.probe.drainEvents()
-                self.tick()
+                if self.daemon.probe.drainEventsMayHaveChanged() { self.tick() }
             }
         }
     }

@@ -20,6 +20,9 @@ public protocol ForegroundProbe: AnyObject {
     /// readable). A dead connection must make `eventDescriptor` nil here, or
     /// the loop would spin on a hung-up fd.
     func drainEvents()
+    /// `drainEvents`, saying whether what arrived may have changed the answer:
+    /// the loop skips the tick when it cannot (a property nobody reads changed).
+    func drainEventsMayHaveChanged() -> Bool
     /// Ends whatever the probe runs on its own (a streaming program): blockerd
     /// calls it when it stops, since an exiting process runs no deinit.
     func shutdown()
@@ -32,6 +35,10 @@ extension ForegroundProbe {
     public var eventDescriptor: Int32? { nil }
     public var eventGeneration: Int { 0 }
     public func drainEvents() {}
+    public func drainEventsMayHaveChanged() -> Bool {
+        drainEvents()
+        return true
+    }
     public func shutdown() {}
     public var pidUnavailable: String? { nil }
 }

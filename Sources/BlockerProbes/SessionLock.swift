@@ -398,6 +398,7 @@ public final class LockAwareProbe: ForegroundProbe {
     public var eventDescriptor: Int32? { inner.eventDescriptor }
     public var eventGeneration: Int { inner.eventGeneration }
     public func drainEvents() { inner.drainEvents() }
+    public func drainEventsMayHaveChanged() -> Bool { inner.drainEventsMayHaveChanged() }
     public func shutdown() { inner.shutdown() }
     public var pidUnavailable: String? { inner.pidUnavailable }
 

@@ -28,8 +28,12 @@ public final class X11Probe: ForegroundProbe {
 
     private var connection: XConnection?
     private var atoms = Atoms()
-    /// The active window whose property changes we listen to (for its title).
+    /// The active window (its title changes wake the daemon).
     private var watched = XWindow.none
+    /// What the recently active windows said, each followed for property
+    /// changes (a change forgets it): switching back to one costs only the
+    /// read of `_NET_ACTIVE_WINDOW`, as Alt+Tab mostly does.
+    private var recent = RecentWindows<Window>(capacity: 8)
     private var smoother = ForegroundSmoother()
     public private(set) var eventGeneration = 0
     /// Ask for the idle time on every sample (one round trip); otherwise `idle` is nil.
@@ -114,11 +118,20 @@ public final class X11Probe: ForegroundProbe {
                                 idle: followsIdle ? saver.map { Milliseconds($0.msSinceUserInput) } : nil))
     }
 
-    public func drainEvents() {
-        guard let c = connection else { return }
-        if drainPending(c) { cached = nil }
+    public func drainEvents() { _ = drainEventsMayHaveChanged() }
+
+    /// Most of what a window manager changes on the root (the stacking list,
+    /// the desktop names) says nothing about the window in front: no tick for it.
+    public func drainEventsMayHaveChanged() -> Bool {
+        guard let c = connection else { return true }
+        let relevant = drainPending(c)
+        if relevant { cached = nil }
         // A hung-up socket stays readable forever: drop it so the loop stops watching it.
-        if let error = c.error { _ = lose(error) }
+        if let error = c.error {
+            _ = lose(error)
+            return true
+        }
+        return relevant
     }
 
     // MARK: Connection
@@ -146,6 +159,7 @@ public final class X11Probe: ForegroundProbe {
         guard c.flush(), c.error == nil else { return "the connection broke while setting up" }
         connection = c
         watched = .none
+        recent = RecentWindows(capacity: recent.capacity)
         cached = nil
         eventGeneration += 1
         reconnect.succeeded()
@@ -175,6 +189,7 @@ public final class X11Probe: ForegroundProbe {
         previousConnectionsRequests += connection?.requestsSent ?? 0
         connection = nil                       // xcb_disconnect closes the fd
         watched = .none
+        recent = RecentWindows(capacity: recent.capacity)
         cached = nil
         disconnectedBecause = "lost the connection to the X server at \(display): \(error)"
         reconnect.failed(now: MonotonicClock.nowMs)
@@ -209,26 +224,33 @@ public final class X11Probe: ForegroundProbe {
             switch event {
             case let .propertyNotify(window, atom) where window == c.root:
                 if atom == atoms.netActiveWindow { relevant = true }
-            case let .propertyNotify(window, atom) where window == watched:
-                if [XAtom.wmClass, .wmName, atoms.netWMName, atoms.netWMPID].contains(atom) { relevant = true }
-            case let .destroyNotify(window) where window == watched:
+            case let .propertyNotify(window, atom) where recent.contains(window):
+                guard [XAtom.wmClass, .wmName, atoms.netWMName, atoms.netWMPID].contains(atom) else { break }
+                recent.forget(window)
+                if window == watched { relevant = true }
+            case let .destroyNotify(window) where recent.contains(window):
+                recent.remove(window)
                 // A window manager may leave _NET_ACTIVE_WINDOW naming it.
-                relevant = true
+                if window == watched { relevant = true }
             case .screenSaverNotify:
                 relevant = true
             case .propertyNotify, .destroyNotify, .error, .other:
-                break                          // errors: a window we stopped watching is gone
+                break                          // errors: a window we stopped following is gone
             }
         }
         return relevant
     }
 
-    /// Follows property changes of the active window (its title) and no longer of the previous one.
+    /// Follows property changes of the active window, and of the few before
+    /// it while they stay in `recent`; the one pushed out is no longer followed.
     private func watch(_ window: XWindow, _ c: XConnection) {
-        guard window != watched else { return }
-        if watched != .none { c.selectInput(watched, []) }
-        if window != .none { c.selectInput(window, [.propertyChange, .structureNotify]) }
         watched = window
+        guard window != .none, !recent.contains(window) else {
+            if window != .none { recent.touch(window) }
+            return
+        }
+        c.selectInput(window, [.propertyChange, .structureNotify])
+        if let evicted = recent.follow(window) { c.selectInput(evicted, []) }
     }
 
     private func observe(_ c: XConnection, deadline: Int64) -> Result<Observation, XRequestFailure> {
@@ -244,6 +266,7 @@ public final class X11Probe: ForegroundProbe {
         // Selected before the reads below: a change after them is sure to wake us.
         watch(window, c)
         guard window != .none else { return .success(Observation(window: nil, screenSaver: screenSaver)) }
+        if let known = recent[window] { return .success(Observation(window: known, screenSaver: screenSaver)) }
 
         let classCookie = c.requestProperty(window, .wmClass)
         let netNameCookie = c.requestProperty(window, atoms.netWMName)
@@ -273,6 +296,8 @@ public final class X11Probe: ForegroundProbe {
         if pid == 0 { pid = nil }
         let found = Window(wmInstance: instance, wmClass: wmClass,
                            exe: pid.flatMap(executables.name(pid:)), title: title, pid: pid)
+        // Kept only if no property changed while we read: the event is queued already.
+        recent[window] = found
         return .success(Observation(window: found, screenSaver: screenSaver))
     }
 
@@ -305,6 +330,44 @@ public final class X11Probe: ForegroundProbe {
         scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
         return String(scalars)
     }
+}
+
+/// The last few windows seen active, most recent first, with what was read
+/// of each (nil: to be read again). Pure: the probe selects and deselects
+/// events as windows come and go.
+struct RecentWindows<Value> {
+    let capacity: Int
+    private var entries: [(window: XWindow, value: Value?)] = []
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func contains(_ window: XWindow) -> Bool { entries.contains { $0.window == window } }
+
+    subscript(window: XWindow) -> Value? {
+        get { entries.first { $0.window == window }?.value }
+        set {
+            guard let i = entries.firstIndex(where: { $0.window == window }) else { return }
+            entries[i].value = newValue
+        }
+    }
+
+    /// Starts following `window` (to be read); returns the window pushed out, if any.
+    mutating func follow(_ window: XWindow) -> XWindow? {
+        entries.insert((window, nil), at: 0)
+        return entries.count > capacity ? entries.removeLast().window : nil
+    }
+
+    /// `window` is active again: the last to be pushed out.
+    mutating func touch(_ window: XWindow) {
+        guard let i = entries.firstIndex(where: { $0.window == window }), i > 0 else { return }
+        entries.insert(entries.remove(at: i), at: 0)
+    }
+
+    /// A property changed: read it again when it is next active.
+    mutating func forget(_ window: XWindow) { self[window] = nil }
+
+    /// Destroyed: nothing to follow any more.
+    mutating func remove(_ window: XWindow) { entries.removeAll { $0.window == window } }
 }
 
 /// X11's own rule, on top of the shared "the overlay is not the foreground"

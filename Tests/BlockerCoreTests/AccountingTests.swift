@@ -16,11 +16,15 @@ struct MeterHarness {
         self.wall = wall
     }
 
+    /// Set: the probe pushes every change, and the daemon samples at least this often while charging.
+    var heartbeat: Milliseconds?
+
     @discardableResult
     mutating func tick(after ms: Int64, _ reading: Result<Reading, ProbeFailure>) -> TickOutcome {
         monotonic += ms
         wall += ms
-        let out = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading), ledger: ledger)
+        let out = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading, heartbeat: heartbeat),
+                             ledger: ledger)
         ledger = out.ledger
         debited += out.debit
         return out
@@ -61,6 +65,48 @@ struct MeterHarness {
         var h2 = MeterHarness(config: slow, balance: 3_600_000)
         h2.tick(after: 0, discord)
         #expect(h2.tick(after: 10 * 60_000, discord).debit == 10_000)
+    }
+
+    /// An event-driven probe is sampled on every change and, while charging,
+    /// at the daemon's heartbeat: the whole interval up to it is charged, and
+    /// only a stall past it is capped.
+    @Test func anEventDrivenProbeIsChargedUpToItsHeartbeatPlusTheCap() {
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.heartbeat = 10_000
+        h.tick(after: 0, discord)
+        #expect(h.tick(after: 10_000, discord).debit == 10_000)
+        #expect(h.tick(after: 7_300, notes).debit == 7_300)   // a focus change between heartbeats
+        h.tick(after: 0, discord)
+        #expect(h.tick(after: 10 * 60_000, discord).debit == 12_000)   // SIGSTOP: heartbeat + max(2 × 1 s, 2 s)
+    }
+
+    @Test func aStatusBetweenSamplesSeesWhatTheOpenIntervalSpent() {
+        var h = MeterHarness(config: config, balance: 5_000)
+        h.heartbeat = 10_000
+        h.tick(after: 0, discord)
+        #expect(h.meter.pendingDebit(at: h.monotonic + 3_000, balance: h.ledger.balance) == 3_000)
+        #expect(h.meter.pendingDebit(at: h.monotonic + 9_000, balance: h.ledger.balance) == 5_000)   // not below zero
+        h.tick(after: 1_000, notes)                          // unmetered: nothing pending
+        #expect(h.meter.pendingDebit(at: h.monotonic + 3_000, balance: h.ledger.balance) == 0)
+    }
+
+    /// However far apart the samples, each warning comes at its instant, and
+    /// under the last threshold the countdown wants every poll.
+    @Test func theNextWarningIsAWakeUpAndTheCountdownPolls() {
+        var h = MeterHarness(config: config, balance: 5 * 60_000 + 8_000)   // warn at 5 min and 1 min
+        h.heartbeat = 10_000
+        #expect(h.tick(after: 0, discord).wakeAt == h.monotonic + 8_000)
+        let crossed = h.tick(after: 8_000, discord)
+        #expect(crossed.warnings == [5 * 60_000])
+        #expect(crossed.wakeAt == h.monotonic + 4 * 60_000)
+        var last = MeterHarness(config: config, balance: 61_000)
+        last.heartbeat = 10_000
+        last.tick(after: 0, discord)
+        #expect(!last.meter.isCountingDown(balance: last.ledger.balance))
+        last.tick(after: 2_000, discord)
+        #expect(last.meter.isCountingDown(balance: last.ledger.balance))
+        last.tick(after: 0, notes)
+        #expect(!last.meter.isCountingDown(balance: last.ledger.balance))   // not spending: no countdown
     }
 
     @Test func lockedIdleNoWindowAndFailedSamplesDebitNothing() {

@@ -140,6 +140,32 @@ import BlockerStore
         #expect(log.events(.probeError).count == 2)                              // a new streak
     }
 
+    /// What is spent is committed within 10 s of its start: the instant the
+    /// loop wakes for when no probe event comes (the bound on a kill -9's loss).
+    @Test func spendingIsDueForACommitTenSecondsAfterItStarts() throws {
+        let box = try Sandbox()
+        let daemon = try box.daemon()
+        var clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 20, wall: clock.wall)
+        box.front("firefox")
+        daemon.tick(clock)
+        clock.advance(1000); daemon.tick(clock)
+        #expect(daemon.nextCommitMs == nil)                                   // nothing charged, nothing pending
+        box.front("discord")
+        clock.advance(1000); daemon.tick(clock)
+        let started = clock.monotonic
+        #expect(daemon.nextCommitMs == started + Daemon.commitEveryMs)
+        for _ in 0..<9 { clock.advance(1000); daemon.tick(clock) }           // still the same batch
+        #expect(daemon.nextCommitMs == started + Daemon.commitEveryMs)
+        clock.advance(1000); daemon.tick(clock)                              // committed; a new batch opens
+        #expect(daemon.nextCommitMs == clock.monotonic + Daemon.commitEveryMs)
+        let committed = try Ledger.open(stateDirectory: box.stateDirectory).balance
+        #expect(committed == 600_000 - 10_000, "\(committed) committed, \(daemon.ledger.balance) in memory")
+        box.front("firefox")
+        clock.advance(1000); daemon.tick(clock)                              // 1 s pending, uncommitted
+        #expect(daemon.nextCommitMs == clock.monotonic - 1000 + Daemon.commitEveryMs)
+    }
+
     /// A shell's first report can come a moment after blockerd's first sample
     /// (KWin runs the script from its own loop): that is no warning.
     @Test func aFailureThatHealsWithinTwoSecondsStaysOutOfTheJournal() throws {

@@ -17,8 +17,8 @@ import TestSupport
 
     /// blockerd with a streaming command probe (event-driven) that prints
     /// `app` once and then stays quiet, polling every 200 ms.
-    func run(front app: String, idleAfter: Bool = false, environment extra: [String: String] = [:],
-             measure: (pid_t) throws -> Void) throws {
+    func run(front app: String, idleAfter: Bool = false, warnBefore: String? = nil,
+             environment extra: [String: String] = [:], measure: (pid_t) throws -> Void) throws {
         let box = try Sandbox(config: "")
         let front = try box.directory.write("front.json", frontJSON(app) + "\n")
         _ = try box.directory.write("blocker.toml", """
@@ -31,6 +31,7 @@ import TestSupport
 
             [earn]
             pushups = 0.5
+            \(warnBefore.map { "[warn]\nbefore = [\"\($0)\"]" } ?? "")
 
             \(socialAndToolsGroups)
             """)
@@ -58,13 +59,30 @@ import TestSupport
         }
     }
 
-    @Test func whileSomethingIsChargedOrIdleIsFollowedItPolls() throws {
-        try run(front: "notes") { pid in                  // a group's use is counted: the poll stays
+    /// The probe pushes every change, so what is charged needs no poll: the
+    /// daemon wakes to commit (every 10 s), not every 200 ms. Before, 15 wake-ups.
+    @Test func whileSomethingIsChargedAnEventDrivenDaemonWakesOnlyToCommit() throws {
+        try run(front: "notes") { pid in                  // a group's use is counted
+            let before = try Self.voluntarySwitches(pid)
+            Thread.sleep(forTimeInterval: 3)
+            let woke = try Self.voluntarySwitches(pid) - before
+            #expect(woke <= 2, "\(woke) wake-ups in 3 s with notes charged")
+        }
+    }
+
+    @Test func idleFollowedOrTheLastSecondsCountingDownItPolls() throws {
+        try run(front: "firefox", idleAfter: true) { pid in   // idle has no event: the poll stays
             let before = try Self.voluntarySwitches(pid)
             Thread.sleep(forTimeInterval: 3)
             #expect(try Self.voluntarySwitches(pid) - before >= 10)
         }
-        try run(front: "firefox", idleAfter: true) { pid in   // idle has no event: the poll stays
+        // Under the last [warn] threshold the countdown notification changes every second.
+        let bus = try PrivateBus()
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        try run(front: "discord", warnBefore: "1m", environment: environment) { pid in
+            let earned = try TestSupport.run([builtProgram("blockerctl"), "earn", "2", "pushups"], environment: environment)
+            #expect(earned.status == 0, "\(earned.stderr)")   // 60 s: the countdown from the start
+            Thread.sleep(forTimeInterval: 0.3)
             let before = try Self.voluntarySwitches(pid)
             Thread.sleep(forTimeInterval: 3)
             #expect(try Self.voluntarySwitches(pid) - before >= 10)

@@ -104,6 +104,29 @@ import TestSupport
         #expect(idleProbe.requestsSent == before + 1)
     }
 
+    /// Alt+Tab between known windows: one request (`_NET_ACTIVE_WINDOW`) per
+    /// switch, not five; a title changed meanwhile in the background is read again.
+    @Test func switchingBackToARecentWindowReadsOnlyTheActiveWindow() throws {
+        let server = try X11Server()
+        let alpha = try server.xterm(class: "AlphaTerm", title: "alpha window")
+        let beta = try server.xterm(class: "BetaTerm", title: "beta window")
+        let probe = try openProbe(server)
+        func switchTo(_ window: UInt32) throws -> Window? {
+            try server.activate(window)
+            try settle(probe)
+            let reading = try probe.sample().get()
+            return reading.window
+        }
+        #expect(try switchTo(alpha.window)?.title == "alpha window")
+        #expect(try switchTo(beta.window)?.title == "beta window")
+        let sent = probe.requestsSent
+        #expect(try switchTo(alpha.window)?.title == "alpha window")
+        #expect(try switchTo(beta.window)?.app == "BetaTerm")
+        #expect(probe.requestsSent - sent <= 2 * 2, "\(probe.requestsSent - sent) requests for 2 switches back")
+        try server.run(["xdotool", "set_window", "--name", "alpha renamed", String(alpha.window)])
+        #expect(try switchTo(alpha.window)?.title == "alpha renamed")
+    }
+
     @Test func xmessageGetsItsPidFromXResource() throws {
         let server = try X11Server()
         let xmessage = try server.spawn(["xmessage", "no _NET_WM_PID here"])
