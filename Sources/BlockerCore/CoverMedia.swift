@@ -41,11 +41,9 @@ public struct AudioStream: Equatable, Sendable {
 }
 
 public enum CoverMedia {
-    /// Whether `player` is the covered window's: the same process when both
-    /// pids are known, else (a probe without pids, a player in a helper
-    /// process) its DesktopEntry or Identity names the window's app.
-    public static func belongs(_ player: MediaPlayer, to window: Window) -> Bool {
-        if let pid = window.pid, pid > 1, player.pid == pid { return true }
+    /// Whether `player` is named as the covered window's app: its
+    /// DesktopEntry, Identity or bus name's first part (`org.mpris.MediaPlayer2.mpv.instance42`).
+    public static func named(_ player: MediaPlayer, as window: Window) -> Bool {
         let names = window.identifiers
         // "org.mpris.MediaPlayer2.mpv.instance123" → "mpv"
         let busSuffix = player.busName.split(separator: ".").dropFirst(3).first.map { String($0).lowercased() }
@@ -53,10 +51,22 @@ public enum CoverMedia {
             .contains { $0.map(names.contains) ?? false }
     }
 
+    /// The covered window's players: those of its process when the probe
+    /// gave a pid and a player runs there (two mpv windows are told apart);
+    /// else (no pid, or the player lives in a helper process) those named
+    /// after its app.
+    public static func players(_ players: [MediaPlayer], of window: Window) -> [MediaPlayer] {
+        if let pid = window.pid, pid > 1 {
+            let own = players.filter { $0.pid == pid }
+            if !own.isEmpty { return own }
+        }
+        return players.filter { named($0, as: window) }
+    }
+
     /// The players a shield over `window` pauses: the window's, and playing
     /// (a paused or stopped one is left alone, so it is never resumed either).
-    public static func toPause(_ players: [MediaPlayer], window: Window) -> [MediaPlayer] {
-        players.filter { $0.status == .playing && belongs($0, to: window) }
+    public static func toPause(_ found: [MediaPlayer], window: Window) -> [MediaPlayer] {
+        players(found, of: window).filter { $0.status == .playing }
     }
 
     /// The streams a shield over the app with `pid` mutes: its own that are
