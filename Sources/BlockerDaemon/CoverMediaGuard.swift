@@ -15,6 +15,8 @@ final class CoverMediaGuard {
     private var coveredApp: String?
     private var paused: [String] = []
     private var muted: [UInt32] = []
+    /// No sound server (or no pactl) is said once, not at every shield.
+    private var audioUnavailable = false
 
     init(players: MediaPlayers?, settings: @escaping () -> CoverSettings, log: @escaping (LogEvent) -> Void) {
         self.players = players
@@ -59,8 +61,12 @@ final class CoverMediaGuard {
     private func mute(pid: Int32, app: String) {
         switch AudioStreams.list() {
         case let .failure(why):
-            log(LogEvent(priority: .info, "Cannot list audio streams to mute \(app): \(why)"))
+            if !audioUnavailable {
+                log(LogEvent(priority: .info, "Cannot list audio streams to mute \(app) (said once until it works): \(why)"))
+            }
+            audioUnavailable = true
         case let .success(streams):
+            audioUnavailable = false
             for index in CoverMedia.toMute(streams, pid: pid) {
                 if let error = AudioStreams.setMute(index, true) {
                     log(LogEvent(priority: .warning, "Cannot mute stream \(index) of \(app): \(error)"))
