@@ -31,11 +31,14 @@ public struct AudioStream: Equatable, Sendable {
     public var index: UInt32
     /// `application.process.id`
     public var pid: Int32?
+    /// `application.process.binary`
+    public var binary: String?
     public var muted: Bool
 
-    public init(index: UInt32, pid: Int32?, muted: Bool) {
+    public init(index: UInt32, pid: Int32?, binary: String? = nil, muted: Bool) {
         self.index = index
         self.pid = pid
+        self.binary = binary
         self.muted = muted
     }
 }
@@ -69,10 +72,18 @@ public enum CoverMedia {
         players(found, of: window).filter { $0.status == .playing }
     }
 
-    /// The streams a shield over the app with `pid` mutes: its own that are
-    /// not muted already (those stay as the user left them, now and after).
-    public static func toMute(_ streams: [AudioStream], pid: Int32) -> [UInt32] {
-        streams.filter { $0.pid == pid && !$0.muted }.map(\.index)
+    /// The streams a shield over `window` mutes: its own that are not muted
+    /// already (those stay as the user left them, now and after). Its own:
+    /// those of its process when the probe gave a pid and a stream comes
+    /// from there, else those whose program has one of the window's names.
+    public static func toMute(_ streams: [AudioStream], window: Window) -> [UInt32] {
+        var own: [AudioStream] = []
+        if let pid = window.pid, pid > 1 { own = streams.filter { $0.pid == pid } }
+        if own.isEmpty {
+            let names = window.identifiers
+            own = streams.filter { $0.binary.map { names.contains($0.lowercased()) } ?? false }
+        }
+        return own.filter { !$0.muted }.map(\.index)
     }
 
     /// Of the streams blockerd muted, those still there to unmute.
@@ -83,7 +94,8 @@ public enum CoverMedia {
 
     /// Parses `pactl list sink-inputs` (C locale): one stream per
     /// "Sink Input #N" block, with its `Mute:` line and
-    /// `application.process.id = "PID"` property.
+    /// `application.process.id = "PID"` and `application.process.binary`
+    /// properties.
     public static func parseSinkInputs(_ text: String) -> [AudioStream] {
         var streams: [AudioStream] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
@@ -95,13 +107,20 @@ public enum CoverMedia {
             } else if trimmed.hasPrefix("Mute:") {
                 streams[streams.count - 1].muted = trimmed.dropFirst("Mute:".count)
                     .trimmingCharacters(in: " \t") == "yes"
-            } else if trimmed.hasPrefix("application.process.id = \"") {
-                let value = trimmed.dropFirst("application.process.id = \"".count).prefix { $0 != "\"" }
+            } else if let value = property(trimmed, "application.process.id") {
                 streams[streams.count - 1].pid = Int32(value)
+            } else if let value = property(trimmed, "application.process.binary") {
+                streams[streams.count - 1].binary = value
             }
         }
         return streams
     }
+}
+
+/// `NAME = "VALUE"` → VALUE.
+private func property(_ line: Substring, _ name: String) -> String? {
+    guard line.hasPrefix(name + " = \"") else { return nil }
+    return String(line.dropFirst(name.count + 4).prefix { $0 != "\"" })
 }
 
 extension Substring {

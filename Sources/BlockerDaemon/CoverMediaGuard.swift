@@ -34,7 +34,7 @@ final class CoverMediaGuard {
         guard let window else { return }
         let cover = settings()
         if cover.pauseMedia { pauseMedia(of: window, app: shield.app) }
-        if cover.mute, let pid = window.pid, pid > 1 { mute(pid: pid, app: shield.app) }
+        if cover.mute { mute(window, app: shield.app) }
     }
 
     private func pauseMedia(of window: Window, app: String) {
@@ -58,7 +58,7 @@ final class CoverMediaGuard {
         }
     }
 
-    private func mute(pid: Int32, app: String) {
+    private func mute(_ window: Window, app: String) {
         switch AudioStreams.list() {
         case let .failure(why):
             if !audioUnavailable {
@@ -67,14 +67,15 @@ final class CoverMediaGuard {
             audioUnavailable = true
         case let .success(streams):
             audioUnavailable = false
-            for index in CoverMedia.toMute(streams, pid: pid) {
+            for index in CoverMedia.toMute(streams, window: window) {
                 if let error = AudioStreams.setMute(index, true) {
                     log(LogEvent(priority: .warning, "Cannot mute stream \(index) of \(app): \(error)"))
                     continue
                 }
                 muted.append(index)
                 log(LogEvent(.audioMuted, "Muted audio stream \(index) of \(app) under the cover",
-                             fields: [("APP", app), ("STREAM", "\(index)"), ("PID", "\(pid)")]))
+                             fields: [("APP", app), ("STREAM", "\(index)"),
+                                      ("PID", streams.first { $0.index == index }?.pid.map { "\($0)" } ?? "")]))
             }
         }
     }

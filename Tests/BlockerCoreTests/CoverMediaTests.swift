@@ -39,8 +39,18 @@ private func player(_ name: String, pid: Int32?, _ status: PlaybackStatus?, iden
     @Test func mutesOnlyTheAppsUnmutedStreamsAndUnmutesOnlyThoseStillThere() {
         let streams = [AudioStream(index: 3, pid: 100, muted: false), AudioStream(index: 4, pid: 100, muted: true),
                        AudioStream(index: 5, pid: 200, muted: false), AudioStream(index: 6, pid: nil, muted: false)]
-        #expect(CoverMedia.toMute(streams, pid: 100) == [3])
+        #expect(CoverMedia.toMute(streams, window: Window(appID: "mpv", pid: 100)) == [3])
         #expect(CoverMedia.toUnmute([3, 9], streams: streams) == [3])
+    }
+
+    @Test func mutesByProgramNameWithoutAPidOrWhenNoStreamComesFromTheProcess() {
+        let streams = [AudioStream(index: 1, pid: 50, binary: "chromium", muted: false),
+                       AudioStream(index: 2, pid: 60, binary: "mpv", muted: false),
+                       AudioStream(index: 3, pid: 70, binary: "Chromium", muted: true)]
+        #expect(CoverMedia.toMute(streams, window: Window(appID: "chromium")) == [1])
+        #expect(CoverMedia.toMute(streams, window: Window(wmClass: "chromium", pid: 40)) == [1])
+        #expect(CoverMedia.toMute(streams, window: Window(appID: "mpv", pid: 60)) == [2])
+        #expect(CoverMedia.toMute(streams, window: Window(appID: "discord", pid: 9)).isEmpty)
     }
 
     @Test func parsesPactlSinkInputs() {
@@ -51,6 +61,7 @@ private func player(_ name: String, pid: Int32?, _ status: PlaybackStatus?, iden
         \tProperties:
         \t\tapplication.name = "mpv Media Player"
         \t\tapplication.process.id = "4242"
+        \t\tapplication.process.binary = "mpv"
 
         Sink Input #13
         \tMute: yes
@@ -59,7 +70,7 @@ private func player(_ name: String, pid: Int32?, _ status: PlaybackStatus?, iden
         Sink Input #14
         \tMute: no
         """
-        #expect(CoverMedia.parseSinkInputs(text) == [AudioStream(index: 12, pid: 4242, muted: false),
+        #expect(CoverMedia.parseSinkInputs(text) == [AudioStream(index: 12, pid: 4242, binary: "mpv", muted: false),
                                                      AudioStream(index: 13, pid: 77, muted: true),
                                                      AudioStream(index: 14, pid: nil, muted: false)])
         #expect(CoverMedia.parseSinkInputs("").isEmpty)
