@@ -60,10 +60,12 @@ let package = Package(
         .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "BlockerSystemd", "CXCB", "CWayland"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
         .target(name: "BlockerBus", dependencies: ["BlockerCore", "BlockerSystem", "BlockerSystemd"]),
+        // The covered app's media: MPRIS players (sd-bus through BlockerSystemd) and PulseAudio streams (pactl).
+        .target(name: "BlockerMedia", dependencies: ["BlockerCore", "BlockerProbes", "BlockerSystemd"]),
         // The loop: timers, signals, the probe's fd, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus",
-                               "BlockerSystem", "BlockerSystemd"]),
+                               "BlockerMedia", "BlockerSystem", "BlockerSystemd"]),
         .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes", "BlockerSystem"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",

@@ -10,7 +10,8 @@
 #      the app leaving the front takes it away, coming back brings it back;
 #   3. `blockerctl earn` lifts the shield and the cover goes;
 #   4. spending the earned seconds in foot, both outputs are covered (≥ 90%
-#      of each one's pixels changed) within 1.5 s of the balance reaching zero;
+#      of each one's pixels changed) within 1.5 s of the balance reaching zero,
+#      and opaque: not one pixel of the magenta foot beneath shows through;
 #   5. keys typed (wtype) go to the cover: `touch FILE` + Enter does not reach
 #      the shell beneath, which stays the reported foreground;
 #   6. reps typed + Enter earn, and the cover is gone within 1.5 s.
@@ -30,7 +31,8 @@ oe_start_sway 2
 
 typing=$oe_dir/typing
 mkdir -m 0777 "$typing"
-swaymsg exec "cd $typing && foot --app-id=blocker-meter sh" >/dev/null
+# Magenta on magenta: any of it showing through the cover is easy to count.
+swaymsg exec "cd $typing && foot --app-id=blocker-meter -o colors.background=ff00ff -o colors.foreground=ff00ff sh" >/dev/null
 meter_focused() { swaymsg -t get_tree | grep -q '"app_id": "blocker-meter"'; }
 oe_wait 10 meter_focused || oe_fail "foot did not map"
 
@@ -108,6 +110,8 @@ for output in 1 2; do
     changed=$(output_diff "$oe_dir/before.png" "$oe_dir/shot.png" $output)
     [ "$changed" -ge 90 ] || oe_fail "output $output is not covered (only $changed% of it changed)"
 done
+grim -o HEADLESS-1 "$oe_dir/cover-full.png"
+oe_expect_opaque "$oe_dir/cover-full.png"
 
 # 5. Keys typed over the cover do not reach the shell beneath.
 type_keys "touch $typing/typed" -k Return

@@ -11,7 +11,8 @@
 #      app leaving the front takes it away, coming back brings it back;
 #   3. `blockerctl earn` lifts the shield and the cover goes;
 #   4. spending the earned seconds in the xterm, the cover is on screen
-#      (≥ 90% of the pixels changed) within 1.5 s of the balance reaching zero;
+#      (≥ 90% of the pixels changed) within 1.5 s of the balance reaching zero,
+#      and opaque: not one pixel of the magenta xterm beneath shows through;
 #   5. it holds the keyboard: `touch FILE` + Enter typed does not reach the
 #      shell beneath, which stays the reported foreground;
 #   6. reps typed + Enter earn, and the cover is gone within 1.5 s;
@@ -33,8 +34,9 @@ oe_start_bus
 
 typing=$oe_dir/typing
 mkdir -m 0777 "$typing"
-# A shell in a big xterm, so the cover has a real app to hide.
-(cd "$typing" && exec xterm -class blocker-meter -geometry 200x57+0+0 -e bash --norc --noprofile -i) \
+# A shell in a big magenta xterm, so the cover has a real app to hide and
+# any of it showing through is easy to count.
+(cd "$typing" && exec xterm -class blocker-meter -bg magenta -fg magenta -geometry 200x57+0+0 -e bash --norc --noprofile -i) \
     >"$oe_dir/xterm.log" 2>&1 &
 oe_track $!
 oe_wait 10 eval 'xdotool search --onlyvisible --class blocker-meter >/dev/null 2>&1' || oe_fail "the xterm did not map"
@@ -110,6 +112,7 @@ sleep 0.3
 mkdir -p docs
 import -window root -define png:exclude-chunks=date,time "$oe_dir/cover.png"
 cp "$oe_dir/cover.png" docs/overlay-x11.png
+oe_expect_opaque "$oe_dir/cover.png"
 
 # 5. Keys typed over the cover do not reach the shell beneath.
 xdotool type --delay 5 "touch $typing/typed"

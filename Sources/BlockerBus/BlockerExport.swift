@@ -69,7 +69,9 @@ public final class BlockerExport {
         }
     }
 
-    private let connection: BusConnection
+    /// The session bus connection, for blockerd's other clients of other
+    /// services (the cover's MPRIS players) on the same loop.
+    public let connection: BusConnection
     private var disconnectWatch: BusSubscription?
     private var exported: BusExport?
     private weak var methods: BlockerMethods?

@@ -7,10 +7,13 @@ public struct Config: Sendable {
     /// `[warn] before`, largest first.
     public var warnBefore: [Milliseconds]
     public var groups: [AppGroup]
+    /// `[cover]`: what happens to the covered app's media and sound.
+    public var cover: CoverSettings
 
     public init(daemon: DaemonSettings = DaemonSettings(), exercises: [Exercise] = [],
-                warnBefore: [Milliseconds] = [], groups: [AppGroup] = []) {
+                warnBefore: [Milliseconds] = [], groups: [AppGroup] = [], cover: CoverSettings = CoverSettings()) {
         self.daemon = daemon
+        self.cover = cover
         self.exercises = exercises
         self.warnBefore = warnBefore.sorted(by: >)
         self.groups = groups
@@ -22,6 +25,20 @@ public struct Config: Sendable {
 
     public func group(named name: String) -> AppGroup? {
         groups.first { $0.name.lowercased() == name.lowercased() }
+    }
+}
+
+/// `[cover]`: a shield pauses the covered app's MPRIS players (and resumes
+/// them after an earning) and mutes its audio streams while it is up.
+public struct CoverSettings: Sendable, Equatable {
+    /// `pause-media`
+    public var pauseMedia: Bool
+    /// `mute`
+    public var mute: Bool
+
+    public init(pauseMedia: Bool = true, mute: Bool = true) {
+        self.pauseMedia = pauseMedia
+        self.mute = mute
     }
 }
 

@@ -37,7 +37,7 @@ extension Config {
             throw ConfigError(file: file, message: "the document is not a TOML table")
         }
         let root = Section(table: rootTable, path: "", file: file)
-        try root.rejectUnknownKeys(known: ["daemon", "earn", "warn", "group"])
+        try root.rejectUnknownKeys(known: ["daemon", "earn", "warn", "group", "cover"])
 
         var daemon = DaemonSettings()
         if let section = try root.table("daemon", header: "[daemon]") { daemon = try DaemonSettings(section) }
@@ -46,8 +46,18 @@ extension Config {
         var warnBefore: [Milliseconds] = []
         if let section = try root.table("warn", header: "[warn]") { warnBefore = try Self.warnBefore(section) }
         let groups = try Self.groups(root)
+        var cover = CoverSettings()
+        if let section = try root.table("cover", header: "[cover]") { cover = try Self.cover(section) }
 
-        self.init(daemon: daemon, exercises: exercises, warnBefore: warnBefore, groups: groups)
+        self.init(daemon: daemon, exercises: exercises, warnBefore: warnBefore, groups: groups, cover: cover)
+    }
+
+    private static func cover(_ section: Section) throws(ConfigError) -> CoverSettings {
+        try section.rejectUnknownKeys(known: ["pause-media", "mute"])
+        var cover = CoverSettings()
+        if let pause = try section.bool("pause-media", example: "pause-media = true") { cover.pauseMedia = pause }
+        if let mute = try section.bool("mute", example: "mute = true") { cover.mute = mute }
+        return cover
     }
 
     private static func exercises(_ earn: Section) throws(ConfigError) -> [Exercise] {

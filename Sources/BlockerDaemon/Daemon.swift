@@ -245,6 +245,15 @@ public final class Daemon {
         }
     }
 
+    /// True while an earning re-decides the shield: a shield lifting then
+    /// was lifted by the earning (the cover's media may resume).
+    public private(set) var earning = false
+
+    /// An event from a part of blockerd beside the tick (the cover's media).
+    public func logEvent(_ event: LogEvent) {
+        log.write(event)
+    }
+
     /// A line for the journal that is no event of its own (notifications unavailable…).
     public func logNotice(_ message: String) {
         log.write(LogEvent(priority: .notice, message))
@@ -319,6 +328,8 @@ public final class Daemon {
                            fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)"),
                                     ("EARNED_MS", "\(result.earned)"), ("BALANCE_MS", "\(result.balance)")]))
         observer?.balanceChanged(result.balance)
+        earning = true
+        defer { earning = false }
         redecide(wall: wall)
         return result
     }

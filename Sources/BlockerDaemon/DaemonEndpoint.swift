@@ -2,6 +2,7 @@ import BlockerSystem
 import BlockerBus
 import BlockerCore
 import BlockerStore
+import BlockerMedia
 
 /// blockerd's side of the D-Bus API: answers the calls `BlockerExport`
 /// passes on from the daemon's state and turns the daemon's events into
@@ -15,6 +16,10 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     private let ledgerChanged: () -> Void
     /// The app the shield covered last, so a shield that went down can name it.
     private var coveredApp = ""
+    private lazy var media = CoverMediaGuard(
+        players: MediaPlayers(connection: export.connection),
+        settings: { [unowned self] in self.daemon.config.cover },
+        log: { [unowned self] in self.daemon.logEvent($0) })
 
     init(daemon: Daemon, export: BlockerExport, reload: @escaping () -> Result<Void, ConfigError>,
          ledgerChanged: @escaping () -> Void) {
@@ -98,6 +103,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
 
     public func shieldChanged(_ shield: Shield?, balance: Milliseconds) {
         export.shieldChanged(shieldState(shield, balance: balance))
+        media.shieldChanged(shield, window: daemon.meter.lastWindow, liftedByEarning: daemon.earning)
     }
 
     public func balanceChanged(_ balance: Milliseconds) {

@@ -12,6 +12,8 @@ public enum EventKind: String, Sendable, CaseIterable {
     case earn, warning
     case probeError = "probe-error", probeRecovered = "probe-recovered"
     case configError = "config-error", storageError = "storage-error"
+    case mediaPaused = "media-paused", mediaResumed = "media-resumed"
+    case audioMuted = "audio-muted", audioUnmuted = "audio-unmuted"
 
     public var messageID: String {
         switch self {
@@ -26,12 +28,17 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .probeRecovered: "089bec00ae8d47a0888ad96f890beae2"
         case .configError: "6f776a71b0434aba86bb27658ee76852"
         case .storageError: "936bd49d04c443d998e379fb68fcd5df"
+        case .mediaPaused: "39515a85e9674460be4f06089440c474"
+        case .mediaResumed: "6249f3e62fc3449aa8390166a32cda88"
+        case .audioMuted: "e6a7732beae24579bb35aed8d86a8019"
+        case .audioUnmuted: "3a47808e562d4985919fda8ed68252b6"
         }
     }
 
     public var priority: Priority {
         switch self {
         case .start, .stop, .reload, .earn, .shieldDown, .probeRecovered: .info
+        case .mediaPaused, .mediaResumed, .audioMuted, .audioUnmuted: .info
         case .shieldUp, .warning: .notice
         case .probeError: .warning
         case .configError, .storageError: .error

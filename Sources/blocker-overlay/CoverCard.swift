@@ -120,11 +120,12 @@ final class CoverCard {
     }
 }
 
-/// The look: a dark translucent veil, a centered card, large clear type.
+/// The look: a dark opaque pane, a centered card, large clear type. The pane
+/// has no alpha: on a compositing desktop a translucent one lets the blocked
+/// app (its text, its video) show through, and the cover must replace it.
 enum CoverStyle {
     static let css = """
-    window.blocker-cover { background-color: rgba(9, 11, 24, 0.86); }
-    window.blocker-cover.opaque { background-color: rgb(12, 14, 28); }
+    window.blocker-cover { background-color: rgb(12, 14, 28); }
     .card {
         background-color: rgba(27, 31, 52, 0.97);
         border-radius: 28px;

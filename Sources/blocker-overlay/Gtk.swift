@@ -356,11 +356,6 @@ final class Display {
         gdk_display_get_primary_monitor(raw).map(Monitor.init)
     }
 
-    /// Whether a compositor blends translucent windows (always on Wayland).
-    var isComposited: Bool {
-        gdk_screen_is_composited(gdk_display_get_default_screen(raw)) != 0
-    }
-
     /// Called after a monitor is plugged in or removed.
     func onMonitorsChanged(_ handler: @escaping () -> Void) {
         let pointer = UnsafeMutableRawPointer(raw)
@@ -403,14 +398,8 @@ final class CoverWindow {
         gtk_window_set_decorated(gtkWindow, 0)
         window.addStyleClass("blocker-cover")
 
-        // Translucent only where something blends it; an X server without a
-        // compositor would show the un-blended (darker) colour anyway.
-        if display.isComposited, let screen = display.screen, let visual = gdk_screen_get_rgba_visual(screen) {
-            // Not app-paintable: GTK then paints the CSS background, alpha included.
-            gtk_widget_set_visual(window.raw, visual)
-        } else {
-            window.addStyleClass("opaque")
-        }
+        // The default (opaque) visual on X11: with no alpha channel, no
+        // compositor can show the app beneath through the cover.
 
         switch policy.surface {
         case let .layerShell(namespace):

@@ -243,6 +243,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         #expect(config.exercises
             == [Exercise(name: "pushups", perRep: 30_000), Exercise(name: "squats", perRep: 30_000)])
         #expect(config.warnBefore == [300_000, 60_000])
+        #expect(config.cover == CoverSettings(pauseMedia: true, mute: true))
         let social = try #require(config.group(named: "social"))
         #expect(social.metered)
         #expect(["discord", "org.telegram.desktop", "telegram-desktop"].allSatisfy(social.apps.contains))
@@ -267,7 +268,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
             uncommented.append(example)
         }
         #expect(keys == ["probe", "poll-interval", "probe-command", "probe-command-mode", "idle-after", "pushups", "squats", "before",
-                         "name", "apps", "metered", "daily-limit", "days", "from", "to", "titles"])
+                         "pause-media", "mute", "name", "apps", "metered", "daily-limit", "days", "from", "to", "titles"])
         // all-day stays commented twice: it cannot go with from/to.
         #expect(text.contains("# # all-day = true"))
 

@@ -207,3 +207,14 @@ fx_kill_marked() {
         fi
     done
 }
+
+# fx_magenta_tinted PNG — how many of PNG's pixels carry magenta: red and blue
+# each at least 16 above green. A magenta test window (#ff00ff) beneath a
+# cover that lets even 10% of it through tints the cover's dark pane this
+# way; none of the covers' own colours (dark blue-grey, white, orange, blue) do.
+fx_magenta_tinted() {
+    convert "$1" -alpha off -separate \
+        \( -clone 0 -clone 1 -compose MinusSrc -composite -threshold 6% \) \
+        \( -clone 2 -clone 1 -compose MinusSrc -composite -threshold 6% \) \
+        -delete 0-2 -compose Multiply -composite -format '%[fx:int(mean*w*h+0.5)]' info:
+}

@@ -223,6 +223,20 @@ oe_expect_cover_after_zero() {
     [ "$latency" -le 1500 ] || oe_fail "the cover took $latency ms (> 1500) after the balance reached zero"
 }
 
+# oe_expect_opaque COVER_PNG — the full-size screenshot of the cover over the
+# magenta app has not one magenta-tinted pixel, while before.png (the app
+# uncovered, quarter size) was at least a quarter magenta: the cover hides it, it does
+# not veil it.
+oe_expect_opaque() {
+    local before tinted
+    before=$(fx_magenta_tinted "$oe_dir/before.png")
+    [ "$before" -ge $(($(identify -format '%w*%h' "$oe_dir/before.png") / 4)) ] \
+        || oe_fail "the magenta app is not on screen before the cover ($before tinted pixels in before.png)"
+    tinted=$(fx_magenta_tinted "$1")
+    oe_note "opaque: $tinted of $(($(identify -format '%w*%h' "$1"))) pixels carry the app's magenta under the cover ($before of the quarter-size shot before it)"
+    [ "$tinted" -eq 0 ] || oe_fail "the app shows through the cover: $tinted magenta-tinted pixels"
+}
+
 # --- reading the chain -----------------------------------------------------
 
 # oe_status EXPR — a Python expression over `s`, the `blockerctl status --json` object.
