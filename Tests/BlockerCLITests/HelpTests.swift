@@ -1,4 +1,5 @@
 @testable import BlockerCLI
+import BlockerCore
 import Testing
 
 @Suite struct HelpTests {
@@ -76,7 +77,7 @@ import Testing
 
     @Test func versionPrintsTheVersion() {
         let run = blockerctl(["--version"])
-        #expect(run.status == 0 && run.stdout == "blockerctl 0.1.0\n" && run.stderr.isEmpty)
+        #expect(run.status == 0 && run.stdout == "blockerctl \(BlockerVersion.current)\n" && run.stderr.isEmpty)
     }
 
     @Test func helpAfterDashDashIsAnArgument() {
