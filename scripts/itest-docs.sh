@@ -64,7 +64,8 @@ for key in $keys; do
     grep -qF -- "$key" "$dir/toml.txt" || fail "blocker.toml(5) does not document $key (in config/blocker.toml): add it to docs/man/blocker.toml.5"
 done
 while IFS= read -r line; do
-    case $line in ""|"# "*" "*" "*|"# # "[A-Z]*|"# "[A-Z]*) continue ;; esac   # prose comments
+    # Settings and tables, commented out or not; not the prose comments.
+    [[ $line =~ ^(#\ )*([a-z][a-z-]*\ =\ |\[) ]] || continue
     grep -qxF -- "       $line" "$dir/toml.txt" || fail "blocker.toml(5)'s EXAMPLE lacks this line of config/blocker.toml: $line"
 done <"$here/config/blocker.toml"
 ok "blocker.toml(5) documents the $(echo "$keys" | wc -w) keys and tables of config/blocker.toml and shows its lines"
