@@ -353,3 +353,15 @@ public enum BlockerInterface {
         return .invalidArgument("\(what) is at most \(BlockerLimits.nameBytes) bytes, not \(bytes); \(outcome)")
     }
 }
+
+/// blockerd's signals, for a program that follows them (`blockerctl status
+/// --follow`): `BlockerClient` is one; a connection that cannot follow is not.
+public protocol BlockerSignalSource {
+    func onShieldChanged(_ handler: @escaping (ShieldState) -> Void) throws(BusFailure) -> BlockerSubscription
+    func onBalanceChanged(_ handler: @escaping (Int64) -> Void) throws(BusFailure) -> BlockerSubscription
+    func onDaemonRunningChanged(_ handler: @escaping (Bool) -> Void) throws(BusFailure) -> BlockerSubscription
+    /// Waits up to `microseconds` for bus traffic (`UInt64.max`: for ever), then runs the handlers.
+    func waitAndDispatch(microseconds: UInt64) throws(BusFailure)
+}
+
+extension BlockerClient: BlockerSignalSource {}

@@ -1,13 +1,19 @@
+import BlockerCore
+
 /// `blockerctl`: finds the command, parses its arguments, runs it, and turns
 /// the outcome into an exit status (0 ok, 1 failed, 2 usage).
 public enum BlockerCtl {
-    public static let version = "0.1.0"
+    public static var version: String { BlockerVersion.current }
 
     /// Every command, in the order `blockerctl --help` lists them.
     public static var commands: [any BlockerCommand.Type] {
         [StatusCommand.self, EarnCommand.self, BlockCommand.self, UnblockCommand.self, HistoryCommand.self,
-         ProbeCommand.self, ConfigCheckCommand.self, ReloadCommand.self, LogsCommand.self, DoctorCommand.self]
+         ProbeCommand.self, ConfigCheckCommand.self, ConfigNamesCommand.self, ReloadCommand.self, LogsCommand.self,
+         DoctorCommand.self, CompletionsCommand.self, ManCommand.self]
     }
+
+    /// The commands `--help`, the man page and the completions show.
+    public static var visibleCommands: [any BlockerCommand.Type] { commands.filter { !$0.spec.isHidden } }
 
     public enum ExitStatus {
         public static let ok: Int32 = 0
@@ -69,7 +75,7 @@ public enum BlockerCtl {
     /// Which command the words name, and the words left for it.
     static func resolve(_ arguments: [String]) -> Resolution {
         guard let first = arguments.first else {
-            let names = commands.map { $0.spec.name }.joined(separator: ", ")
+            let names = visibleCommands.map { $0.spec.name }.joined(separator: ", ")
             return .usageError(UsageError("missing command (one of: \(names))"), nil)
         }
         switch first {
@@ -114,7 +120,7 @@ public enum BlockerCtl {
 
     /// `blockerctl --help`, generated from the commands' declarations.
     public static var topHelp: String {
-        let rows = commands.map { ($0.spec.name, $0.spec.abstract) }
+        let rows = visibleCommands.map { ($0.spec.name, $0.spec.abstract) }
         let options = [("-h, --help", "show this help (also after any command)"), ("--version", "print the version")]
         let width = HelpText.labelWidth(rows + options)
         let lines = [

@@ -9,14 +9,18 @@ public struct CommandSpec: Sendable {
     public let options: [OptionSpec]
     /// Extra paragraphs for the command's own `--help` (examples, caveats).
     public let discussion: String?
+    /// Left out of `blockerctl --help`, the man page and the completions
+    /// (`completions`, `man`: what packagers run, not people).
+    public let isHidden: Bool
 
     public init(_ path: [String], abstract: String, arguments: [ArgumentSpec] = [],
-                options: [OptionSpec] = [], discussion: String? = nil) {
+                options: [OptionSpec] = [], discussion: String? = nil, hidden: Bool = false) {
         self.path = path
         self.abstract = abstract
         self.arguments = arguments
         self.options = options
         self.discussion = discussion
+        self.isHidden = hidden
     }
 
     public var name: String { path.joined(separator: " ") }
@@ -46,21 +50,37 @@ public struct CommandSpec: Sendable {
     }
 }
 
+/// What Tab offers for an argument or an option's value.
+public enum CompletionKind: Sendable, Equatable {
+    case nothing
+    case file
+    /// Fixed words: `bash zsh fish`.
+    case words([String])
+    /// Read from the user's config when Tab is pressed (`blockerctl config names KIND`).
+    case configNames(ConfigNameKind)
+}
+
+/// The names `blockerctl config names` prints, one a line.
+public enum ConfigNameKind: String, Sendable, CaseIterable {
+    case exercises, groups
+}
+
 /// A positional argument: `REPS`, `[EXERCISE]`.
 public struct ArgumentSpec: Sendable {
     public let name: String
     public let help: String
     public let isOptional: Bool
+    public let completion: CompletionKind
 
-    public static func required(_ name: String, help: String) -> ArgumentSpec {
-        ArgumentSpec(name: name, help: help, isOptional: false)
+    public static func required(_ name: String, help: String, completion: CompletionKind = .nothing) -> ArgumentSpec {
+        ArgumentSpec(name: name, help: help, isOptional: false, completion: completion)
     }
 
-    public static func optional(_ name: String, help: String) -> ArgumentSpec {
-        ArgumentSpec(name: name, help: help, isOptional: true)
+    public static func optional(_ name: String, help: String, completion: CompletionKind = .nothing) -> ArgumentSpec {
+        ArgumentSpec(name: name, help: help, isOptional: true, completion: completion)
     }
 
-    var usageText: String { isOptional ? "[\(name)]" : name }
+    public var usageText: String { isOptional ? "[\(name)]" : name }
 }
 
 /// `--json` (a flag) or `--days N` (takes a value); `short` is `-f`.
@@ -71,26 +91,29 @@ public struct OptionSpec: Sendable {
     public let valueName: String?
     public let isRequired: Bool
     public let help: String
+    /// What Tab offers for the value (flags: nothing).
+    public let completion: CompletionKind
 
     public static func flag(_ long: String, short: String? = nil, help: String) -> OptionSpec {
-        OptionSpec(long: long, short: short, valueName: nil, isRequired: false, help: help)
+        OptionSpec(long: long, short: short, valueName: nil, isRequired: false, help: help, completion: .nothing)
     }
 
-    public static func value(_ long: String, _ valueName: String, required: Bool = false, help: String) -> OptionSpec {
-        OptionSpec(long: long, short: nil, valueName: valueName, isRequired: required, help: help)
+    public static func value(_ long: String, _ valueName: String, required: Bool = false, help: String,
+                             completion: CompletionKind = .nothing) -> OptionSpec {
+        OptionSpec(long: long, short: nil, valueName: valueName, isRequired: required, help: help, completion: completion)
     }
 
     /// Every command understands it; the parser answers it before anything else.
     static let help = OptionSpec.flag("--help", short: "-h", help: "show this help")
 
-    var isFlag: Bool { valueName == nil }
+    public var isFlag: Bool { valueName == nil }
 
-    var usageText: String {
+    public var usageText: String {
         let text = [short ?? long, valueName].compactMap { $0 }.joined(separator: " ")
         return isRequired ? text : "[\(text)]"
     }
 
-    var helpLabel: String {
+    public var helpLabel: String {
         let names = [short, long].compactMap { $0 }.joined(separator: ", ")
         return [names, valueName].compactMap { $0 }.joined(separator: " ")
     }

@@ -10,7 +10,8 @@ struct DoctorCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["doctor"],
         abstract: "Check everything blocker needs, one line each (OK/WARN/FAIL) with the fix",
-        options: [.value("--config", "FILE", help: "the config to check and take [daemon] from (default: the XDG config)")],
+        options: [.value("--config", "FILE", help: "the config to check and take [daemon] from (default: the XDG config)",
+                          completion: .file)],
         discussion: """
             Checks: the session type, the probe `auto` would pick and whether it answers, the systemd user
             manager, the units (installed, enabled, active), the session environment imported into the user

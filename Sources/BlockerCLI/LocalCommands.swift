@@ -7,7 +7,8 @@ struct ConfigCheckCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["config", "check"],
         abstract: "Check blocker.toml with the daemon's own loader (no daemon needed)",
-        arguments: [.optional("FILE", help: "the file to check (default: $XDG_CONFIG_HOME/blocker/blocker.toml)")],
+        arguments: [.optional("FILE", help: "the file to check (default: $XDG_CONFIG_HOME/blocker/blocker.toml)",
+                                completion: .file)],
         discussion: "Mistakes are reported as FILE:LINE:COLUMN: message, or FILE: KEY: message.")
 
     let file: String?

@@ -15,7 +15,8 @@ struct ProbeCommand: BlockerCommand {
             .flag("--json", help: "print {app, title, pid, groups, probe} (app etc. null when nothing is in front; "
                   + "pid_unavailable says why pid is always null, for probes that never know it)"),
             .flag("--watch", help: "print one line per change until Ctrl-C"),
-            .value("--config", "FILE", help: "read [daemon] and the groups from FILE (default: the XDG config)"),
+            .value("--config", "FILE", help: "read [daemon] and the groups from FILE (default: the XDG config)",
+                    completion: .file),
         ],
         discussion: """
             The probe is chosen as blockerd chooses it: [daemon] probe in blocker.toml (auto: \(autoOrder)).

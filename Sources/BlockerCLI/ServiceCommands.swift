@@ -10,7 +10,8 @@ struct EarnCommand: BlockerCommand {
         abstract: "Log repetitions of an exercise and earn screen time",
         arguments: [
             .required("REPS", help: "how many repetitions: a whole number from 1 to 1000"),
-            .optional("EXERCISE", help: "one of [earn] in blocker.toml; may be left out when only one is configured"),
+            .optional("EXERCISE", help: "one of [earn] in blocker.toml; may be left out when only one is configured",
+                      completion: .configNames(.exercises)),
         ],
         discussion: "Example: blockerctl earn 20 pushups")
 
@@ -53,7 +54,8 @@ struct BlockCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["block"],
         abstract: "Block a group (or an app of some group) for a while, whatever the balance",
-        arguments: [.required("TARGET", help: "a group name from blocker.toml, or an app listed in some group")],
+        arguments: [.required("TARGET", help: "a group name from blocker.toml, or an app listed in some group",
+                                      completion: .configNames(.groups))],
         options: [.value("--for", "DURATION", required: true, help: "how long, 1m to 7d: 30m, 1h30m, 2d")],
         discussion: "Example: blockerctl block social --for 2h\nOnly blockerctl unblock ends it early; schedules and daily limits are separate.")
 
@@ -94,7 +96,8 @@ struct UnblockCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["unblock"],
         abstract: "End a timed block early (schedules and daily limits stay)",
-        arguments: [.required("TARGET", help: "the group or app given to blockerctl block")])
+        arguments: [.required("TARGET", help: "the group or app given to blockerctl block",
+                                      completion: .configNames(.groups))])
 
     let target: String
 

@@ -2,32 +2,113 @@ import BlockerBus
 import BlockerCore
 import BlockerJSON
 
-/// `blockerctl status [--json]`
+/// `blockerctl status [--json] [--format FORMAT [--follow] [--low DURATION]]`
 struct StatusCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["status"],
         abstract: "Show the balance, the window in front and whether it is shielded",
-        options: [.flag("--json", help: "print the status as one JSON object (the documented contract)")],
+        options: [
+            .flag("--json", help: "print the status as one JSON object (the documented contract)"),
+            .value("--format", "FORMAT", help: "one line for a status bar: waybar (JSON), i3blocks (JSON) or text",
+                   completion: .words(StatusBar.Format.allCases.map(\.rawValue))),
+            .flag("--follow", help: "with --format: print a new line at every change blockerd signals, until killed"),
+            .value("--low", "DURATION", help: "with --format: the balance under which the class is low (default 5m)"),
+        ],
         discussion: """
             --json prints {"balance_ms", "metered", "locked", "foreground" {app, title, pid, groups} or null,
             "shield" {active, reason, app, group, until_ms}, "today" {used_ms, earned_ms},
             "exercises" [{name, ms_per_rep}], "probe" {name, ok, error}}.
             reason is one of balance, timed-block, schedule, daily-limit.
+            --format waybar prints {"text", "tooltip", "class", "percentage"}: class is ok, low, shielded,
+            or down while blockerd is not running; percentage is the balance out of an hour.
+            --follow waits for blockerd's signals (no polling); waybar: "exec": "blockerctl status --follow --format waybar".
             """)
 
     let json: Bool
+    let format: StatusBar.Format?
+    let follow: Bool
+    let lowMs: Milliseconds
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         json = arguments.flag("--json")
+        follow = arguments.flag("--follow")
+        if let text = arguments.value("--format") {
+            guard let format = StatusBar.Format(rawValue: text) else {
+                throw UsageError("--format must be waybar, i3blocks or text, not \(quoted(text))")
+            }
+            self.format = format
+        } else {
+            format = nil
+        }
+        if json && format != nil { throw UsageError("--json and --format cannot go together; choose one") }
+        if follow && format == nil { throw UsageError("--follow needs --format (waybar, i3blocks or text)") }
+        if let text = arguments.value("--low") {
+            guard format != nil else { throw UsageError("--low needs --format (waybar, i3blocks or text)") }
+            guard let ms = try? DurationText.parse(text), ms >= 0 else {
+                throw UsageError("--low must be a duration like 5m or 90s, not \(quoted(text))")
+            }
+            lowMs = ms
+        } else {
+            lowMs = 300_000
+        }
     }
 
     func run(_ context: CommandContext) throws(CommandFailure) {
+        if let format {
+            try runBar(context, format: format)
+            return
+        }
         let report = try context.call { service throws(BusFailure) in try service.status() }
         if json {
             context.out.line(StatusText.json(report).rendered)
         } else {
             for line in StatusText.human(report, clock: context.localClock, now: context.invocation.clock(), printer: context.out) {
                 context.out.line(line)
+            }
+        }
+    }
+
+    /// One bar line; with --follow, another at every signal that changes it.
+    /// A bar shows "blocker off" rather than an error while blockerd is away.
+    private func runBar(_ context: CommandContext, format: StatusBar.Format) throws(CommandFailure) {
+        let service = try context.service()
+        let clock = context.localClock
+        var last: String?
+        func emit() {
+            let report = try? service.status()
+            let line = StatusBar.render(StatusBar.line(report, lowMs: lowMs, clock: clock, now: context.invocation.clock()),
+                                        format: format)
+            if line != last { context.out.line(line) }
+            last = line
+        }
+        guard follow else {
+            emit()
+            return
+        }
+        guard let signals = service as? any BlockerSignalSource else {
+            throw CommandFailure("this connection to blockerd cannot follow its signals")
+        }
+        // The handlers only mark the state stale: the status is asked after the
+        // dispatch, never from inside a signal's callback.
+        var stale = true
+        let subscriptions: [BlockerSubscription]
+        do {
+            subscriptions = [
+                try signals.onShieldChanged { _ in stale = true },
+                try signals.onBalanceChanged { _ in stale = true },
+                try signals.onDaemonRunningChanged { _ in stale = true },
+            ]
+        } catch {
+            throw BusFailureText.failure(error)
+        }
+        while true {
+            if stale {
+                stale = false
+                emit()
+            }
+            do { try signals.waitAndDispatch(microseconds: .max) } catch {
+                withExtendedLifetime(subscriptions) {}
+                throw BusFailureText.failure(error)
             }
         }
     }

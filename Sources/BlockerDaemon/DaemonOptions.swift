@@ -28,8 +28,9 @@ public struct DaemonOptions: Equatable, Sendable {
         Earned screen time: spends your balance while a metered app is in front.
         Usually started by systemd: systemctl --user start blockerd
 
-          --config FILE     default $XDG_CONFIG_HOME/blocker/blocker.toml
+          --config FILE     default $XDG_CONFIG_HOME/blocker/blocker.toml, else $XDG_CONFIG_DIRS/blocker/blocker.toml
           --state-dir DIR   default $XDG_STATE_HOME/blocker (the ledger is blocker.db inside)
+          --version         print the version
           --probe NAME      overrides [daemon] probe (auto tries \(ProbeRegistry.automatic.map(\.name).joined(separator: ", ")))
         """
 

@@ -8,6 +8,8 @@ public struct XDGPaths: Equatable, Sendable {
     public var stateHome: String
     /// $XDG_RUNTIME_DIR; the spec gives it no default.
     public var runtimeDirectory: String?
+    /// Each of $XDG_CONFIG_DIRS (else /etc/xdg): where a system-wide default config lives.
+    public var configDirectories: [String]
     /// $XDG_DATA_HOME (else $HOME/.local/share), then each of $XDG_DATA_DIRS
     /// (else /usr/local/share, /usr/share): where shell plugins are looked for.
     public var dataSearchPath: [String]
@@ -20,6 +22,9 @@ public struct XDGPaths: Equatable, Sendable {
         configHome = absolute("XDG_CONFIG_HOME") ?? home + "/.config"
         stateHome = absolute("XDG_STATE_HOME") ?? home + "/.local/state"
         runtimeDirectory = absolute("XDG_RUNTIME_DIR")
+        let configDirs = (environment["XDG_CONFIG_DIRS"] ?? "").split(separator: ":").map(String.init)
+            .filter { $0.hasPrefix("/") }
+        configDirectories = configDirs.isEmpty ? ["/etc/xdg"] : configDirs
         let dataDirs = (environment["XDG_DATA_DIRS"] ?? "").split(separator: ":").map(String.init)
             .filter { $0.hasPrefix("/") }
         dataSearchPath = [absolute("XDG_DATA_HOME") ?? home + "/.local/share"]
@@ -30,10 +35,25 @@ public struct XDGPaths: Equatable, Sendable {
 /// Where blockerd, blockerctl and blocker-overlay look for blocker's files
 /// unless told otherwise: the one place that names them.
 public enum BlockerPaths {
-    /// $XDG_CONFIG_HOME/blocker/blocker.toml
-    public static func configFile(environment: [String: String]) -> String {
-        XDGPaths(environment: environment).configHome + "/blocker/blocker.toml"
+    /// The config read unless one is named: the user's own
+    /// ($XDG_CONFIG_HOME/blocker/blocker.toml) when it exists, else the first
+    /// of $XDG_CONFIG_DIRS/blocker/blocker.toml that does (the Debian package
+    /// ships /etc/xdg/blocker/blocker.toml), else the user's (whose absence is
+    /// then the error to report).
+    public static func configFile(environment: [String: String],
+                                  exists: (String) -> Bool = FilePaths.isRegularFile) -> String {
+        let paths = XDGPaths(environment: environment)
+        let own = userConfigFile(environment: environment)
+        if exists(own) { return own }
+        return paths.configDirectories.map { $0 + "/" + configName }.first(where: exists) ?? own
     }
+
+    /// $XDG_CONFIG_HOME/blocker/blocker.toml, whether it exists or not.
+    public static func userConfigFile(environment: [String: String]) -> String {
+        XDGPaths(environment: environment).configHome + "/" + configName
+    }
+
+    static let configName = "blocker/blocker.toml"
 
     /// $XDG_STATE_HOME/blocker
     public static func stateDirectory(environment: [String: String]) -> String {

@@ -15,6 +15,7 @@ let usage = """
     in the graphical session (systemctl --user start \(OverlayIdentity.name)).
 
       -h, --help      this text
+      --version       print the version
     """
 
 func fail(_ message: String, status: Int32) -> Never {
@@ -29,6 +30,9 @@ for argument in CommandLine.arguments.dropFirst() {
     switch argument {
     case "-h", "--help":
         print(usage)
+        exit(0)
+    case "--version":
+        print("\(OverlayIdentity.name) \(BlockerVersion.current)")
         exit(0)
     default:
         fail("unknown argument \"\(argument)\"\n\n\(usage)", status: 2)

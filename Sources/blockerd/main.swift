@@ -1,3 +1,4 @@
+import BlockerCore
 import BlockerDaemon
 import BlockerProbes
 import BlockerSystem
@@ -22,6 +23,10 @@ func fail(_ message: String, status: Int32) -> Never {
 // The command probe's helper (see ProbeLauncher): blockerd starts itself
 // once with this, so its ticks never fork.
 if CommandLine.arguments.dropFirst().first == "--probe-launcher" { ProbeLauncher.serve() }
+if CommandLine.arguments.dropFirst().first == "--version" {
+    print("blockerd \(BlockerVersion.current)")
+    exit(0)
+}
 
 var options: DaemonOptions
 do {

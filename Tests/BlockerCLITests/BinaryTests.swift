@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import BlockerCore
 import Testing
 import TestSupport
 
@@ -43,7 +44,7 @@ import TestSupport
 
     @Test func version() throws {
         let result = try run(["--version"])
-        #expect(result.status == 0 && result.stdout == "blockerctl 0.1.0\n")
+        #expect(result.status == 0 && result.stdout == "blockerctl \(BlockerVersion.current)\n")
     }
 
     @Test func aUsageErrorExitsTwo() throws {

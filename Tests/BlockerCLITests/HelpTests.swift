@@ -1,4 +1,5 @@
 @testable import BlockerCLI
+import BlockerCore
 import Testing
 
 @Suite struct HelpTests {
@@ -7,7 +8,7 @@ import Testing
             let run = blockerctl([flag])
             #expect(run.status == 0 && run.stderr.isEmpty)
             let lines = run.stdout.split(separator: "\n").map(String.init)
-            for command in BlockerCtl.commands {
+            for command in BlockerCtl.visibleCommands {
                 let line = lines.filter { $0.hasPrefix("  \(command.spec.name) ") }
                 #expect(line.count == 1, "\(command.spec.name) listed once")
                 #expect(line.first?.hasSuffix(command.spec.abstract) == true)
@@ -16,13 +17,15 @@ import Testing
     }
 
     @Test func theContractsCommandsAreAllThere() {
-        let names = BlockerCtl.commands.map { $0.spec.name }
-        #expect(names == ["status", "earn", "block", "unblock", "history", "probe", "config check", "reload", "logs", "doctor"])
+        let names = BlockerCtl.visibleCommands.map { $0.spec.name }
+        #expect(names == ["status", "earn", "block", "unblock", "history", "probe", "config check", "config names",
+                          "reload", "logs", "doctor"])
+        #expect(BlockerCtl.commands.filter { $0.spec.isHidden }.map { $0.spec.name } == ["completions", "man"])
     }
 
     @Test func topHelpAbstractsStartInOneColumn() {
         let lines = blockerctl(["--help"]).stdout.split(separator: "\n").map(String.init)
-        let columns = BlockerCtl.commands.map { command -> Int in
+        let columns = BlockerCtl.visibleCommands.map { command -> Int in
             let line = lines.first { $0.hasPrefix("  \(command.spec.name) ") }!
             return line.count - command.spec.abstract.count
         }
@@ -76,7 +79,7 @@ import Testing
 
     @Test func versionPrintsTheVersion() {
         let run = blockerctl(["--version"])
-        #expect(run.status == 0 && run.stdout == "blockerctl 0.1.0\n" && run.stderr.isEmpty)
+        #expect(run.status == 0 && run.stdout == "blockerctl \(BlockerVersion.current)\n" && run.stderr.isEmpty)
     }
 
     @Test func helpAfterDashDashIsAnArgument() {

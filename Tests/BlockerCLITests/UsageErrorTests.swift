@@ -19,17 +19,17 @@ import Testing
     static let historyUsage = "blockerctl history [--days N] [--json]"
 
     static let cases: [Case] = [
-        Case(arguments: [], stderr: "blockerctl: error: missing command (one of: status, earn, block, unblock, history, probe, config check, reload, logs, doctor)\nsee blockerctl --help\n"),
+        Case(arguments: [], stderr: "blockerctl: error: missing command (one of: status, earn, block, unblock, history, probe, config check, config names, reload, logs, doctor)\nsee blockerctl --help\n"),
         Case(arguments: ["stauts"], stderr: "blockerctl: error: unknown command \"stauts\"; did you mean \"status\"?\nsee blockerctl --help\n"),
         Case(arguments: ["hist"], stderr: "blockerctl: error: unknown command \"hist\"; did you mean \"history\"?\nsee blockerctl --help\n"),
         Case(arguments: ["frobnicate"], stderr: "blockerctl: error: unknown command \"frobnicate\"\nsee blockerctl --help\n"),
         Case(arguments: ["--verison"], stderr: "blockerctl: error: unknown option \"--verison\"; did you mean \"--version\"?\nsee blockerctl --help\n"),
-        Case(arguments: ["config"], stderr: "blockerctl: error: config needs a subcommand: check\nsee blockerctl --help\n"),
+        Case(arguments: ["config"], stderr: "blockerctl: error: config needs a subcommand: check, names\nsee blockerctl --help\n"),
         Case(arguments: ["config", "chek"], stderr: "blockerctl: error: unknown command \"config chek\"; did you mean \"config check\"?\nsee blockerctl --help\n"),
-        Case(arguments: ["status", "--jsno"], stderr: commandError("unknown option \"--jsno\" for status; did you mean \"--json\"?", "blockerctl status [--json]", "status")),
-        Case(arguments: ["status", "--json=yes"], stderr: commandError("--json takes no value", "blockerctl status [--json]", "status")),
-        Case(arguments: ["status", "--json", "--json"], stderr: commandError("--json is given twice", "blockerctl status [--json]", "status")),
-        Case(arguments: ["status", "now"], stderr: commandError("unexpected argument \"now\"", "blockerctl status [--json]", "status")),
+        Case(arguments: ["status", "--jsno"], stderr: commandError("unknown option \"--jsno\" for status; did you mean \"--json\"?", "blockerctl status [--json] [--format FORMAT] [--follow] [--low DURATION]", "status")),
+        Case(arguments: ["status", "--json=yes"], stderr: commandError("--json takes no value", "blockerctl status [--json] [--format FORMAT] [--follow] [--low DURATION]", "status")),
+        Case(arguments: ["status", "--json", "--json"], stderr: commandError("--json is given twice", "blockerctl status [--json] [--format FORMAT] [--follow] [--low DURATION]", "status")),
+        Case(arguments: ["status", "now"], stderr: commandError("unexpected argument \"now\"", "blockerctl status [--json] [--format FORMAT] [--follow] [--low DURATION]", "status")),
         Case(arguments: ["earn"], stderr: commandError("missing REPS", earnUsage, "earn")),
         Case(arguments: ["earn", "-5"], stderr: commandError("REPS must be a whole number from 1 to 1000, not \"-5\"", earnUsage, "earn")),
         Case(arguments: ["earn", "0"], stderr: commandError("REPS must be a whole number from 1 to 1000, not \"0\"", earnUsage, "earn")),

@@ -23,8 +23,21 @@ import Testing
 
     @Test func blockersFiles() {
         let environment = ["HOME": "/home/me", "XDG_STATE_HOME": "/state"]
-        #expect(BlockerPaths.configFile(environment: environment) == "/home/me/.config/blocker/blocker.toml")
+        #expect(BlockerPaths.configFile(environment: environment) { _ in false } == "/home/me/.config/blocker/blocker.toml")
         #expect(BlockerPaths.stateDirectory(environment: environment) == "/state/blocker")
         #expect(BlockerPaths.ledger(environment: environment) == "/state/blocker/blocker.db")
+    }
+
+    @Test func theConfigFallsBackAlongXDGConfigDirsOnlyWhenTheUserHasNone() {
+        let environment = ["HOME": "/home/me", "XDG_CONFIG_DIRS": "/opt/xdg:relative:/etc/xdg"]
+        let own = "/home/me/.config/blocker/blocker.toml"
+        #expect(BlockerPaths.configFile(environment: environment) { [own, "/etc/xdg/blocker/blocker.toml"].contains($0) } == own)
+        #expect(BlockerPaths.configFile(environment: environment) { $0 == "/etc/xdg/blocker/blocker.toml" }
+                == "/etc/xdg/blocker/blocker.toml")
+        #expect(BlockerPaths.configFile(environment: environment) { $0.hasPrefix("/opt/xdg/") || $0.hasPrefix("/etc/") }
+                == "/opt/xdg/blocker/blocker.toml")
+        #expect(BlockerPaths.configFile(environment: environment) { _ in false } == own)
+        #expect(BlockerPaths.configFile(environment: ["HOME": "/home/me"]) { $0 == "/etc/xdg/blocker/blocker.toml" }
+                == "/etc/xdg/blocker/blocker.toml")
     }
 }

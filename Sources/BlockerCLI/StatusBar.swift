@@ -1,0 +1,78 @@
+import BlockerBus
+import BlockerCore
+import BlockerJSON
+
+/// One line for a status bar, from a status (or from blockerd being away): pure.
+/// waybar's `custom` module with `return-type: json` reads {text, tooltip,
+/// class, percentage}; i3blocks (`format=json`) reads {full_text, short_text,
+/// color}; polybar and i3status read plain text.
+enum StatusBar {
+    enum Format: String, CaseIterable {
+        case waybar, i3blocks, text
+    }
+
+    /// The `class`: shielded (the app in front is covered), low (under the
+    /// threshold), ok; down while blockerd is not running.
+    enum State: String {
+        case ok, low, shielded, down
+    }
+
+    /// A full bar is an hour of balance.
+    static let fullBalanceMs: Milliseconds = 3_600_000
+
+    struct Line: Equatable {
+        var text: String
+        var tooltip: String
+        var state: State
+        var percentage: Int
+    }
+
+    static func line(_ report: StatusReport?, lowMs: Milliseconds, clock: LocalClock, now: Int64) -> Line {
+        guard let report else {
+            return Line(text: "blocker off", tooltip: "blockerd is not running — systemctl --user start blockerd",
+                        state: .down, percentage: 0)
+        }
+        let balance = DurationText.format(report.balanceMs)
+        let state: State = report.shield.active ? .shielded : report.balanceMs <= lowMs ? .low : .ok
+        var tooltip = ["balance \(balance)"]
+        if let front = report.foreground { tooltip.append("front \(StatusText.describe(front))") }
+        if report.locked { tooltip.append("screen locked") }
+        if report.shield.active {
+            var shield = "shield up"
+            if !report.shield.app.isEmpty { shield += " over \(report.shield.app)" }
+            if let reason = report.shield.reason { shield += " — " + StatusText.reasonText(reason, group: report.shield.group) }
+            if let until = report.shield.untilMs { shield += " until " + clock.describe(until, now: now) }
+            tooltip.append(shield)
+        }
+        tooltip.append("today \(DurationText.format(report.todayUsedMs)) used, \(DurationText.format(report.todayEarnedMs)) earned")
+        let percentage = Int(min(100, max(0, report.balanceMs) * 100 / fullBalanceMs))
+        return Line(text: state == .shielded ? "\(balance) (covered)" : balance,
+                    tooltip: tooltip.joined(separator: "\n"), state: state, percentage: percentage)
+    }
+
+    /// i3blocks' colors by state (the bar's own default for ok).
+    static func color(_ state: State) -> String? {
+        switch state {
+        case .ok: nil
+        case .low: "#FFB000"
+        case .shielded: "#FF4040"
+        case .down: "#808080"
+        }
+    }
+
+    static func render(_ line: Line, format: Format) -> String {
+        switch format {
+        case .waybar:
+            return JSONValue.object([
+                ("text", .string(line.text)), ("tooltip", .string(line.tooltip)),
+                ("class", .string(line.state.rawValue)), ("percentage", .integer(Int64(line.percentage))),
+            ]).rendered
+        case .i3blocks:
+            var fields: [(String, JSONValue)] = [("full_text", .string(line.text)), ("short_text", .string(line.text))]
+            if let color = color(line.state) { fields.append(("color", .string(color))) }
+            return JSONValue.object(fields).rendered
+        case .text:
+            return line.state == .down ? line.text : "\(line.text) [\(line.state.rawValue)]"
+        }
+    }
+}

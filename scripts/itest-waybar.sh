@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# itest-waybar.sh — `blockerctl status --follow --format waybar` in a real
+# waybar (custom module, return-type json) on a real headless sway (as the
+# unprivileged user blocker-sway), with blockerd (sway probe) on a private bus:
+#   1. the bar shows the earned balance with class ok (the module's CSS green);
+#   2. the balance counts down in the bar while the metered foot is in front;
+#   3. `blockerctl block meter --for 1m` puts the shield up: the bar turns to
+#      class shielded (red) within 2 s, without waybar or blockerctl polling;
+#   4. blockerd stopping turns it to class down; back, to shielded again.
+# Saves docs/waybar-ok.png and docs/waybar-shielded.png (the bar only).
+# Exit 0 pass, 1 fail; a missing tool or server is a failure.
+set -euo pipefail
+# shellcheck source=lib/overlay-env.sh
+source "$(dirname "$0")/lib/overlay-env.sh"
+oe_init waybar
+started=$(oe_now_ms)
+for tool in sway swaymsg foot waybar grim convert dbus-daemon python3; do
+    command -v "$tool" >/dev/null || oe_fail "$tool is not installed (make check installs the test dependencies)"
+done
+oe_start_bus
+oe_start_sway 1
+swaymsg exec "foot --app-id=blocker-meter sh" >/dev/null
+oe_wait 10 eval 'swaymsg -t get_tree | grep -q "\"app_id\": \"blocker-meter\""' || oe_fail "foot did not map"
+oe_write_config 0.05   # pushups earn 3 s a rep
+oe_start_blockerd sway
+
+# The README's waybar module, with a tee that keeps what waybar was given.
+mkdir -p "$oe_dir/waybar"
+cat >"$oe_dir/waybar/config" <<JSON
+{
+    "layer": "top", "position": "top", "height": 30,
+    "modules-left": ["custom/blocker"],
+    "custom/blocker": {
+        "exec": "$oe_bin/blockerctl status --follow --format waybar --low 10s | tee -a $oe_dir/bar.jsonl",
+        "return-type": "json",
+        "format": "blocker {}"
+    }
+}
+JSON
+cat >"$oe_dir/waybar/style.css" <<'CSS'
+* { font-family: "DejaVu Sans"; font-size: 16px; }
+window#waybar { background: #202020; color: #ffffff; }
+#custom-blocker { padding: 0 12px; }
+#custom-blocker.ok { background: #1f9d55; }
+#custom-blocker.low { background: #e0a000; }
+#custom-blocker.shielded { background: #d02020; }
+#custom-blocker.down { background: #707070; }
+CSS
+waybar -c "$oe_dir/waybar/config" -s "$oe_dir/waybar/style.css" >"$oe_dir/waybar.log" 2>&1 &
+oe_track $!
+
+last_class() { tail -n 1 "$oe_dir/bar.jsonl" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["class"])' 2>/dev/null; }
+# The module's colour at the bar's left end, as "R,G,B" (0-255).
+bar_color() {
+    grim -g "0,0 400x30" "$oe_dir/bar.png" 2>/dev/null || return 1
+    convert "$oe_dir/bar.png" -crop 1x1+4+15 -depth 8 -format '%[fx:int(255*r)],%[fx:int(255*g)],%[fx:int(255*b)]' info:
+}
+color_is() { [ "$(bar_color)" = "$1" ]; }
+
+oe_wait 10 eval '[ -s "$oe_dir/bar.jsonl" ]' || oe_fail "waybar did not start blockerctl's module (waybar.log: $(tail -n 5 "$oe_dir/waybar.log"))"
+oe_ctl earn 20 pushups >/dev/null || oe_fail "blockerctl earn failed"
+oe_wait 5 eval '[ "$(last_class)" = ok ]' || oe_fail "the module's class is $(last_class), not ok, after earning 1m"
+oe_wait 5 color_is 31,157,85 || oe_fail "the bar is not green (class ok) on screen: $(bar_color)"
+mkdir -p docs
+cp "$oe_dir/bar.png" docs/waybar-ok.png
+oe_note "1. the bar shows $(tail -n 1 "$oe_dir/bar.jsonl") in green"
+
+# 2. Counting down while foot is in front: several lines, decreasing.
+oe_wait 5 eval '[ "$(grep -c "" "$oe_dir/bar.jsonl")" -ge 4 ]' || oe_fail "the bar did not follow the balance: $(cat "$oe_dir/bar.jsonl")"
+python3 - "$oe_dir/bar.jsonl" <<'PY' || oe_fail "the bar's lines are not a countdown: $(cat "$oe_dir/bar.jsonl")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert all(set(l) == {"text", "tooltip", "class", "percentage"} for l in lines), lines
+def seconds(text):  # "1m 05s" -> 65
+    return sum(int(part[:-1]) * {"h": 3600, "m": 60, "s": 1}[part[-1]] for part in text.split())
+left = [seconds(l["text"]) for l in lines if l["class"] == "ok"]
+assert len(left) >= 3 and left == sorted(left, reverse=True) and left[0] > left[-1], left
+PY
+oe_note "2. the balance counts down in the bar"
+
+# 3. A timed block: shielded, red, within 2 s; no polling means no line in between.
+blocked=$(oe_now_ms)
+oe_ctl block meter --for 1m >/dev/null || oe_fail "blockerctl block failed"
+oe_wait 2 eval '[ "$(last_class)" = shielded ]' || oe_fail "the module's class is $(last_class), not shielded, 2 s after the block"
+oe_wait 3 color_is 208,32,32 || oe_fail "the bar did not turn red (class shielded) on screen: $(bar_color)"
+cp "$oe_dir/bar.png" docs/waybar-shielded.png
+oe_note "3. shield up: the bar is red after $(($(oe_now_ms) - blocked)) ms ($(tail -n 1 "$oe_dir/bar.jsonl"))"
+# Shielded, nothing is spent and blockerd signals nothing: the line stays put.
+lines=$(grep -c "" "$oe_dir/bar.jsonl")
+sleep 3
+[ "$(grep -c "" "$oe_dir/bar.jsonl")" -eq "$lines" ] || oe_fail "the module printed while nothing changed: $(tail -n 3 "$oe_dir/bar.jsonl")"
+oe_note "3b. nothing changes for 3 s: no new line (it follows signals, it does not poll)"
+
+# 4. blockerd away and back.
+oe_stop_blockerd
+oe_wait 3 eval '[ "$(last_class)" = down ]' || oe_fail "the class is $(last_class), not down, with blockerd stopped"
+oe_wait 3 color_is 112,112,112 || oe_fail "the bar did not turn grey with blockerd stopped: $(bar_color)"
+oe_start_blockerd sway
+oe_wait 5 eval '[ "$(last_class)" = shielded ]' || oe_fail "the class is $(last_class), not shielded, after blockerd came back"
+oe_note "4. blockerd stopped: class down (grey); back: shielded again"
+oe_note "pass in $((($(oe_now_ms) - started) / 1000)) s (screenshots: docs/waybar-ok.png, docs/waybar-shielded.png)"
