@@ -46,10 +46,14 @@ public struct StatusReport: Equatable, Sendable {
     public var probeError: String?
     /// `[earn]` as blockerd has it now, in name order.
     public var exercises: [Exercise]
+    /// Whether the balance is being spent right now: a status bar counts it
+    /// down between `BalanceChanged` signals, which come at start and stop.
+    public var spending: Bool
 
     public init(balanceMs: Int64, metered: Bool, locked: Bool, foreground: Foreground?, shield: ShieldState,
                 todayUsedMs: Int64, todayEarnedMs: Int64, probeName: String, probeOK: Bool, probeError: String?,
-                exercises: [Exercise]) {
+                exercises: [Exercise], spending: Bool = false) {
+        self.spending = spending
         self.balanceMs = balanceMs; self.metered = metered; self.locked = locked; self.foreground = foreground
         self.shield = shield; self.todayUsedMs = todayUsedMs; self.todayEarnedMs = todayEarnedMs
         self.probeName = probeName; self.probeOK = probeOK; self.probeError = probeError
@@ -109,6 +113,7 @@ extension StatusReport {
         var entries: [String: BusValue] = [
             "balance_ms": .int64(balanceMs),
             "metered": .bool(metered),
+            "spending": .bool(spending),
             "locked": .bool(locked),
             "shield": .dictionary(shield.busDictionary),
             "today": .dictionary(["used_ms": .int64(todayUsedMs), "earned_ms": .int64(todayEarnedMs)]),
@@ -155,8 +160,10 @@ extension StatusReport {
         }
         var probeError: String?
         if case let .string(text)? = probe["error"] { probeError = text }
+        var spending = false   // absent from a blockerd older than 0.2.0
+        if case let .bool(value)? = entries["spending"] { spending = value }
         self.init(balanceMs: balance, metered: metered, locked: locked, foreground: foreground, shield: shield,
                   todayUsedMs: used, todayEarnedMs: earned, probeName: probeName, probeOK: probeOK,
-                  probeError: probeError, exercises: exercises)
+                  probeError: probeError, exercises: exercises, spending: spending)
     }
 }

@@ -27,6 +27,27 @@ enum StatusBar {
         var percentage: Int
     }
 
+    /// The status `elapsedMs` after it was asked: while spending, the time
+    /// since comes off the balance and counts as used (blockerd shields at zero
+    /// and says so).
+    static func projected(_ report: StatusReport?, elapsedMs: Milliseconds) -> StatusReport? {
+        guard var report, report.spending else { return report }
+        let spent = min(max(0, elapsedMs), max(0, report.balanceMs))
+        report.balanceMs -= spent
+        report.todayUsedMs += spent
+        return report
+    }
+
+    /// How long until the projected balance loses its next whole second, or
+    /// nil when it is not being spent (wait for a signal only).
+    static func nextSecond(_ report: StatusReport?, elapsedMs: Milliseconds) -> Milliseconds? {
+        guard let report, report.spending else { return nil }
+        let left = report.balanceMs - max(0, elapsedMs)
+        guard left > 0 else { return nil }
+        let intoSecond = left % 1000
+        return intoSecond == 0 ? 1000 : intoSecond
+    }
+
     static func line(_ report: StatusReport?, lowMs: Milliseconds, clock: LocalClock, now: Int64) -> Line {
         guard let report else {
             return Line(text: "blocker off", tooltip: "blockerd is not running — systemctl --user start blockerd",

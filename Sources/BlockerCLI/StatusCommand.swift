@@ -1,6 +1,7 @@
 import BlockerBus
 import BlockerCore
 import BlockerJSON
+import BlockerSystem
 
 /// `blockerctl status [--json] [--format FORMAT [--follow] [--low DURATION]]`
 struct StatusCommand: BlockerCommand {
@@ -15,13 +16,14 @@ struct StatusCommand: BlockerCommand {
             .value("--low", "DURATION", help: "with --format: the balance under which the class is low (default 5m)"),
         ],
         discussion: """
-            --json prints {"balance_ms", "metered", "locked", "foreground" {app, title, pid, groups} or null,
+            --json prints {"balance_ms", "metered", "spending", "locked", "foreground" {app, title, pid, groups} or null,
             "shield" {active, reason, app, group, until_ms}, "today" {used_ms, earned_ms},
             "exercises" [{name, ms_per_rep}], "probe" {name, ok, error}}.
             reason is one of balance, timed-block, schedule, daily-limit.
             --format waybar prints {"text", "tooltip", "class", "percentage"}: class is ok, low, shielded,
             or down while blockerd is not running; percentage is the balance out of an hour.
-            --follow waits for blockerd's signals (no polling); waybar: "exec": "blockerctl status --follow --format waybar".
+            --follow waits for blockerd's signals and, while the balance is spent, counts it down itself each second
+            (it never polls blockerd); waybar: "exec": "blockerctl status --follow --format waybar".
             """)
 
     let json: Bool
@@ -74,14 +76,21 @@ struct StatusCommand: BlockerCommand {
         let service = try context.service()
         let clock = context.localClock
         var last: String?
+        var report: StatusReport?
+        var askedAt = MonotonicClock.nowMs
+        func ask() {
+            report = try? service.status()
+            askedAt = MonotonicClock.nowMs
+        }
         func emit() {
-            let report = try? service.status()
-            let line = StatusBar.render(StatusBar.line(report, lowMs: lowMs, clock: clock, now: context.invocation.clock()),
+            let now = StatusBar.projected(report, elapsedMs: MonotonicClock.nowMs - askedAt)
+            let line = StatusBar.render(StatusBar.line(now, lowMs: lowMs, clock: clock, now: context.invocation.clock()),
                                         format: format)
             if line != last { context.out.line(line) }
             last = line
         }
         guard follow else {
+            ask()
             emit()
             return
         }
@@ -104,9 +113,13 @@ struct StatusCommand: BlockerCommand {
         while true {
             if stale {
                 stale = false
-                emit()
+                ask()
             }
-            do { try signals.waitAndDispatch(microseconds: .max) } catch {
+            emit()
+            // blockerd signals when spending starts and stops, and every 10 s
+            // between; the seconds in between are counted here.
+            let wait = StatusBar.nextSecond(report, elapsedMs: MonotonicClock.nowMs - askedAt)
+            do { try signals.waitAndDispatch(microseconds: wait.map { UInt64($0) * 1000 } ?? .max) } catch {
                 withExtendedLifetime(subscriptions) {}
                 throw BusFailureText.failure(error)
             }
@@ -120,6 +133,7 @@ enum StatusText {
         .object([
             ("balance_ms", .integer(report.balanceMs)),
             ("metered", .bool(report.metered)),
+            ("spending", .bool(report.spending)),
             ("locked", .bool(report.locked)),
             ("foreground", report.foreground.map(foregroundJSON) ?? .null),
             ("shield", .object([

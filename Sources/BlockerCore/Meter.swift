@@ -98,6 +98,9 @@ public struct Meter: Sendable {
     /// a group's use): only then must an event-driven daemon sample on a timer.
     public var isCharging: Bool { accountant.openCharge != nil }
 
+    /// Whether the interval open since the last sample spends the balance.
+    public var isSpending: Bool { accountant.openCharge?.metered == true }
+
     /// Whether the balance is under the last `[warn] before` threshold while
     /// it is being spent: the countdown notification then changes with every
     /// second, so even an event-driven daemon samples every poll interval.

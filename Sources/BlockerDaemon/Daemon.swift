@@ -71,6 +71,8 @@ public final class Daemon {
     /// Since when spending has gone uncommitted (CLOCK_MONOTONIC ms); the
     /// interval open while something is charged counts from its start.
     private var uncommittedSinceMs: Int64?
+    /// `isSpending` as of the last BalanceChanged.
+    private var announcedSpending = false
     /// When what is being spent must be committed, so a kill -9 loses at most
     /// `commitEveryMs` of it: a daemon that samples only on events ticks then.
     public var nextCommitMs: Int64? { uncommittedSinceMs.map { $0 + Self.commitEveryMs } }
@@ -151,7 +153,10 @@ public final class Daemon {
             }
         }
         if uncommittedSinceMs == nil, meter.isCharging || ledger.hasPending { uncommittedSinceMs = monotonic }
-        if outcome.debit > 0 { observer?.balanceChanged(outcome.ledger.balance) }
+        // Also when spending starts or stops, though nothing was debited yet:
+        // a status bar counts down between signals only while it is told so.
+        if outcome.debit > 0 || isSpending != announcedSpending { observer?.balanceChanged(outcome.ledger.balance) }
+        announcedSpending = isSpending
         for threshold in outcome.warnings {
             log.write(LogEvent(.warning, "\(DurationText.format(threshold)) of earned time left",
                                fields: [("BALANCE_MS", "\(outcome.ledger.balance)"),
@@ -179,6 +184,9 @@ public final class Daemon {
     public func balance(at monotonic: Int64 = MonotonicClock.nowMs) -> Milliseconds {
         ledger.balance - meter.pendingDebit(at: monotonic, balance: ledger.balance)
     }
+
+    /// Whether the balance is being spent now (Status's `spending`).
+    public var isSpending: Bool { meter.isSpending && ledger.balance > 0 }
 
     /// The ledger as the policy needs it at `wall`.
     public func snapshot(at wall: Int64) -> LedgerSnapshot {

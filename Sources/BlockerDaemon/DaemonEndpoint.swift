@@ -47,7 +47,8 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
                             foreground: foreground, shield: shieldState(daemon.shield, balance: balance),
                             todayUsedMs: (summary?.spentMs ?? 0) + daemon.ledger.balance - balance, todayEarnedMs: summary?.earnedMs ?? 0,
                             probeName: daemon.probe.name, probeOK: daemon.probeError == nil,
-                            probeError: daemon.probeError, exercises: daemon.config.exercises)
+                            probeError: daemon.probeError, exercises: daemon.config.exercises,
+                            spending: daemon.isSpending && balance > 0)
     }
 
     public func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {

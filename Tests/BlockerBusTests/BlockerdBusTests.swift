@@ -82,7 +82,7 @@ import TestSupport
 
         let raw = try busctlCall(bus, "Status")
         #expect(raw.status == 0)
-        #expect(raw.stdout.hasPrefix("a{sv} 8 "))
+        #expect(raw.stdout.hasPrefix("a{sv} 9 "))
         #expect(raw.stdout.contains(#""balance_ms" x 0"#) && raw.stdout.contains(#""probe" a{sv} "#))
     }
 

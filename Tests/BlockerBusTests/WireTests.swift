@@ -32,8 +32,8 @@ import Testing
 
     @Test func statusUsesTheContractKeysAndTypes() throws {
         let wire = full.busDictionary
-        #expect(Set(wire.keys) == ["balance_ms", "metered", "locked", "foreground", "shield", "today", "probe",
-                                   "exercises"])
+        #expect(Set(wire.keys) == ["balance_ms", "metered", "spending", "locked", "foreground", "shield", "today",
+                                   "probe", "exercises"])
         #expect(wire["exercises"] == .dictionary(["pushups": .int64(30_000), "squats": .int64(60_000)]))
         #expect(full.exercises.map(\.name) == ["pushups", "squats"])                  // name order
         #expect(wire["balance_ms"] == .int64(754_000))

@@ -166,6 +166,36 @@ import BlockerStore
         #expect(daemon.nextCommitMs == clock.monotonic - 1000 + Daemon.commitEveryMs)
     }
 
+    /// A status bar counts the balance down between signals; it must hear when
+    /// spending starts (nothing is debited yet) and when it stops.
+    @Test func balanceChangedIsSignalledWhenSpendingStartsAndStops() throws {
+        final class Heard: DaemonObserver {
+            var balances: [Milliseconds] = []
+            func shieldChanged(_ shield: Shield?, balance: Milliseconds) {}
+            func balanceChanged(_ balance: Milliseconds) { balances.append(balance) }
+            func warning(remaining: Milliseconds) {}
+        }
+        let box = try Sandbox()
+        let daemon = try box.daemon()
+        let heard = Heard()
+        daemon.observer = heard
+        var clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 2, wall: clock.wall)
+        #expect(heard.balances == [60_000])
+        box.front("firefox")
+        daemon.tick(clock)
+        clock.advance(1000); daemon.tick(clock)
+        #expect(heard.balances == [60_000] && !daemon.isSpending)             // nothing spent, nothing said
+        box.front("discord")
+        clock.advance(1000); daemon.tick(clock)
+        #expect(daemon.isSpending)
+        #expect(heard.balances == [60_000, 60_000], "spending started: \(heard.balances)")
+        box.front("firefox")
+        clock.advance(2000); daemon.tick(clock)
+        #expect(!daemon.isSpending)
+        #expect(heard.balances == [60_000, 60_000, 58_000], "spending stopped: \(heard.balances)")
+    }
+
     /// A shell's first report can come a moment after blockerd's first sample
     /// (KWin runs the script from its own loop): that is no warning.
     @Test func aFailureThatHealsWithinTwoSecondsStaysOutOfTheJournal() throws {
