@@ -30,7 +30,7 @@ ctl status --json >"$dir/status.json" || fail "status --json"
 python3 - "$dir/status.json" <<'PY' || fail "status --json does not match the contract: $(cat "$dir/status.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert set(s) == {"balance_ms", "metered", "locked", "foreground", "shield", "today", "exercises", "probe"}, s.keys()
+assert set(s) == {"balance_ms", "metered", "spending", "locked", "foreground", "shield", "today", "exercises", "probe"}, s.keys()
 assert s["balance_ms"] == 0 and s["metered"] is False and s["locked"] is False and s["foreground"] is None
 assert set(s["shield"]) == {"active", "reason", "app", "group", "until_ms"} and s["shield"]["active"] is False
 assert s["shield"]["group"] is None and s["shield"]["reason"] is None
@@ -117,6 +117,25 @@ ok "reload with a bad config: exit 1 with file:line:column; the old config stays
 ctl config check >/dev/null || fail "config check of the good config"
 ctl config check "$dir/front.json" >/dev/null 2>&1 && fail "config check accepted a non-TOML file"
 ok "config check"
+
+# The earning cap: beyond max-per-day or min-gap, earn exits 1 with when it
+# becomes possible again, and nothing is credited.
+sed -i 's/^squats = 1$/squats = 1\nmax-per-day = "1h"\nmin-gap = "1h"/' "$dir/.config/blocker/blocker.toml"
+ctl reload >/dev/null || fail "reload with the earning cap"
+before=$(balance)
+err=$(ctl earn 1 squats 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] && grep -q "too soon: \[earn\] min-gap is 1h 00m between earnings; earn again in " <<<"$err" \
+    || fail "earn within min-gap: rc $rc, $err"
+[ "$(balance)" = "$before" ] || fail "a refused earning credited something: $(balance) after $before"
+ok "earn within min-gap: exit 1, nothing credited ($err)"
+sed -i 's/^min-gap = "1h"$//' "$dir/.config/blocker/blocker.toml"
+ctl reload >/dev/null || fail "reload without min-gap"
+err=$(ctl earn 120 pushups 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] && grep -q "over the daily cap: \[earn\] max-per-day is 1h 00m; only .* more may be earned today" <<<"$err" \
+    || fail "earn over max-per-day: rc $rc, $err"
+[ "$(balance)" = "$before" ] || fail "a refused earning credited something: $(balance) after $before"
+ok "earn over max-per-day: exit 1, nothing credited ($err)"
+cp "$dir/good.toml" "$dir/.config/blocker/blocker.toml"
 
 # No daemon: explain and exit 1.
 kill -TERM "$daemon_pid"; wait "$daemon_pid"; daemon_pid=

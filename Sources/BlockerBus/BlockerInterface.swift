@@ -28,6 +28,9 @@ public enum BusErrorName: String, Sendable, CaseIterable {
     case unknownTarget = "io.github.blockerd.Error.UnknownTarget"
     case configError = "io.github.blockerd.Error.ConfigError"
     case storageError = "io.github.blockerd.Error.StorageError"
+    /// A rule the user set refuses the call (`[earn] max-per-day`, `min-gap`,
+    /// strict mode); the message says why and when it becomes possible.
+    case refused = "io.github.blockerd.Error.Refused"
     /// The caller runs as another uid than blockerd.
     case accessDenied = "io.github.blockerd.Error.AccessDenied"
     /// blockerd is shutting down; a retry in a moment reaches the next one.
@@ -53,6 +56,7 @@ public struct MethodError: Error, Equatable, Sendable, CustomStringConvertible {
     public static func unknownTarget(_ message: String) -> MethodError { MethodError(.unknownTarget, message) }
     public static func configError(_ message: String) -> MethodError { MethodError(.configError, message) }
     public static func storageError(_ message: String) -> MethodError { MethodError(.storageError, message) }
+    public static func refused(_ message: String) -> MethodError { MethodError(.refused, message) }
     public static func internalError(_ message: String) -> MethodError { MethodError(.internalError, message) }
 }
 

@@ -132,7 +132,7 @@ public enum BusFailureText {
                 return CommandFailure(message, fix: "try again in a moment; see: systemctl --user status blockerd")
             case .internalError?:
                 return CommandFailure("blockerd failed: \(message)", fix: "see what it says with: blockerctl logs")
-            case .invalidArgument?, .unknownExercise?, .unknownTarget?, nil:
+            case .invalidArgument?, .unknownExercise?, .unknownTarget?, .refused?, nil:
                 return CommandFailure(message)
             }
         }

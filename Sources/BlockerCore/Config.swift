@@ -9,11 +9,15 @@ public struct Config: Sendable {
     public var groups: [AppGroup]
     /// `[cover]`: what happens to the covered app's media and sound.
     public var cover: CoverSettings
+    /// `[earn] max-per-day` and `min-gap`: how far a user lets their future self earn.
+    public var earnLimits: EarnLimits
 
     public init(daemon: DaemonSettings = DaemonSettings(), exercises: [Exercise] = [],
-                warnBefore: [Milliseconds] = [], groups: [AppGroup] = [], cover: CoverSettings = CoverSettings()) {
+                warnBefore: [Milliseconds] = [], groups: [AppGroup] = [], cover: CoverSettings = CoverSettings(),
+                earnLimits: EarnLimits = EarnLimits()) {
         self.daemon = daemon
         self.cover = cover
+        self.earnLimits = earnLimits
         self.exercises = exercises
         self.warnBefore = warnBefore.sorted(by: >)
         self.groups = groups

@@ -42,14 +42,19 @@ extension Config {
         var daemon = DaemonSettings()
         if let section = try root.table("daemon", header: "[daemon]") { daemon = try DaemonSettings(section) }
         var exercises: [Exercise] = []
-        if let section = try root.table("earn", header: "[earn]") { exercises = try Self.exercises(section) }
+        var earnLimits = EarnLimits()
+        if let section = try root.table("earn", header: "[earn]") {
+            exercises = try Self.exercises(section)
+            earnLimits = try EarnLimits(section)
+        }
         var warnBefore: [Milliseconds] = []
         if let section = try root.table("warn", header: "[warn]") { warnBefore = try Self.warnBefore(section) }
         let groups = try Self.groups(root)
         var cover = CoverSettings()
         if let section = try root.table("cover", header: "[cover]") { cover = try Self.cover(section) }
 
-        self.init(daemon: daemon, exercises: exercises, warnBefore: warnBefore, groups: groups, cover: cover)
+        self.init(daemon: daemon, exercises: exercises, warnBefore: warnBefore, groups: groups, cover: cover,
+                  earnLimits: earnLimits)
     }
 
     private static func cover(_ section: Section) throws(ConfigError) -> CoverSettings {
@@ -65,7 +70,7 @@ extension Config {
         var exercises: [Exercise] = []
         var seen: [String: String] = [:]  // lowercased name → key path of its first use
         // toml++ keeps tables sorted, so file order is already lost: sort by name.
-        for name in earn.table.keys.sorted() {
+        for name in earn.table.keys.sorted() where !EarnLimits.keys.contains(name) {
             let value = earn.table[name]!
             let key = Section.quoted(name)
             guard !name.isEmpty else {
@@ -157,6 +162,31 @@ extension Config {
                     + "a window is either metered or not: keep the app in one group, "
                     + "or give both groups the same metered")
             }
+        }
+    }
+}
+
+extension EarnLimits {
+    /// The two names `[earn]` keeps for itself; every other key is an exercise.
+    static let keys: Set<String> = ["max-per-day", "min-gap"]
+
+    fileprivate init(_ earn: Section) throws(ConfigError) {
+        self.init()
+        let capExample = "max-per-day = \"2h\""
+        if let (text, ms) = try earn.duration("max-per-day", example: capExample) {
+            guard ms > 0 && ms <= 86_400_000 else {
+                throw earn.error("max-per-day", "\"\(text)\" is out of range: max-per-day must be more than 0 "
+                    + "and at most 24h; leave it out for no cap (example: \(capExample))")
+            }
+            maxPerDay = ms
+        }
+        let gapExample = "min-gap = \"1m\""
+        if let (text, ms) = try earn.duration("min-gap", example: gapExample) {
+            guard ms > 0 && ms <= 86_400_000 else {
+                throw earn.error("min-gap", "\"\(text)\" is out of range: min-gap must be more than 0 "
+                    + "and at most 24h; leave it out for no spacing (example: \(gapExample))")
+            }
+            minGap = ms
         }
     }
 }

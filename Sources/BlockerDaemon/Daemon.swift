@@ -7,6 +7,20 @@ import BlockerStore
 import BlockerSystemd
 
 /// Why the daemon could not start; each maps to an exit status systemd understands.
+/// Why `Daemon.earn` credited nothing.
+public enum EarnFailure: Error, CustomStringConvertible {
+    /// `[earn] max-per-day` or `min-gap`; `message` says when it is possible again.
+    case refused(EarnLimits.Refusal, message: String)
+    case storage(StoreError)
+
+    public var description: String {
+        switch self {
+        case let .refused(_, message): message
+        case let .storage(error): "\(error)"
+        }
+    }
+}
+
 public enum StartFailure: Error, CustomStringConvertible {
     case config(ConfigError)
     case timeZone(TimeZoneError)
@@ -325,13 +339,31 @@ public final class Daemon {
     }
 
     /// Credits `reps` of `exercise`; committed to disk before it returns.
-    public func earn(exercise: Exercise, reps: Int, wall: Int64 = WallClock.nowMs) throws(StoreError)
+    /// Beyond `[earn] max-per-day` or `min-gap` nothing is credited.
+    public func earn(exercise: Exercise, reps: Int, wall: Int64 = WallClock.nowMs) throws(EarnFailure)
         -> (earned: Milliseconds, balance: Milliseconds) {
+        let today = meter.zone.localDate(atMs: wall)
+        let limits = config.earnLimits
+        if limits != EarnLimits() {
+            let history: EarnLimits.History
+            do { history = try ledger.earningHistory(day: today.description) } catch { throw .storage(error) }
+            let (earning, overflow) = Int64(reps).multipliedReportingOverflow(by: exercise.perRep)
+            if let refusal = limits.refusal(earning: overflow ? .max : earning, now: wall, history: history,
+                                            nextDayMs: meter.zone.startOfDay(today.adding(days: 1))) {
+                let message = refusal.message(now: wall, zone: meter.zone)
+                log.write(LogEvent(.earnRefused, "Earning refused: \(reps) \(exercise.name): \(message)",
+                                   fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)")]))
+                throw .refused(refusal, message: message)
+            }
+        }
         // The spending before it first, so the ledger's rows stay in order;
         // a failure here is retried at the next tick and does not stop the earning.
         try? ledger.flushPending()
-        let result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
-                                     day: meter.zone.localDate(atMs: wall).description)
+        let result: (earned: Milliseconds, balance: Milliseconds)
+        do {
+            result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
+                                     day: today.description)
+        } catch { throw .storage(error) }
         log.write(LogEvent(.earn, "Earned \(DurationText.format(result.earned)) for \(reps) \(exercise.name)",
                            fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)"),
                                     ("EARNED_MS", "\(result.earned)"), ("BALANCE_MS", "\(result.balance)")]))

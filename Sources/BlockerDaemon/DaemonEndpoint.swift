@@ -58,7 +58,10 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             ledgerChanged()
             return (result.earned, result.balance)
         } catch {
-            throw .storageError("nothing was credited: \(error)")
+            switch error {
+            case let .refused(_, message): throw .refused(message)
+            case let .storage(error): throw .storageError("nothing was credited: \(error)")
+            }
         }
     }
 

@@ -14,6 +14,7 @@ public enum EventKind: String, Sendable, CaseIterable {
     case configError = "config-error", storageError = "storage-error"
     case mediaPaused = "media-paused", mediaResumed = "media-resumed"
     case audioMuted = "audio-muted", audioUnmuted = "audio-unmuted"
+    case earnRefused = "earn-refused"
 
     public var messageID: String {
         switch self {
@@ -32,12 +33,13 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .mediaResumed: "6249f3e62fc3449aa8390166a32cda88"
         case .audioMuted: "e6a7732beae24579bb35aed8d86a8019"
         case .audioUnmuted: "3a47808e562d4985919fda8ed68252b6"
+        case .earnRefused: "1ec0251cad8b4969bd180bf8a55f8746"
         }
     }
 
     public var priority: Priority {
         switch self {
-        case .start, .stop, .reload, .earn, .shieldDown, .probeRecovered: .info
+        case .start, .stop, .reload, .earn, .earnRefused, .shieldDown, .probeRecovered: .info
         case .mediaPaused, .mediaResumed, .audioMuted, .audioUnmuted: .info
         case .shieldUp, .warning: .notice
         case .probeError: .warning

@@ -122,6 +122,20 @@ public final class Ledger {
         return (earned, balance)
     }
 
+    /// What `[earn] max-per-day` and `min-gap` are checked against: the sum
+    /// earned on `day` and the newest earning's instant, read from the file.
+    public func earningHistory(day: String) throws(StoreError) -> EarnLimits.History {
+        try read("cannot read the earnings") { () throws(SQLiteError) in
+            try database.firstRow("""
+                SELECT (SELECT coalesce(sum(ms), 0) FROM earnings WHERE day = ?1),
+                       (SELECT count(*) FROM earnings),
+                       (SELECT coalesce(max(at_ms), 0) FROM earnings WHERE id = (SELECT max(id) FROM earnings))
+                """, [.text(day)]) {
+                EarnLimits.History(earnedToday: $0.int64(0), lastEarningAtMs: $0.int64(1) > 0 ? $0.int64(2) : nil)
+            } ?? EarnLimits.History(earnedToday: 0, lastEarningAtMs: nil)
+        }
+    }
+
     /// Newest first.
     public func earnings(limit: Int) throws(StoreError) -> [(atMs: Int64, exercise: String, reps: Int, ms: Milliseconds)] {
         try read("cannot read the earnings") { () throws(SQLiteError) in

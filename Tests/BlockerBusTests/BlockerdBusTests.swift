@@ -139,6 +139,22 @@ import TestSupport
         #expect(try client.status().todayEarnedMs == before)
     }
 
+    @Test func anEarningBeyondTheCapIsRefusedAndCreditsNothing() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let (daemon, client) = (session.daemon, session.client)
+        try daemon.writeConfig(testConfig(directory: daemon.scratch.path, earn: "pushups = 0.5\nmax-per-day = \"2m\""))
+        try client.reload()
+        _ = try client.earn(exercise: "pushups", reps: 3)
+        let failure = refusal { () throws(BusFailure) in try client.earn(exercise: "pushups", reps: 2) }
+        guard case let .refused(name, message)? = failure else { return }
+        #expect(name == BusErrorName.refused.rawValue)
+        #expect(message.hasPrefix("over the daily cap: [earn] max-per-day is 2m 00s; only 30s more may be earned today"), "\(message)")
+        #expect(try balance(client) == 90_000)
+        _ = try client.earn(exercise: "pushups", reps: 1)
+        #expect(try balance(client) == 120_000)
+    }
+
     @Test func anEmptyExerciseNeedsAChoiceWhenSeveralAreConfigured() throws {
         let session = try startBlockerd()
         defer { session.stop() }

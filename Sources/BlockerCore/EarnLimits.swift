@@ -1,0 +1,84 @@
+/// `[earn] max-per-day` and `min-gap`: the cap a user sets on their future
+/// self. Reps stay honor-system; what these bind is how much and how often.
+/// Pure: the daemon passes what the ledger holds and the local day's end.
+public struct EarnLimits: Sendable, Equatable {
+    /// The most that may be earned per local day; nil = no cap.
+    public var maxPerDay: Milliseconds?
+    /// The least time between two earnings; nil = any spacing.
+    public var minGap: Milliseconds?
+
+    public init(maxPerDay: Milliseconds? = nil, minGap: Milliseconds? = nil) {
+        self.maxPerDay = maxPerDay
+        self.minGap = minGap
+    }
+
+    /// What the ledger holds about earlier earnings.
+    public struct History: Sendable, Equatable {
+        /// Earned so far on the local day of now.
+        public var earnedToday: Milliseconds
+        /// The newest earning's instant (unix ms), nil before the first.
+        public var lastEarningAtMs: Int64?
+
+        public init(earnedToday: Milliseconds, lastEarningAtMs: Int64?) {
+            self.earnedToday = earnedToday
+            self.lastEarningAtMs = lastEarningAtMs
+        }
+    }
+
+    /// Why an earning is refused and when it becomes possible again.
+    public enum Refusal: Sendable, Equatable {
+        /// The spacing: the last earning was too recent; possible at `possibleAtMs`.
+        case tooSoon(minGap: Milliseconds, possibleAtMs: Int64)
+        /// The day's cap: `left` may still be earned today (0: nothing until
+        /// the next local day, which starts at `nextDayMs`).
+        case dailyCap(maxPerDay: Milliseconds, left: Milliseconds, nextDayMs: Int64)
+
+        /// The instant the same earning would be accepted (a smaller one may
+        /// be accepted at once under `dailyCap` with something `left`).
+        public var possibleAtMs: Int64 {
+            switch self {
+            case let .tooSoon(_, at): at
+            case let .dailyCap(_, _, nextDay): nextDay
+            }
+        }
+
+        /// The line `blockerctl earn` prints, local times in `zone`.
+        public func message(now: Int64, zone: TimeZoneRules) -> String {
+            switch self {
+            case let .tooSoon(gap, at):
+                return "too soon: [earn] min-gap is \(DurationText.format(gap)) between earnings; "
+                    + "earn again in \(DurationText.format(max(at - now, 1000))) (at \(Self.clock(at, zone: zone))); nothing was credited"
+            case let .dailyCap(cap, left, nextDay):
+                let more = left > 0 ? "only \(DurationText.format(left)) more may be earned today; log fewer reps, or "
+                    : "today's earnings reached it; "
+                return "over the daily cap: [earn] max-per-day is \(DurationText.format(cap)); \(more)"
+                    + "earn again from \(Self.clock(nextDay, zone: zone)) (the next day); nothing was credited"
+            }
+        }
+
+        /// `Thu 00:00`, `14:35:20`: with seconds when it is close, the day when it is not today.
+        static func clock(_ instant: Int64, zone: TimeZoneRules) -> String {
+            let (date, second) = zone.local(atMs: instant)
+            func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+            return "\(names[date.isoWeekday - 1]) \(date) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
+        }
+    }
+
+    /// Whether `earning` ms may be credited at `now`, given `history`.
+    /// `nextDayMs` is when the local day of `now` ends (the cap resets then).
+    /// The spacing is checked first: it is the sooner of the two to pass. A
+    /// last earning in the future (the clock was set back) is not held
+    /// against the user: the spacing cannot be measured then.
+    public func refusal(earning: Milliseconds, now: Int64, history: History, nextDayMs: Int64) -> Refusal? {
+        if let minGap, let last = history.lastEarningAtMs, last <= now {
+            let possible = last + minGap
+            if now < possible { return .tooSoon(minGap: minGap, possibleAtMs: possible) }
+        }
+        if let maxPerDay {
+            let left = max(maxPerDay - history.earnedToday, 0)
+            if earning > left { return .dailyCap(maxPerDay: maxPerDay, left: left, nextDayMs: nextDayMs) }
+        }
+        return nil
+    }
+}
