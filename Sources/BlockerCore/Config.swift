@@ -11,13 +11,16 @@ public struct Config: Sendable {
     public var cover: CoverSettings
     /// `[earn] max-per-day` and `min-gap`: how far a user lets their future self earn.
     public var earnLimits: EarnLimits
+    /// `[strict] delay`: how long a loosening waits; nil = strict mode off.
+    public var strict: StrictSettings
 
     public init(daemon: DaemonSettings = DaemonSettings(), exercises: [Exercise] = [],
                 warnBefore: [Milliseconds] = [], groups: [AppGroup] = [], cover: CoverSettings = CoverSettings(),
-                earnLimits: EarnLimits = EarnLimits()) {
+                earnLimits: EarnLimits = EarnLimits(), strict: StrictSettings = StrictSettings()) {
         self.daemon = daemon
         self.cover = cover
         self.earnLimits = earnLimits
+        self.strict = strict
         self.exercises = exercises
         self.warnBefore = warnBefore.sorted(by: >)
         self.groups = groups

@@ -37,7 +37,7 @@ extension Config {
             throw ConfigError(file: file, message: "the document is not a TOML table")
         }
         let root = Section(table: rootTable, path: "", file: file)
-        try root.rejectUnknownKeys(known: ["daemon", "earn", "warn", "group", "cover"])
+        try root.rejectUnknownKeys(known: ["daemon", "earn", "warn", "group", "cover", "strict"])
 
         var daemon = DaemonSettings()
         if let section = try root.table("daemon", header: "[daemon]") { daemon = try DaemonSettings(section) }
@@ -53,8 +53,11 @@ extension Config {
         var cover = CoverSettings()
         if let section = try root.table("cover", header: "[cover]") { cover = try Self.cover(section) }
 
+        var strict = StrictSettings()
+        if let section = try root.table("strict", header: "[strict]") { strict = try StrictSettings(section) }
+
         self.init(daemon: daemon, exercises: exercises, warnBefore: warnBefore, groups: groups, cover: cover,
-                  earnLimits: earnLimits)
+                  earnLimits: earnLimits, strict: strict)
     }
 
     private static func cover(_ section: Section) throws(ConfigError) -> CoverSettings {
@@ -187,6 +190,21 @@ extension EarnLimits {
                     + "and at most 24h; leave it out for no spacing (example: \(gapExample))")
             }
             minGap = ms
+        }
+    }
+}
+
+extension StrictSettings {
+    fileprivate init(_ strict: Section) throws(ConfigError) {
+        try strict.rejectUnknownKeys(known: ["delay"])
+        self.init()
+        let example = "delay = \"24h\""
+        if let (text, ms) = try strict.duration("delay", example: example) {
+            guard (Self.minimumDelay...Self.maximumDelay).contains(ms) else {
+                throw strict.error("delay", "\"\(text)\" is out of range: delay must be from 1s to 30d; "
+                    + "leave [strict] out to apply every change at once (example: \(example))")
+            }
+            delay = ms
         }
     }
 }
