@@ -168,6 +168,8 @@ public protocol BlockerCalls {
     func unblock(target: String) throws(BusFailure)
     func history(days: UInt32) throws(BusFailure) -> [HistoryRow]
     func reload() throws(BusFailure)
+    func pendingChanges() throws(BusFailure) -> [PendingChange]
+    func cancelPending() throws(BusFailure) -> UInt32
 }
 
 /// What blockerd does for each method. `BlockerExport` has already checked
@@ -181,6 +183,10 @@ public protocol BlockerMethods: AnyObject {
     func unblock(target: String) throws(MethodError)
     func history(days: UInt32) throws(MethodError) -> [HistoryRow]
     func reload() throws(MethodError)
+    /// Strict mode's waiting config changes, soonest first.
+    func pendingChanges() throws(MethodError) -> [PendingChange]
+    /// Drops them (their loosenings never apply); returns how many versions.
+    func cancelPending() throws(MethodError) -> UInt32
 }
 
 extension BlockerClient: BlockerCalls {
@@ -194,6 +200,21 @@ extension BlockerClient: BlockerCalls {
     public func unblock(target: String) throws(BusFailure) { try call(BlockerInterface.unblock, target) }
     public func history(days: UInt32) throws(BusFailure) -> [HistoryRow] { try call(BlockerInterface.history, days) }
     public func reload() throws(BusFailure) { try call(BlockerInterface.reload, ()) }
+    public func pendingChanges() throws(BusFailure) -> [PendingChange] { try call(BlockerInterface.pendingChanges, ()) }
+    public func cancelPending() throws(BusFailure) -> UInt32 { try call(BlockerInterface.cancelPending, ()) }
+}
+
+/// One config version waiting in strict mode: when it applies, when blockerd
+/// read it, and what it loosens (one line each: `KEY: FROM → TO`).
+public struct PendingChange: Equatable, Sendable {
+    public var applyMs: Int64
+    public var receivedMs: Int64
+    public var changes: [String]
+    public init(applyMs: Int64, receivedMs: Int64, changes: [String]) {
+        self.applyMs = applyMs
+        self.receivedMs = receivedMs
+        self.changes = changes
+    }
 }
 
 // MARK: the declarations
@@ -320,9 +341,48 @@ public enum BlockerInterface {
         writeReply: { (_: Void, _: BusMessage) throws(SystemdError) in },
         readReply: { (_: BusMessage) throws(WireMismatch) in })
 
+    /// `PendingChanges() → a(xxas) changes`: (apply_ms, received_ms, lines), soonest first.
+    public static let pendingChanges = BlockerMethod<Void, [PendingChange]>(
+        member: "PendingChanges", inputs: [], outputs: [BusArgument("changes", "a(xxas)")],
+        writeArguments: { (_: Void, _: BusMessage) throws(SystemdError) in },
+        readArguments: { (_: BusMessage) throws(SystemdError) in },
+        check: { (_: Void) in nil },
+        perform: { (handler: any BlockerMethods, _: Void) throws(MethodError) in try handler.pendingChanges() },
+        writeReply: { (changes: [PendingChange], reply: BusMessage) throws(SystemdError) in
+            try reply.appendArray(changes, of: "(xxas)") { (change: PendingChange) throws(SystemdError) in
+                try reply.appendStruct("xxas") { () throws(SystemdError) in
+                    try reply.append(change.applyMs)
+                    try reply.append(change.receivedMs)
+                    try reply.appendArray(change.changes, of: "s") { (line: String) throws(SystemdError) in try reply.append(line) }
+                }
+            }
+        },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> [PendingChange] in
+            do throws(SystemdError) {
+                return try reply.readArray(of: "(xxas)") { () throws(SystemdError) in
+                    try reply.readStruct("xxas") { () throws(SystemdError) in
+                        PendingChange(applyMs: try reply.readInt64(), receivedMs: try reply.readInt64(),
+                                      changes: try reply.readArray(of: "s") { () throws(SystemdError) in try reply.readString() })
+                    }
+                }
+            } catch { throw WireMismatch(error) }
+        })
+
+    /// `CancelPending() → u cancelled`: the waiting loosenings never apply.
+    public static let cancelPending = BlockerMethod<Void, UInt32>(
+        member: "CancelPending", inputs: [], outputs: [BusArgument("cancelled", "u")],
+        writeArguments: { (_: Void, _: BusMessage) throws(SystemdError) in },
+        readArguments: { (_: BusMessage) throws(SystemdError) in },
+        check: { (_: Void) in nil },
+        perform: { (handler: any BlockerMethods, _: Void) throws(MethodError) in try handler.cancelPending() },
+        writeReply: { (count: UInt32, reply: BusMessage) throws(SystemdError) in try reply.append(count) },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> UInt32 in
+            do throws(SystemdError) { return try reply.readUInt32() } catch { throw WireMismatch(error) }
+        })
+
     /// Every method, in the order introspection lists them.
     static let routes: [MethodRoute] = [status.route, earn.route, blockFor.route, unblock.route, history.route,
-                                        reload.route]
+                                        reload.route, pendingChanges.route, cancelPending.route]
 
     /// `ShieldChanged(a{sv} shield)`, on every change, at once: see `ShieldState.busDictionary`.
     public static let shieldChanged = BlockerSignal<ShieldState>(

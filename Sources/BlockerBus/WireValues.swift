@@ -49,6 +49,12 @@ public struct StatusReport: Equatable, Sendable {
     /// Whether the balance is being spent right now: a status bar counts it
     /// down between `BalanceChanged` signals, which come at start and stop.
     public var spending: Bool
+    /// `[strict] delay` in force, nil outside strict mode (absent from the
+    /// dictionary then, and from blockerd before strict mode).
+    public var strictDelayMs: Int64?
+    /// Config changes waiting for the delay, and when the next applies.
+    public var pendingChanges: UInt32 = 0
+    public var pendingNextMs: Int64?
 
     public init(balanceMs: Int64, metered: Bool, locked: Bool, foreground: Foreground?, shield: ShieldState,
                 todayUsedMs: Int64, todayEarnedMs: Int64, probeName: String, probeOK: Bool, probeError: String?,
@@ -121,6 +127,11 @@ extension StatusReport {
             "exercises": .dictionary(Dictionary(exercises.map { ($0.name, BusValue.int64($0.perRep)) },
                                                 uniquingKeysWith: { first, _ in first })),
         ]
+        if let strictDelayMs { entries["strict_delay_ms"] = .int64(strictDelayMs) }
+        if pendingChanges > 0, let pendingNextMs {
+            entries["pending_changes"] = .uint32(pendingChanges)
+            entries["pending_next_ms"] = .int64(pendingNextMs)
+        }
         if let foreground {
             var front: [String: BusValue] = ["app": .string(foreground.app), "title": .string(foreground.title),
                                              "groups": .strings(foreground.groups)]
@@ -165,5 +176,10 @@ extension StatusReport {
         self.init(balanceMs: balance, metered: metered, locked: locked, foreground: foreground, shield: shield,
                   todayUsedMs: used, todayEarnedMs: earned, probeName: probeName, probeOK: probeOK,
                   probeError: probeError, exercises: exercises, spending: spending)
+        if case let .int64(delay)? = entries["strict_delay_ms"] { strictDelayMs = delay }
+        if case let .uint32(count)? = entries["pending_changes"], case let .int64(next)? = entries["pending_next_ms"] {
+            pendingChanges = count
+            pendingNextMs = next
+        }
     }
 }

@@ -82,7 +82,16 @@ enum Doctor {
         checks.append(importedEnvironment(facts))
         checks.append(sandbox(facts))
         checks += [config(facts), ledger(facts), journal(facts), daemon(facts)]
+        if let strict = strict(facts) { checks.append(strict) }
         return checks
+    }
+
+    /// Strict mode, when blockerd has it on: the delay and what waits.
+    static func strict(_ facts: DoctorFacts) -> DoctorCheck? {
+        guard case let .success(report) = facts.daemon, let delay = report.strictDelayMs else { return nil }
+        let pending = report.pendingChanges == 0 ? "nothing pending"
+            : "\(report.pendingChanges) config \(report.pendingChanges == 1 ? "change" : "changes") pending (see: blockerctl config pending)"
+        return DoctorCheck(.ok, "strict", "on: changes that loosen wait \(DurationText.format(delay)); \(pending)")
     }
 
     static func session(_ facts: DoctorFacts) -> DoctorCheck {

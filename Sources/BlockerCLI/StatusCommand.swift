@@ -203,6 +203,13 @@ enum StatusText {
             ? "\(report.probeName), " + printer.paint("ok", .green)
             : "\(report.probeName), " + printer.paint("failing", .red) + (report.probeError.map { ": \($0)" } ?? "")
         rows.append(("probe", probe))
+        if let delay = report.strictDelayMs {
+            var text = "on (changes that loosen wait \(DurationText.format(delay)))"
+            if report.pendingChanges > 0, let next = report.pendingNextMs {
+                text += "; \(report.pendingChanges) pending, the next \(clock.describe(next, now: now)) (blockerctl config pending)"
+            }
+            rows.append(("strict", text))
+        }
         return AlignedRows.render(rows)
     }
 

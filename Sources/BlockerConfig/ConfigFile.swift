@@ -11,6 +11,13 @@ extension Config {
         try parse(bytes: readFile(path), file: path)
     }
 
+    /// Reads and validates blocker.toml, and returns its text too (strict
+    /// mode keeps each version the daemon read).
+    public static func loadWithText(path: String) throws(ConfigError) -> (config: Config, text: String) {
+        let bytes = try readFile(path)
+        return (try parse(bytes: bytes, file: path), String(decoding: bytes, as: UTF8.self))
+    }
+
     /// Validates TOML text; `file` only names it in error messages (tests, `blockerctl config check`).
     public static func parse(text: String, file: String) throws(ConfigError) -> Config {
         try parse(bytes: Array(text.utf8), file: file)

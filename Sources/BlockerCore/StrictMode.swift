@@ -230,3 +230,41 @@ public enum StrictRules {
         }
     }
 }
+
+/// The config versions strict mode keeps, and the config in force they make.
+public enum StrictHistory {
+    public struct Version: Sendable {
+        public var config: Config
+        public var applyMs: Int64
+        public var cancelled: Bool
+        public init(config: Config, applyMs: Int64, cancelled: Bool = false) {
+            self.config = config
+            self.applyMs = applyMs
+            self.cancelled = cancelled
+        }
+    }
+
+    /// The base: the newest version whose instant has passed and that was not
+    /// cancelled (the first one otherwise). Versions before it are history.
+    public static func baseIndex(_ versions: [Version], now: Int64) -> Int {
+        versions.indices.last { versions[$0].applyMs <= now && !versions[$0].cancelled } ?? 0
+    }
+
+    /// The config in force at `now`: the base with the tightenings of every
+    /// later version (their loosenings wait for their own instants).
+    public static func inForce(_ versions: [Version], now: Int64) -> Config? {
+        guard !versions.isEmpty else { return nil }
+        let base = baseIndex(versions, now: now)
+        var config = versions[base].config
+        for version in versions[(base + 1)...] {
+            config = StrictRules.compare(running: config, wanted: version.config).tightened
+        }
+        return config
+    }
+
+    /// The next instant a waiting version applies.
+    public static func nextApply(_ versions: [Version], now: Int64) -> Int64? {
+        let base = baseIndex(versions, now: now)
+        return versions.dropFirst(base + 1).filter { !$0.cancelled && $0.applyMs > now }.map(\.applyMs).min()
+    }
+}

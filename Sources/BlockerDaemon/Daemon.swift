@@ -107,21 +107,88 @@ public final class Daemon {
     /// A reload storm logs one line per 10 s, not one per reload.
     private var reloadLines = LogRateLimit(intervalMs: 10_000)
 
-    public init(options: DaemonOptions, log: LogSink, environment: [String: String]) throws(StartFailure) {
+    public init(options: DaemonOptions, log: LogSink, environment: [String: String],
+                wall: Int64 = WallClock.nowMs) throws(StartFailure) {
         self.options = options
         self.log = log
         self.environment = environment
-        do { config = try Config.load(path: options.configPath) } catch { throw .config(error) }
+        let file: (config: Config, text: String)
+        do { file = try Config.loadWithText(path: options.configPath) } catch { throw .config(error) }
         let zone: TimeZoneRules
         do { zone = try TimeZoneRules.system(environment: environment) } catch { throw .timeZone(error) }
         // The lock comes first: a second daemon must not touch the ledger at all.
         do { lock = try StateLock(directory: options.stateDirectory) } catch { throw .alreadyRunning(error) }
         do { ledger = try Ledger.open(stateDirectory: options.stateDirectory) } catch { throw .storage(error) }
+        // Strict mode: the config in force is the ledger's, and the file is
+        // compared with it (it may have been edited while blockerd was stopped).
+        var versions: [LoadedConfigVersion]
+        let adoption: ConfigAdoption
+        do {
+            versions = try Self.loadVersions(ledger, log: log)
+            let running = Self.inForce(versions, now: wall)
+            (config, adoption) = try Self.adopt(text: file.text, fresh: file.config, running: running,
+                                                versions: &versions, ledger: ledger, wall: wall)
+        } catch { throw .storage(error) }
+        configVersions = versions
         meter = Meter(config: config, zone: zone)
         notificationPlan = NotificationPlan(thresholds: config.warnBefore)
         launcher = options.probeLauncher.map(ProbeLauncher.init(executable:))
         probe = Self.selectProbe(config: config, override: options.probe, environment: environment,
                                  launcher: launcher, log: log)
+        logAdoption(adoption)
+    }
+
+    /// Strict mode's stored config versions, oldest first (see StrictConfig.swift).
+    var configVersions: [LoadedConfigVersion] = []
+
+    /// Puts `fresh` in force: the meter, the warnings and (when [daemon] changed) the probe.
+    private func install(_ fresh: Config) {
+        let probeChanged = fresh.daemon != config.daemon
+        config = fresh
+        meter.reconfigure(fresh)
+        notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
+        if probeChanged {
+            probe = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
+                                     launcher: launcher, log: log)
+        }
+    }
+
+    private func logAdoption(_ adoption: ConfigAdoption) {
+        guard case let .pending(applyMs, changes) = adoption else { return }
+        let when = ShieldText.clock(applyMs, now: WallClock.nowMs, zone: meter.zone)
+        log.write(LogEvent(.configPending, "Strict mode: \(changes.count) loosening \(changes.count == 1 ? "change waits" : "changes wait") "
+                           + "until \(when) (\(applyMs) Unix ms): \(changes.joined(separator: "; ")); what tightens applies now",
+                           fields: [("APPLY_MS", "\(applyMs)"), ("CHANGES", changes.joined(separator: "\n"))]))
+    }
+
+    /// Puts in force every waiting change whose instant has come (each tick).
+    func applyDueConfigVersions(wall: Int64) {
+        let all = configVersions.map(\.version)
+        let base = StrictHistory.baseIndex(all, now: wall)
+        guard base > 0, configVersions.count > 1 else { return }
+        let applied = configVersions[1...base].filter { !$0.stored.cancelled }
+        do { try ledger.pruneConfigVersions(before: configVersions[base].stored.id) } catch {
+            noteStorage(error)   // in memory it applies anyway; the prune is retried at the next one
+        }
+        configVersions.removeFirst(base)
+        if let fresh = Self.inForce(configVersions, now: wall) { install(fresh) }
+        let changes = applied.flatMap(\.stored.changes)
+        log.write(LogEvent(.configApplied, "Strict mode: the delay passed; now in force: \(changes.joined(separator: "; "))",
+                           fields: [("CHANGES", changes.joined(separator: "\n"))]))
+    }
+
+    /// `blockerctl config cancel`: the waiting loosenings never apply (the
+    /// tightenings stay). Returns how many versions were cancelled.
+    public func cancelPendingConfig(wall: Int64 = WallClock.nowMs) throws(StoreError) -> Int {
+        let count = try ledger.cancelPendingConfigVersions(nowMs: wall)
+        for index in configVersions.indices where configVersions[index].stored.applyMs > wall {
+            configVersions[index].stored.cancelled = true
+        }
+        if count > 0 {
+            log.write(LogEvent(.configCancelled, "Strict mode: \(count) pending config \(count == 1 ? "change" : "changes") cancelled; "
+                               + "the config in force stays"))
+        }
+        return count
     }
 
     private static func selectProbe(config: Config, override: ProbeChoice?, environment: [String: String],
@@ -138,6 +205,7 @@ public final class Daemon {
     /// Samples the probe, charges the interval, decides the shield, and writes
     /// the ledger in one transaction.
     public func tick(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) {
+        applyDueConfigVersions(wall: wall)
         let reading = probe.sample()
         noteProbe(reading, monotonic: monotonic)
         let before = snapshot(at: wall)
@@ -286,7 +354,7 @@ public final class Daemon {
         log.write(LogEvent(priority: .error, message))
     }
 
-    private func noteStorage(_ error: StoreError?) {
+    func noteStorage(_ error: StoreError?) {
         if let error, storageError == nil {
             log.write(LogEvent(.storageError, "Cannot write the ledger: \(error)"))
         } else if error == nil, storageError != nil {
@@ -300,18 +368,21 @@ public final class Daemon {
     /// Re-reads the config and the time zone. A bad config is logged and the
     /// old one stays in force; so does the old zone when the new one cannot be read.
     @discardableResult
-    public func reload(monotonic: Int64 = MonotonicClock.nowMs) -> Result<Void, ConfigError> {
+    public func reload(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) -> Result<Void, ConfigError> {
         rereadTimeZone()
-        do {
-            let fresh = try Config.load(path: options.configPath)
-            let probeChanged = fresh.daemon != config.daemon
-            config = fresh
-            meter.reconfigure(fresh)
-            notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
-            if probeChanged {
-                probe = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
-                                         launcher: launcher, log: log)
+        do throws(ConfigError) {
+            let file = try Config.loadWithText(path: options.configPath)
+            var versions = configVersions
+            let (fresh, adoption): (Config, ConfigAdoption)
+            do throws(StoreError) {
+                (fresh, adoption) = try Self.adopt(text: file.text, fresh: file.config, running: config,
+                                                   versions: &versions, ledger: ledger, wall: wall)
+            } catch {
+                throw ConfigError(file: options.configPath, message: "cannot record the new config in the ledger: \(error)")
             }
+            configVersions = versions
+            install(fresh)
+            logAdoption(adoption)
             if let folded = reloadLines.admit(at: monotonic) {
                 let more = folded > 0 ? " (and \(folded) more reloads in the \(reloadLines.interval / 1000) s before)" : ""
                 log.write(LogEvent(.reload, "Configuration reloaded from \(options.configPath)\(more)"))

@@ -43,12 +43,17 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: decision.groups)
         }
         let balance = daemon.balance()
-        return StatusReport(balanceMs: balance, metered: decision.metered, locked: daemon.locked,
+        var report = StatusReport(balanceMs: balance, metered: decision.metered, locked: daemon.locked,
                             foreground: foreground, shield: shieldState(daemon.shield, balance: balance),
                             todayUsedMs: (summary?.spentMs ?? 0) + daemon.ledger.balance - balance, todayEarnedMs: summary?.earnedMs ?? 0,
                             probeName: daemon.probe.name, probeOK: daemon.probeError == nil,
                             probeError: daemon.probeError, exercises: daemon.config.exercises,
                             spending: daemon.isSpending && balance > 0)
+        report.strictDelayMs = daemon.config.strict.delay
+        let pending = daemon.pendingChanges(now: wall)
+        report.pendingChanges = UInt32(clamping: pending.count)
+        report.pendingNextMs = pending.first?.applyMs
+        return report
     }
 
     public func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {
@@ -68,6 +73,9 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     public func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64 {
         let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
         let wall = WallClock.nowMs
+        if let refusal = daemon.strictRefusal(block: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) {
+            throw .refused(refusal)
+        }
         let until: Int64
         do { until = try daemon.block(target: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) } catch {
             throw .storageError("nothing was blocked: \(error)")
@@ -78,6 +86,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
 
     public func unblock(target: String) throws(MethodError) {
         let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
+        if let refusal = daemon.strictRefusal(unblock: key) { throw .refused(refusal) }
         let lifted: Bool
         do { lifted = try daemon.unblock(target: key) } catch { throw .storageError("the block stays: \(error)") }
         if lifted { ledgerChanged() }
@@ -100,6 +109,16 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     public func reload() throws(MethodError) {
         if case let .failure(error) = reloadConfig() {
             throw .configError("\(error) (the previous configuration stays in force)")
+        }
+    }
+
+    public func pendingChanges() throws(MethodError) -> [PendingChange] {
+        daemon.pendingChanges().map { PendingChange(applyMs: $0.applyMs, receivedMs: $0.receivedMs, changes: $0.changes) }
+    }
+
+    public func cancelPending() throws(MethodError) -> UInt32 {
+        do { return UInt32(clamping: try daemon.cancelPendingConfig()) } catch {
+            throw .storageError("the pending changes stay: \(error)")
         }
     }
 

@@ -135,7 +135,9 @@ public final class DaemonLoop {
     /// needed (see `needsPolling`); otherwise only for the watchdog.
     public func tick() {
         daemon.tick()
-        if let wakeAt = daemon.lastTick?.wakeAt {
+        // A strict-mode change applies at its wall instant, as a rule would.
+        let configAt = daemon.nextConfigApplyMs.map { MonotonicClock.nowMs + max($0 - WallClock.nowMs, 0) }
+        if let wakeAt = [daemon.lastTick?.wakeAt, configAt].compactMap({ $0 }).min() {
             // Sample again the moment the balance runs out or a rule starts or
             // ends (a schedule, a daily limit, a timed block), not up to a poll later.
             wakeTimer.arm(atMicroseconds: UInt64(max(wakeAt, 0)) * 1000)

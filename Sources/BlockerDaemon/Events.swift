@@ -15,6 +15,7 @@ public enum EventKind: String, Sendable, CaseIterable {
     case mediaPaused = "media-paused", mediaResumed = "media-resumed"
     case audioMuted = "audio-muted", audioUnmuted = "audio-unmuted"
     case earnRefused = "earn-refused"
+    case configPending = "config-pending", configApplied = "config-applied", configCancelled = "config-cancelled"
 
     public var messageID: String {
         switch self {
@@ -34,12 +35,17 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .audioMuted: "e6a7732beae24579bb35aed8d86a8019"
         case .audioUnmuted: "3a47808e562d4985919fda8ed68252b6"
         case .earnRefused: "1ec0251cad8b4969bd180bf8a55f8746"
+        case .configPending: "65bc5d773c754e5cad459fc320501a7a"
+        case .configApplied: "3f802ad722924cf3aa83ee48572ac5e1"
+        case .configCancelled: "6a3bc420fc4d44ea9b34087eb04d9e03"
         }
     }
 
     public var priority: Priority {
         switch self {
         case .start, .stop, .reload, .earn, .earnRefused, .shieldDown, .probeRecovered: .info
+        case .configApplied, .configCancelled: .info
+        case .configPending: .notice
         case .mediaPaused, .mediaResumed, .audioMuted, .audioUnmuted: .info
         case .shieldUp, .warning: .notice
         case .probeError: .warning

@@ -47,3 +47,25 @@ public struct LedgerAudit: Equatable, Sendable {
             && sumOfEarnings == earnedTotal && sumOfSpentByDay == spentTotal
     }
 }
+
+/// One blocker.toml as blockerd read it, kept for strict mode (`config_versions`).
+public struct StoredConfigVersion: Equatable, Sendable {
+    public var id: Int64
+    /// The file's text, parsed again at each start.
+    public var text: String
+    public var receivedMs: Int64
+    /// When its loosenings apply (= receivedMs when it had none).
+    public var applyMs: Int64
+    /// What it loosens, one line each, as `config pending` shows them.
+    public var changes: [String]
+    public var cancelled: Bool
+
+    public init(id: Int64, text: String, receivedMs: Int64, applyMs: Int64, changes: [String], cancelled: Bool) {
+        self.id = id
+        self.text = text
+        self.receivedMs = receivedMs
+        self.applyMs = applyMs
+        self.changes = changes
+        self.cancelled = cancelled
+    }
+}

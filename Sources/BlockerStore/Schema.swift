@@ -63,6 +63,22 @@ enum Schema {
                 until_ms INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
             """),
+        Migration(version: 2, sql: """
+            -- Strict mode: each blocker.toml blockerd read, oldest first. The
+            -- config in force is the newest row whose apply_ms has passed (the
+            -- base), with the tightenings of every later row; a later row's
+            -- loosenings wait for its apply_ms. Rows before the base are pruned.
+            -- changes: what that row loosens, one line each (for `config pending`).
+            -- cancelled: `blockerctl config cancel`: its loosenings never apply.
+            CREATE TABLE config_versions (
+                id INTEGER PRIMARY KEY,
+                text TEXT NOT NULL,
+                received_ms INTEGER NOT NULL,
+                apply_ms INTEGER NOT NULL,
+                changes TEXT NOT NULL,
+                cancelled INTEGER NOT NULL DEFAULT 0 CHECK (cancelled IN (0, 1))
+            ) STRICT;
+            """),
     ]
 
     static var latestVersion: Int64 { migrations.last!.version }

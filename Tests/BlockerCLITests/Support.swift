@@ -16,6 +16,8 @@ final class RecordingCalls: BlockerCalls {
         case unblock(target: String)
         case history(days: UInt32)
         case reload
+        case pendingChanges
+        case cancelPending
     }
 
     private(set) var calls: [Call] = []
@@ -25,6 +27,7 @@ final class RecordingCalls: BlockerCalls {
     var earned: (earnedMs: Int64, balanceMs: Int64) = (300_000, 3_900_000)
     var blockedUntil: Int64 = 0
     var historyRows: [HistoryRow] = []
+    var pending: [PendingChange] = []
 
     static let sampleReport = StatusReport(
         balanceMs: 3_900_000, metered: true, locked: false,
@@ -55,6 +58,17 @@ final class RecordingCalls: BlockerCalls {
 
     func unblock(target: String) throws(BusFailure) {
         try record(.unblock(target: target))
+    }
+
+    func pendingChanges() throws(BusFailure) -> [PendingChange] {
+        try record(.pendingChanges)
+        return pending
+    }
+
+    func cancelPending() throws(BusFailure) -> UInt32 {
+        try record(.cancelPending)
+        defer { pending = [] }
+        return UInt32(pending.count)
     }
 
     func history(days: UInt32) throws(BusFailure) -> [HistoryRow] {

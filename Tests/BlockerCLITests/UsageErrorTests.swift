@@ -19,12 +19,12 @@ import Testing
     static let historyUsage = "blockerctl history [--days N] [--json]"
 
     static let cases: [Case] = [
-        Case(arguments: [], stderr: "blockerctl: error: missing command (one of: status, earn, block, unblock, history, probe, config check, config names, reload, logs, doctor)\nsee blockerctl --help\n"),
+        Case(arguments: [], stderr: "blockerctl: error: missing command (one of: status, earn, block, unblock, history, probe, config check, config names, config pending, config cancel, reload, logs, doctor)\nsee blockerctl --help\n"),
         Case(arguments: ["stauts"], stderr: "blockerctl: error: unknown command \"stauts\"; did you mean \"status\"?\nsee blockerctl --help\n"),
         Case(arguments: ["hist"], stderr: "blockerctl: error: unknown command \"hist\"; did you mean \"history\"?\nsee blockerctl --help\n"),
         Case(arguments: ["frobnicate"], stderr: "blockerctl: error: unknown command \"frobnicate\"\nsee blockerctl --help\n"),
         Case(arguments: ["--verison"], stderr: "blockerctl: error: unknown option \"--verison\"; did you mean \"--version\"?\nsee blockerctl --help\n"),
-        Case(arguments: ["config"], stderr: "blockerctl: error: config needs a subcommand: check, names\nsee blockerctl --help\n"),
+        Case(arguments: ["config"], stderr: "blockerctl: error: config needs a subcommand: check, names, pending, cancel\nsee blockerctl --help\n"),
         Case(arguments: ["config", "chek"], stderr: "blockerctl: error: unknown command \"config chek\"; did you mean \"config check\"?\nsee blockerctl --help\n"),
         Case(arguments: ["status", "--jsno"], stderr: commandError("unknown option \"--jsno\" for status; did you mean \"--json\"?", "blockerctl status [--json] [--format FORMAT] [--follow] [--low DURATION]", "status")),
         Case(arguments: ["status", "--json=yes"], stderr: commandError("--json takes no value", "blockerctl status [--json] [--format FORMAT] [--follow] [--low DURATION]", "status")),

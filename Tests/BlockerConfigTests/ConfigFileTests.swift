@@ -261,20 +261,22 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         var keys: Set<String> = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var example = line
-            if line.wholeMatch(of: /# (\[\[|[a-z][a-z-]* = ).*/) != nil { example = line.dropFirst(2) }
+            if line.wholeMatch(of: /# (\[|[a-z][a-z-]* = ).*/) != nil { example = line.dropFirst(2) }
             if !example.hasPrefix("#"), let equals = example.firstRange(of: " = ") {
                 keys.insert(String(example[..<equals.lowerBound]))
             }
             uncommented.append(example)
         }
-        #expect(keys == ["probe", "poll-interval", "probe-command", "probe-command-mode", "idle-after", "pushups", "squats", "before",
-                         "pause-media", "mute", "name", "apps", "metered", "daily-limit", "days", "from", "to", "titles"])
+        #expect(keys == ["probe", "poll-interval", "probe-command", "probe-command-mode", "idle-after", "pushups", "squats",
+                         "max-per-day", "min-gap", "before", "pause-media", "delay", "mute", "name", "apps", "metered", "daily-limit", "days", "from", "to", "titles"])
         // all-day stays commented twice: it cannot go with from/to.
         #expect(text.contains("# # all-day = true"))
 
         let config = try Config.parse(text: uncommented.joined(separator: "\n"), file: "uncommented")
         #expect(config.daemon.idleAfter == 600_000)
         #expect(config.daemon.probeCommand == ["/usr/local/bin/my-probe", "--json"])
+        #expect(config.earnLimits == EarnLimits(maxPerDay: 7_200_000, minGap: 60_000))
+        #expect(config.strict.delay == 86_400_000)
         let social = try #require(config.group(named: "social"))
         #expect(social.dailyLimit == 3_600_000)
         #expect(social.schedules == [Schedule(days: [.monday, .tuesday, .wednesday, .thursday, .friday],

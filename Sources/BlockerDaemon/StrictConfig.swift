@@ -1,0 +1,118 @@
+import BlockerConfig
+import BlockerCore
+import BlockerStore
+import BlockerSystem
+
+/// A config version as the daemon holds it: the stored row and its parse.
+struct LoadedConfigVersion {
+    var stored: StoredConfigVersion
+    var config: Config
+
+    var version: StrictHistory.Version {
+        StrictHistory.Version(config: config, applyMs: stored.applyMs,
+                              cancelled: stored.cancelled)
+    }
+}
+
+/// A change that waits, as `PendingChanges()` returns it.
+public struct PendingConfigChange: Equatable, Sendable {
+    public var applyMs: Int64
+    public var receivedMs: Int64
+    public var changes: [String]
+}
+
+/// What adopting a file did.
+enum ConfigAdoption: Equatable {
+    /// The same text as the newest version: nothing to do.
+    case unchanged
+    /// In force at once (strict mode off, or the change only tightens).
+    case applied
+    /// Tightenings in force; these loosenings wait until `applyMs`.
+    case pending(applyMs: Int64, changes: [String])
+}
+
+extension Daemon {
+    /// The stored versions, parsed; a row that no longer parses is dropped
+    /// from the computation and said once (it came from another blocker).
+    static func loadVersions(_ ledger: Ledger, log: LogSink) throws(StoreError) -> [LoadedConfigVersion] {
+        var loaded: [LoadedConfigVersion] = []
+        for stored in try ledger.configVersions() {
+            do {
+                loaded.append(LoadedConfigVersion(stored: stored, config: try Config.parse(text: stored.text, file: "blocker.toml (version \(stored.id) in the ledger)")))
+            } catch {
+                log.write(LogEvent(priority: .warning, "Ignoring a stored config version: \(error)"))
+            }
+        }
+        return loaded
+    }
+
+    /// The config in force from the stored versions, nil when there are none.
+    static func inForce(_ versions: [LoadedConfigVersion], now: Int64) -> Config? {
+        StrictHistory.inForce(versions.map(\.version), now: now)
+    }
+
+    /// Compares the file's `fresh` config with the one in force (`running`)
+    /// and stores the version: what tightens (or everything, outside strict
+    /// mode) is in force at once, what loosens waits `[strict] delay`.
+    /// Returns the config now in force.
+    static func adopt(text: String, fresh: Config, running: Config?, versions: inout [LoadedConfigVersion],
+                      ledger: Ledger, wall: Int64) throws(StoreError) -> (Config, ConfigAdoption) {
+        if let last = versions.last, last.stored.text == text, let running { return (running, .unchanged) }
+        guard let running, let delay = running.strict.delay else {
+            try store(text: text, fresh: fresh, applyMs: wall, changes: [], prune: true, versions: &versions, ledger: ledger, wall: wall)
+            return (fresh, .applied)
+        }
+        let comparison = StrictRules.compare(running: running, wanted: fresh)
+        guard !comparison.loosening.isEmpty else {
+            try store(text: text, fresh: fresh, applyMs: wall, changes: [], prune: true, versions: &versions, ledger: ledger, wall: wall)
+            return (fresh, .applied)
+        }
+        let changes = comparison.loosening.map(\.description)
+        try store(text: text, fresh: fresh, applyMs: wall + delay, changes: changes, prune: false,
+                  versions: &versions, ledger: ledger, wall: wall)
+        return (comparison.tightened, .pending(applyMs: wall + delay, changes: changes))
+    }
+
+    private static func store(text: String, fresh: Config, applyMs: Int64, changes: [String], prune: Bool,
+                              versions: inout [LoadedConfigVersion], ledger: Ledger, wall: Int64) throws(StoreError) {
+        let id = try ledger.addConfigVersion(text: text, receivedMs: wall, applyMs: applyMs, changes: changes, pruneOlder: prune)
+        let stored = StoredConfigVersion(id: id, text: text, receivedMs: wall, applyMs: applyMs, changes: changes, cancelled: false)
+        if prune { versions = [] }
+        versions.append(LoadedConfigVersion(stored: stored, config: fresh))
+    }
+
+    /// The changes still waiting at `now`, soonest first.
+    func pendingChanges(now: Int64 = WallClock.nowMs) -> [PendingConfigChange] {
+        let base = StrictHistory.baseIndex(configVersions.map(\.version), now: now)
+        return configVersions.dropFirst(base + 1)
+            .filter { !$0.stored.cancelled && $0.stored.applyMs > now }
+            .map { PendingConfigChange(applyMs: $0.stored.applyMs, receivedMs: $0.stored.receivedMs, changes: $0.stored.changes) }
+            .sorted { $0.applyMs < $1.applyMs }
+    }
+
+    /// When the next waiting change applies (wall ms).
+    public var nextConfigApplyMs: Int64? {
+        StrictHistory.nextApply(configVersions.map(\.version), now: WallClock.nowMs)
+    }
+}
+
+extension Daemon {
+    /// In strict mode `unblock` is refused: ending a block early is the
+    /// loosening strict mode exists to slow down. nil: allowed.
+    public func strictRefusal(unblock target: String, wall: Int64 = WallClock.nowMs) -> String? {
+        guard let delay = config.strict.delay else { return nil }
+        return "strict mode ([strict] delay = \(DurationText.format(delay))) refuses unblock: a timed block runs to its end; "
+            + "to leave strict mode, remove [strict] from blocker.toml and wait out the delay"
+    }
+
+    /// In strict mode a block shorter than the one running on `target` is
+    /// refused (it could not shorten it anyway: the later end always wins).
+    public func strictRefusal(block target: String, untilMs: Int64, wall: Int64 = WallClock.nowMs) -> String? {
+        guard config.strict.delay != nil,
+              let running = ledger.timedBlocks(activeAtMs: wall).first(where: { $0.target == target.lowercased() }),
+              running.untilMs > untilMs else { return nil }
+        return "strict mode refuses a shorter block: \(target.lowercased()) is blocked until "
+            + "\(ShieldText.clock(running.untilMs, now: wall, zone: meter.zone)) (\(DurationText.format(running.untilMs - wall)) from now), "
+            + "and a block only ever runs to its end"
+    }
+}
