@@ -170,6 +170,7 @@ public protocol BlockerCalls {
     func reload() throws(BusFailure)
     func pendingChanges() throws(BusFailure) -> [PendingChange]
     func cancelPending() throws(BusFailure) -> UInt32
+    func gaps(days: UInt32) throws(BusFailure) -> [GapRow]
 }
 
 /// What blockerd does for each method. `BlockerExport` has already checked
@@ -187,6 +188,8 @@ public protocol BlockerMethods: AnyObject {
     func pendingChanges() throws(MethodError) -> [PendingChange]
     /// Drops them (their loosenings never apply); returns how many versions.
     func cancelPending() throws(MethodError) -> UInt32
+    /// The stretches blockerd did not run in the last `days` local days.
+    func gaps(days: UInt32) throws(MethodError) -> [GapRow]
 }
 
 extension BlockerClient: BlockerCalls {
@@ -202,6 +205,19 @@ extension BlockerClient: BlockerCalls {
     public func reload() throws(BusFailure) { try call(BlockerInterface.reload, ()) }
     public func pendingChanges() throws(BusFailure) -> [PendingChange] { try call(BlockerInterface.pendingChanges, ()) }
     public func cancelPending() throws(BusFailure) -> UInt32 { try call(BlockerInterface.cancelPending, ()) }
+    public func gaps(days: UInt32) throws(BusFailure) -> [GapRow] { try call(BlockerInterface.gaps, days) }
+}
+
+/// A stretch with no blockerd running: from, to (Unix ms) and why it ended.
+public struct GapRow: Equatable, Sendable {
+    public var fromMs: Int64
+    public var toMs: Int64
+    public var reason: String
+    public init(fromMs: Int64, toMs: Int64, reason: String) {
+        self.fromMs = fromMs
+        self.toMs = toMs
+        self.reason = reason
+    }
 }
 
 /// One config version waiting in strict mode: when it applies, when blockerd
@@ -380,9 +396,37 @@ public enum BlockerInterface {
             do throws(SystemdError) { return try reply.readUInt32() } catch { throw WireMismatch(error) }
         })
 
+    /// `Gaps(u days) → a(xxs) gaps`: (from_ms, to_ms, reason), oldest first.
+    public static let gaps = BlockerMethod<UInt32, [GapRow]>(
+        member: "Gaps", inputs: [BusArgument("days", "u")], outputs: [BusArgument("gaps", "a(xxs)")],
+        writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
+        readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
+        check: { (days: UInt32) -> MethodError? in
+            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("gaps cover 1 to 366 days (got \(days))")
+        },
+        perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.gaps(days: days) },
+        writeReply: { (rows: [GapRow], reply: BusMessage) throws(SystemdError) in
+            try reply.appendArray(rows, of: "(xxs)") { (row: GapRow) throws(SystemdError) in
+                try reply.appendStruct("xxs") { () throws(SystemdError) in
+                    try reply.append(row.fromMs)
+                    try reply.append(row.toMs)
+                    try reply.append(row.reason)
+                }
+            }
+        },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> [GapRow] in
+            do throws(SystemdError) {
+                return try reply.readArray(of: "(xxs)") { () throws(SystemdError) in
+                    try reply.readStruct("xxs") { () throws(SystemdError) in
+                        GapRow(fromMs: try reply.readInt64(), toMs: try reply.readInt64(), reason: try reply.readString())
+                    }
+                }
+            } catch { throw WireMismatch(error) }
+        })
+
     /// Every method, in the order introspection lists them.
     static let routes: [MethodRoute] = [status.route, earn.route, blockFor.route, unblock.route, history.route,
-                                        reload.route, pendingChanges.route, cancelPending.route]
+                                        reload.route, pendingChanges.route, cancelPending.route, gaps.route]
 
     /// `ShieldChanged(a{sv} shield)`, on every change, at once: see `ShieldState.busDictionary`.
     public static let shieldChanged = BlockerSignal<ShieldState>(

@@ -38,7 +38,10 @@ struct HistoryCommand: BlockerCommand {
             context.out.line(HistoryDay.json(history).rendered)
             return
         }
-        for line in HistoryChart.render(history, columns: context.terminalColumns, printer: context.out) {
+        // The gaps are an addition of this version: an older blockerd lacks Gaps.
+        let gaps = (try? context.call { service throws(BusFailure) in try service.gaps(days: days) }) ?? []
+        let offByDay = HistoryChart.offByDay(gaps, zone: context.localClock.zone)
+        for line in HistoryChart.render(history, columns: context.terminalColumns, printer: context.out, off: offByDay) {
             context.out.line(line)
         }
     }
@@ -123,7 +126,23 @@ enum HistoryChart {
         max(minimumBar, columns - dayWidth - seriesWidth - valueWidth - 1)
     }
 
-    static func render(_ days: [HistoryDay], columns: Int, printer: Printer) -> [String] {
+    /// Each gap's time per local day (a gap across midnight counts on both
+    /// days), as "off 1h 10m (stopped)", in the order they happened.
+    static func offByDay(_ gaps: [GapRow], zone: TimeZoneRules) -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for gap in gaps where gap.toMs > gap.fromMs {
+            var start = gap.fromMs
+            while start < gap.toMs {
+                let day = zone.localDate(atMs: start)
+                let end = min(gap.toMs, zone.startOfDay(day.adding(days: 1)))
+                result[day.description, default: []].append("off \(DurationText.format(end - start)) (\(gap.reason))")
+                start = end
+            }
+        }
+        return result
+    }
+
+    static func render(_ days: [HistoryDay], columns: Int, printer: Printer, off: [String: [String]] = [:]) -> [String] {
         guard !days.isEmpty else { return ["no history yet: nothing earned or used in these days"] }
         let width = barWidth(columns: columns)
         let scale = days.map { max($0.earnedMs, $0.usedMs) }.max() ?? 0
@@ -138,6 +157,9 @@ enum HistoryChart {
                 let room = max(8, columns - 1 - dayWidth - seriesWidth)
                 let shown = groups.count <= room ? groups : String(groups.prefix(room - 1)) + "…"
                 lines.append(blank + String(repeating: " ", count: seriesWidth) + printer.paint(shown, .dim))
+            }
+            for gap in off[day.day] ?? [] {
+                lines.append(blank + String(repeating: " ", count: seriesWidth) + printer.paint(gap, .dim))
             }
         }
         let earned = days.reduce(0) { $0 + $1.earnedMs }, used = days.reduce(0) { $0 + $1.usedMs }

@@ -1,3 +1,4 @@
+import Glibc
 import BlockerSystem
 import BlockerBus
 import BlockerConfig
@@ -130,13 +131,21 @@ public final class Daemon {
                                                 versions: &versions, ledger: ledger, wall: wall)
         } catch { throw .storage(error) }
         configVersions = versions
+        let previousRun: RunRecord?
+        do { (runID, previousRun) = try ledger.beginRun(pid: getpid(), nowMs: wall) } catch { throw .storage(error) }
+        lastRunTouchMs = wall
         meter = Meter(config: config, zone: zone)
         notificationPlan = NotificationPlan(thresholds: config.warnBefore)
         launcher = options.probeLauncher.map(ProbeLauncher.init(executable:))
         probe = Self.selectProbe(config: config, override: options.probe, environment: environment,
                                  launcher: launcher, log: log)
         logAdoption(adoption)
+        if let gap = Self.gapEvent(previous: previousRun, now: wall, zone: meter.zone) { log.write(gap) }
     }
+
+    /// This run's row in the ledger (`runs`), and when it last noted it was alive.
+    var runID: Int64?
+    var lastRunTouchMs: Int64 = 0
 
     /// Strict mode's stored config versions, oldest first (see StrictConfig.swift).
     var configVersions: [LoadedConfigVersion] = []
@@ -206,6 +215,7 @@ public final class Daemon {
     /// the ledger in one transaction.
     public func tick(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) {
         applyDueConfigVersions(wall: wall)
+        touchRun(wall: wall)
         let reading = probe.sample()
         noteProbe(reading, monotonic: monotonic)
         let before = snapshot(at: wall)
@@ -469,11 +479,16 @@ public final class Daemon {
     }
 
     /// Flushes the ledger; never raises a shield (stopping must not block).
-    public func shutdown() {
+    public func shutdown(reason: String = "stopped", wall: Int64 = WallClock.nowMs) {
         ServiceManager.notify("STOPPING=1")
         probe.shutdown()
         launcher?.stop()
         do { try ledger.flushPending() } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
+        if let runID {
+            do { try ledger.endRun(runID, nowMs: wall, reason: reason) } catch {
+                log.write(LogEvent(.storageError, "Cannot record the stop: \(error)"))
+            }
+        }
         log.write(LogEvent(.stop, "blockerd stopping", fields: [("BALANCE_MS", "\(ledger.balance)")]))
         ledger.close()
     }

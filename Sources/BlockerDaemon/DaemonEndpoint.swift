@@ -122,6 +122,17 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         }
     }
 
+    public func gaps(days: UInt32) throws(MethodError) -> [GapRow] {
+        let wall = WallClock.nowMs
+        let zone = daemon.meter.zone
+        let first = zone.localDate(atMs: wall).adding(days: -(Int(days) - 1))
+        do {
+            return try daemon.gaps(sinceMs: zone.startOfDay(first)).map { GapRow(fromMs: $0.fromMs, toMs: $0.toMs, reason: $0.reason) }
+        } catch {
+            throw .storageError("\(error)")
+        }
+    }
+
     // MARK: signals
 
     public func shieldChanged(_ shield: Shield?, balance: Milliseconds) {

@@ -115,7 +115,8 @@ public final class DaemonLoop {
             daemon.logError("The event loop failed: \(error); exiting so that systemd restarts blockerd")
             code = 71
         }
-        daemon.shutdown()
+        daemon.shutdown(reason: code == 0 ? "stopped"
+                        : code == Self.busLostStatus ? "the session bus went away (exit 69)" : "the event loop failed (exit \(code))")
         bus?.export.flush()
         return code
     }

@@ -16,6 +16,7 @@ public enum EventKind: String, Sendable, CaseIterable {
     case audioMuted = "audio-muted", audioUnmuted = "audio-unmuted"
     case earnRefused = "earn-refused"
     case configPending = "config-pending", configApplied = "config-applied", configCancelled = "config-cancelled"
+    case gap
 
     public var messageID: String {
         switch self {
@@ -38,6 +39,7 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .configPending: "65bc5d773c754e5cad459fc320501a7a"
         case .configApplied: "3f802ad722924cf3aa83ee48572ac5e1"
         case .configCancelled: "6a3bc420fc4d44ea9b34087eb04d9e03"
+        case .gap: "f5ef8ab3e87742f18ed57f18e078bf5f"
         }
     }
 
@@ -45,7 +47,7 @@ public enum EventKind: String, Sendable, CaseIterable {
         switch self {
         case .start, .stop, .reload, .earn, .earnRefused, .shieldDown, .probeRecovered: .info
         case .configApplied, .configCancelled: .info
-        case .configPending: .notice
+        case .configPending, .gap: .notice
         case .mediaPaused, .mediaResumed, .audioMuted, .audioUnmuted: .info
         case .shieldUp, .warning: .notice
         case .probeError: .warning

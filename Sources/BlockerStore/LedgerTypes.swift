@@ -69,3 +69,51 @@ public struct StoredConfigVersion: Equatable, Sendable {
         self.cancelled = cancelled
     }
 }
+
+/// One run of blockerd (`runs`).
+public struct RunRecord: Equatable, Sendable {
+    public var id: Int64
+    public var pid: Int32
+    public var startedMs: Int64
+    public var lastTickMs: Int64
+    public var endedMs: Int64?
+    /// `stopped`, `watchdog`, `killed (SIGKILL)`, `crashed (SIGSEGV)`, `unknown`…
+    public var endReason: String?
+
+    public init(id: Int64, pid: Int32, startedMs: Int64, lastTickMs: Int64, endedMs: Int64?, endReason: String?) {
+        self.id = id
+        self.pid = pid
+        self.startedMs = startedMs
+        self.lastTickMs = lastTickMs
+        self.endedMs = endedMs
+        self.endReason = endReason
+    }
+
+    /// Where the run's record stops: its end, or the last tick it noted.
+    public var lastSignMs: Int64 { endedMs ?? lastTickMs }
+}
+
+/// A stretch with no blockerd running: from one run's end to the next start.
+public struct RunGap: Equatable, Sendable {
+    public var fromMs: Int64
+    public var toMs: Int64
+    public var reason: String
+
+    public init(fromMs: Int64, toMs: Int64, reason: String) {
+        self.fromMs = fromMs
+        self.toMs = toMs
+        self.reason = reason
+    }
+
+    /// The gaps between consecutive runs (oldest first), ignoring ones under a
+    /// second (a restart); a run with no end reason ended unknown (kill -9, a crash).
+    public static func between(_ runs: [RunRecord]) -> [RunGap] {
+        zip(runs, runs.dropFirst()).compactMap { previous, next in
+            let from = previous.lastSignMs
+            guard next.startedMs - from >= 1000 else { return nil }
+            return RunGap(fromMs: from, toMs: next.startedMs, reason: previous.endReason ?? RunGap.unknown)
+        }
+    }
+
+    public static let unknown = "unknown: killed with SIGKILL, crashed or power lost; from the last tick it noted"
+}

@@ -274,6 +274,11 @@ final class SQLiteStatement {
         if let handle { sqlite3_reset(handle) }
     }
 
+    fileprivate func isNull(at column: Int32) -> Bool {
+        guard let handle else { return true }
+        return sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
     fileprivate func int64(at column: Int32) -> Int64 {
         guard let handle else { return 0 }
         return sqlite3_column_int64(handle, column)
@@ -292,4 +297,5 @@ struct SQLiteRow {
     fileprivate let statement: SQLiteStatement
     func int64(_ column: Int32) -> Int64 { statement.int64(at: column) }
     func text(_ column: Int32) -> String { statement.text(at: column) }
+    func isNull(_ column: Int32) -> Bool { statement.isNull(at: column) }
 }

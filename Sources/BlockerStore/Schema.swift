@@ -79,6 +79,20 @@ enum Schema {
                 cancelled INTEGER NOT NULL DEFAULT 0 CHECK (cancelled IN (0, 1))
             ) STRICT;
             """),
+        Migration(version: 3, sql: """
+            -- Each run of blockerd: when it started, the last tick it noted
+            -- (at most a minute old), when and why it ended. ended_ms NULL
+            -- while it runs, or after a kill -9 or crash until the next start
+            -- (or `blockerd --record-stop`) fills it from last_tick_ms.
+            CREATE TABLE runs (
+                id INTEGER PRIMARY KEY,
+                pid INTEGER NOT NULL,
+                started_ms INTEGER NOT NULL,
+                last_tick_ms INTEGER NOT NULL,
+                ended_ms INTEGER,
+                end_reason TEXT
+            ) STRICT;
+            """),
     ]
 
     static var latestVersion: Int64 { migrations.last!.version }

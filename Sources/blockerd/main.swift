@@ -28,18 +28,28 @@ if CommandLine.arguments.dropFirst().first == "--version" {
     exit(0)
 }
 
+// `ExecStopPost=blockerd --record-stop`: systemd says what ended the run
+// ($SERVICE_RESULT…); the ledger keeps it, so the next start names the gap.
+let recordStop = CommandLine.arguments.dropFirst().first == "--record-stop"
 var options: DaemonOptions
 do {
-    guard let parsed = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: environment) else {
+    guard let parsed = try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst(recordStop ? 2 : 1)),
+                                               environment: environment) else {
         print(DaemonOptions.usage)
         exit(0)
     }
     options = parsed
-    // This very binary, even after an upgrade replaced the file.
-    options.probeLauncher = "/proc/self/exe"
 } catch {
     fail("\(error)", status: 64)
 }
+if recordStop {
+    if let failure = StopCause.record(stateDirectory: options.stateDirectory, environment: environment) {
+        fail(failure, status: 73)
+    }
+    exit(0)
+}
+// This very binary, even after an upgrade replaced the file.
+options.probeLauncher = "/proc/self/exe"
 
 do throws(StartFailure) {
     let loop = try DaemonLoop.start(options: options, log: log, environment: environment)

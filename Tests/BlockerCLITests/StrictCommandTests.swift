@@ -1,3 +1,4 @@
+import Foundation
 import BlockerBus
 @testable import BlockerCLI
 import Testing
@@ -37,5 +38,25 @@ import Testing
         let run = blockerctl(["status"], service: service)
         #expect(run.stdout.contains("; 2 pending, the next "), "\(run.stdout)")
         #expect(run.stdout.contains("(blockerctl config pending)"))
+    }
+}
+
+@Suite struct HistoryGapTests {
+    @Test func historyShowsEachDaysGapsSplitAtMidnight() {
+        let service = RecordingCalls()
+        service.historyRows = [HistoryRow(day: "2025-06-01", group: "", usedMs: 0, earnedMs: 0),
+                               HistoryRow(day: "2025-06-02", group: "", usedMs: 600_000, earnedMs: 1_200_000)]
+        // 2025-06-01 23:00 to 2025-06-02 00:10 UTC, killed; then 5 minutes stopped on the 2nd.
+        let midnight: Int64 = 1_748_822_400_000
+        service.gapRows = [GapRow(fromMs: midnight - 3_600_000, toMs: midnight + 600_000, reason: "killed with SIGKILL"),
+                           GapRow(fromMs: midnight + 7_200_000, toMs: midnight + 7_500_000, reason: "stopped")]
+        let run = blockerctl(["history", "--days", "2"], service: service, environment: ["COLUMNS": "80", "TZ": "UTC"])
+        let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("off 1h 00m (killed with SIGKILL)"), "\(run.stdout)")
+        #expect(lines.contains("off 10m 00s (killed with SIGKILL)"))
+        #expect(lines.contains("off 5m 00s (stopped)"))
+        let first = lines.firstIndex(of: "off 1h 00m (killed with SIGKILL)")!, second = lines.firstIndex(of: "off 10m 00s (killed with SIGKILL)")!
+        #expect(first < second && lines[first + 1].hasPrefix("2025-06-02"), "\(run.stdout)")
+        #expect(service.calls == [.history(days: 2), .gaps(days: 2)])
     }
 }

@@ -18,6 +18,7 @@ final class RecordingCalls: BlockerCalls {
         case reload
         case pendingChanges
         case cancelPending
+        case gaps(days: UInt32)
     }
 
     private(set) var calls: [Call] = []
@@ -28,6 +29,7 @@ final class RecordingCalls: BlockerCalls {
     var blockedUntil: Int64 = 0
     var historyRows: [HistoryRow] = []
     var pending: [PendingChange] = []
+    var gapRows: [GapRow] = []
 
     static let sampleReport = StatusReport(
         balanceMs: 3_900_000, metered: true, locked: false,
@@ -63,6 +65,11 @@ final class RecordingCalls: BlockerCalls {
     func pendingChanges() throws(BusFailure) -> [PendingChange] {
         try record(.pendingChanges)
         return pending
+    }
+
+    func gaps(days: UInt32) throws(BusFailure) -> [GapRow] {
+        try record(.gaps(days: days))
+        return gapRows
     }
 
     func cancelPending() throws(BusFailure) -> UInt32 {

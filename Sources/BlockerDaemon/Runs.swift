@@ -1,0 +1,67 @@
+import BlockerCore
+import BlockerStore
+import BlockerSystem
+
+/// What ended a run, in words, from what systemd hands `ExecStopPost=`:
+/// `$SERVICE_RESULT`, `$EXIT_CODE` and `$EXIT_STATUS` (systemd.exec(5)).
+public enum StopCause {
+    /// nil: nothing to add (a clean stop blockerd recorded itself). `override`:
+    /// the reason replaces what blockerd wrote (it could not know it was killed).
+    public static func reason(serviceResult: String?, exitCode: String?, exitStatus: String?) -> (reason: String, override: Bool)? {
+        let status = exitStatus ?? "?"
+        switch serviceResult ?? "" {
+        case "success": return nil
+        case "exit-code": return ("exited with status \(status)", false)
+        case "signal": return (status == "KILL" ? "killed with SIGKILL" : "killed by SIG\(status)", true)
+        case "core-dump": return ("crashed (SIG\(status), core dumped)", true)
+        case "watchdog": return ("watchdog: it stopped answering and systemd killed it", true)
+        case "timeout": return ("timed out (systemd gave up waiting for it)", true)
+        case "": return nil
+        case let other: return ("ended: \(other) (\(exitCode ?? "?") \(status))", true)
+        }
+    }
+}
+
+extension StopCause {
+    /// `blockerd --record-stop`: writes what systemd says ended the newest
+    /// run into the ledger; nil when done (or nothing to say), else why not.
+    public static func record(stateDirectory: String, environment: [String: String]) -> String? {
+        guard let cause = reason(serviceResult: environment["SERVICE_RESULT"], exitCode: environment["EXIT_CODE"],
+                                 exitStatus: environment["EXIT_STATUS"]) else { return nil }
+        do {
+            let ledger = try Ledger.open(stateDirectory: stateDirectory)
+            defer { ledger.close() }
+            try ledger.recordStop(reason: cause.reason, override: cause.override)
+            return nil
+        } catch {
+            return "cannot record why blockerd stopped (\(cause.reason)): \(error)"
+        }
+    }
+}
+
+extension Daemon {
+    /// How often a run notes that it is alive: the most a kill -9 gap is off by.
+    static let runTouchEveryMs: Int64 = 60_000
+
+    /// The journal line for the gap before this start (nil: none worth a line).
+    static func gapEvent(previous: RunRecord?, now: Int64, zone: TimeZoneRules) -> LogEvent? {
+        guard let previous else { return nil }
+        let from = previous.lastSignMs
+        guard now - from >= 1000 else { return nil }
+        let reason = previous.endReason ?? RunGap.unknown
+        return LogEvent(.gap, "blockerd was off \(DurationText.format(now - from)) (since \(ShieldText.clock(from, now: now, zone: zone))): \(reason)",
+                        fields: [("GAP_MS", "\(now - from)"), ("FROM_MS", "\(from)"), ("REASON", reason)])
+    }
+
+    /// Notes the run alive, at most once a `runTouchEveryMs`.
+    func touchRun(wall: Int64) {
+        guard let runID, wall - lastRunTouchMs >= Self.runTouchEveryMs || wall < lastRunTouchMs else { return }
+        lastRunTouchMs = wall
+        do { try ledger.touchRun(runID, nowMs: wall) } catch { noteStorage(error) }
+    }
+
+    /// The gaps overlapping `sinceMs…now`, oldest first.
+    public func gaps(sinceMs: Int64) throws(StoreError) -> [RunGap] {
+        RunGap.between(try ledger.runs(sinceMs: sinceMs)).filter { $0.toMs > sinceMs }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import BlockerDaemon
+import BlockerCore
+import BlockerStore
+import TestSupport
+
+/// The ledger's record of every run, and the gap each start logs.
+@Suite struct RunGapTests {
+    @Test func aCleanStopAKillAndARecordedCauseEachNameTheirGap() throws {
+        let box = try Sandbox()
+        let env = ["TZ": "UTC", "HOME": box.root]
+        var clock = Clock()
+        // A clean stop.
+        do {
+            let first = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            clock.advance(60_000)
+            first.shutdown(wall: clock.wall)
+        }
+        clock.advance(70 * 60_000)
+        let log = MemoryLog()
+        do {
+            let second = try Daemon(options: box.options, log: log, environment: env, wall: clock.wall)
+            let gap = try #require(log.events(.gap).first)
+            #expect(gap.field("REASON") == "stopped")
+            #expect(gap.field("GAP_MS") == "\(70 * 60_000)")
+            // Alive for two minutes, ticking; then dropped as by kill -9.
+            for _ in 0..<4 { clock.advance(30_000); second.tick(clock) }
+        }
+        let lastTick = clock.wall
+        clock.advance(10 * 60_000)
+        let log3 = MemoryLog()
+        _ = try Daemon(options: box.options, log: log3, environment: env, wall: clock.wall)
+        let killed = try #require(log3.events(.gap).first)
+        #expect(killed.field("REASON") == RunGap.unknown)
+        #expect(killed.field("FROM_MS") == "\(lastTick)")
+        #expect(killed.message == "blockerd was off 10m 00s (since \(ShieldText.clock(lastTick, now: clock.wall, zone: try TimeZoneRules(posix: "UTC0")))): \(RunGap.unknown)")
+    }
+
+    @Test func recordStopOverridesWhatOnlySystemdKnows() throws {
+        let box = try Sandbox()
+        let env = ["TZ": "UTC", "HOME": box.root]
+        var clock = Clock()
+        do { _ = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall) }   // dropped: no stop recorded
+        #expect(StopCause.record(stateDirectory: box.stateDirectory,
+                                 environment: ["SERVICE_RESULT": "watchdog", "EXIT_CODE": "killed", "EXIT_STATUS": "ABRT"]) == nil)
+        clock.advance(60_000)
+        let log = MemoryLog()
+        do {
+            let daemon = try Daemon(options: box.options, log: log, environment: env, wall: clock.wall)
+            #expect(log.events(.gap).first?.field("REASON") == "watchdog: it stopped answering and systemd killed it")
+            // A clean stop is not overwritten by a later "success".
+            daemon.shutdown(wall: clock.wall + 1000)
+        }
+        #expect(StopCause.record(stateDirectory: box.stateDirectory, environment: ["SERVICE_RESULT": "success"]) == nil)
+        let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
+        defer { ledger.close() }
+        let runs = try ledger.runs(sinceMs: 0)
+        #expect(runs.map(\.endReason) == ["watchdog: it stopped answering and systemd killed it", "stopped"])
+    }
+
+    @Test(arguments: [
+        ("success", "0", nil as String?),
+        ("signal", "KILL", "killed with SIGKILL"),
+        ("signal", "TERM", "killed by SIGTERM"),
+        ("core-dump", "SEGV", "crashed (SIGSEGV, core dumped)"),
+        ("watchdog", "ABRT", "watchdog: it stopped answering and systemd killed it"),
+        ("exit-code", "69", "exited with status 69"),
+    ])
+    func systemdsServiceResultInWords(_ result: String, _ status: String, _ reason: String?) {
+        #expect(StopCause.reason(serviceResult: result, exitCode: nil, exitStatus: status)?.reason == reason)
+    }
+
+    @Test func gapsShorterThanASecondAreARestartNotAGap() {
+        let runs = [RunRecord(id: 1, pid: 1, startedMs: 0, lastTickMs: 5000, endedMs: 9000, endReason: "stopped"),
+                    RunRecord(id: 2, pid: 2, startedMs: 9500, lastTickMs: 20_000, endedMs: nil, endReason: nil),
+                    RunRecord(id: 3, pid: 3, startedMs: 80_000, lastTickMs: 80_000, endedMs: nil, endReason: nil)]
+        #expect(RunGap.between(runs) == [RunGap(fromMs: 20_000, toMs: 80_000, reason: RunGap.unknown)])
+    }
+}
