@@ -107,6 +107,10 @@ um_wait_for 10 restarted "$pid" || fail "not restarted after kill -9"
 [ "$(um_show blockerd.service NRestarts)" -gt "$restarts" ] || fail "NRestarts did not grow after kill -9"
 pid=$(um_show blockerd.service MainPID)
 ok "kill -9 → restarted as $pid"
+# The gap: ExecStopPost=blockerd --record-stop noted the SIGKILL; the new start logs it.
+entry=$(um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=gap _PID="$pid" "BLOCKER_REASON=killed with SIGKILL") ||
+    fail "no gap event naming the SIGKILL at the restart: $(journalctl --no-pager -q BLOCKER_EVENT=gap 2>/dev/null | tail -3)"
+ok "gap after kill -9 in the journal: $(sed -n 's/.*"MESSAGE":"\([^"]*\)".*/\1/p' <<<"$entry" | tail -1)"
 
 # --- SIGSTOP → the watchdog kills it → restarted -------------------------------
 kill -STOP "$pid"
@@ -115,6 +119,10 @@ um_wait_journal 15 USER_UNIT=blockerd.service UNIT_RESULT=watchdog >/dev/null ||
 um_wait_for 10 restarted "$pid" || fail "not restarted after the watchdog fired"
 pid=$(um_show blockerd.service MainPID)
 ok "kill -STOP → watchdog timeout → restarted as $pid"
+entry=$(um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=gap _PID="$pid" \
+    "BLOCKER_REASON=watchdog: it stopped answering and systemd killed it") ||
+    fail "no gap event naming the watchdog at the restart: $(journalctl --no-pager -q BLOCKER_EVENT=gap 2>/dev/null | tail -3)"
+ok "gap after the watchdog in the journal: $(sed -n 's/.*"MESSAGE":"\([^"]*\)".*/\1/p' <<<"$entry" | tail -1)"
 
 # --- SIGHUP reloads ---------------------------------------------------------
 um_systemctl reload blockerd.service || fail "systemctl --user reload"
@@ -131,6 +139,15 @@ um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=stop _PID="$
 [ "$(um_show blockerd.service ExecMainStatus)" = 0 ] || fail "SIGTERM did not exit 0"
 um_wait_active blockerd.service 10 || fail "the watchdog timer did not start blockerd again"
 ok "SIGTERM → stop event, exit 0 → the watchdog timer started it again"
+pid=$(um_show blockerd.service MainPID)
+entry=$(um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=gap _PID="$pid" BLOCKER_REASON=stopped) ||
+    fail "no gap event naming the clean stop: $(journalctl --no-pager -q BLOCKER_EVENT=gap 2>/dev/null | tail -3)"
+history=$(um_run env NO_COLOR=1 "$src/bin/blockerctl" history --days 1 2>&1) ||
+    fail "blockerctl history: $history"
+for reason in "killed with SIGKILL" "watchdog: it stopped answering and systemd killed it" "stopped"; do
+    grep -q "off .* ($reason)" <<<"$history" || fail "blockerctl history lacks the gap ($reason): $history"
+done
+ok "gaps after a clean stop, a kill -9 and the watchdog, in blockerctl history: $(grep -c ' off ' <<<"$history") lines"
 
 # --- a bad config: exit 78, no restart loop, the message has file:line:column --------
 um_systemctl stop blockerd-watchdog.timer || fail "stop the watchdog timer"

@@ -47,7 +47,7 @@ extension Daemon {
     static func gapEvent(previous: RunRecord?, now: Int64, zone: TimeZoneRules) -> LogEvent? {
         guard let previous else { return nil }
         let from = previous.lastSignMs
-        guard now - from >= 1000 else { return nil }
+        guard now > from else { return nil }
         let reason = previous.endReason ?? RunGap.unknown
         return LogEvent(.gap, "blockerd was off \(DurationText.format(now - from)) (since \(ShieldText.clock(from, now: now, zone: zone))): \(reason)",
                         fields: [("GAP_MS", "\(now - from)"), ("FROM_MS", "\(from)"), ("REASON", reason)])

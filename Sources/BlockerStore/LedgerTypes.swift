@@ -105,12 +105,13 @@ public struct RunGap: Equatable, Sendable {
         self.reason = reason
     }
 
-    /// The gaps between consecutive runs (oldest first), ignoring ones under a
-    /// second (a restart); a run with no end reason ended unknown (kill -9, a crash).
+    /// The gaps between consecutive runs (oldest first); even a restart's
+    /// half second is unguarded time. A run with no end reason ended unknown
+    /// (kill -9, a crash).
     public static func between(_ runs: [RunRecord]) -> [RunGap] {
         zip(runs, runs.dropFirst()).compactMap { previous, next in
             let from = previous.lastSignMs
-            guard next.startedMs - from >= 1000 else { return nil }
+            guard next.startedMs > from else { return nil }
             return RunGap(fromMs: from, toMs: next.startedMs, reason: previous.endReason ?? RunGap.unknown)
         }
     }

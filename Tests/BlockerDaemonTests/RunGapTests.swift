@@ -71,9 +71,9 @@ import TestSupport
         #expect(StopCause.reason(serviceResult: result, exitCode: nil, exitStatus: status)?.reason == reason)
     }
 
-    @Test func gapsShorterThanASecondAreARestartNotAGap() {
+    @Test func aGapRunsFromTheLastSignOfLifeToTheNextStart() {
         let runs = [RunRecord(id: 1, pid: 1, startedMs: 0, lastTickMs: 5000, endedMs: 9000, endReason: "stopped"),
-                    RunRecord(id: 2, pid: 2, startedMs: 9500, lastTickMs: 20_000, endedMs: nil, endReason: nil),
+                    RunRecord(id: 2, pid: 2, startedMs: 9000, lastTickMs: 20_000, endedMs: nil, endReason: nil),
                     RunRecord(id: 3, pid: 3, startedMs: 80_000, lastTickMs: 80_000, endedMs: nil, endReason: nil)]
         #expect(RunGap.between(runs) == [RunGap(fromMs: 20_000, toMs: 80_000, reason: RunGap.unknown)])
     }
