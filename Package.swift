@@ -69,7 +69,8 @@ let package = Package(
         .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes", "BlockerSystem"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
-                dependencies: ["BlockerCore", "BlockerConfig", "BlockerJSON", "BlockerProbes", "BlockerBus", "BlockerSystem"]),
+                dependencies: ["BlockerCore", "BlockerConfig", "BlockerJSON", "BlockerProbes", "BlockerBus", "BlockerSystem",
+                               "BlockerStore"]),
         .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
         // The full-screen cover over a blocked app (GTK 3, gtk-layer-shell on wlroots).
         .executableTarget(name: "blocker-overlay",
@@ -89,7 +90,8 @@ let package = Package(
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystem", "BlockerSystemd", "TestSupport"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerCore", "BlockerStore", "BlockerSystem", "TestSupport"]),
         .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore", "BlockerSystemd", "TestSupport"]),
-        .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON", "TestSupport"]),
+        .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON", "BlockerStore",
+                                                           "TestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

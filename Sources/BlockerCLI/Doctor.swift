@@ -1,4 +1,5 @@
 import BlockerBus
+import BlockerStore
 import BlockerCore
 import BlockerProbes
 
@@ -60,6 +61,9 @@ struct DoctorFacts {
     /// `journalctl --user -n 0`.
     var journal: ProgramRun
     var daemon: Result<StatusReport, BusFailure>
+    /// Hand edits of the ledger, each in words ("on 2026-12-02, after 17:40,
+    /// noticed 17:46"); nil when the ledger could not be checked (said by `ledger`).
+    var ledgerEdits: Result<[String], StoreError>? = nil
 }
 
 enum Doctor {
@@ -83,7 +87,22 @@ enum Doctor {
         checks.append(sandbox(facts))
         checks += [config(facts), ledger(facts), journal(facts), daemon(facts)]
         if let strict = strict(facts) { checks.append(strict) }
+        if let edits = ledgerEdits(facts) { checks.append(edits) }
         return checks
+    }
+
+    /// Hand edits of blocker.db: blocker runs on, and says so here.
+    static func ledgerEdits(_ facts: DoctorFacts) -> DoctorCheck? {
+        switch facts.ledgerEdits {
+        case nil: return nil
+        case let .failure(error)?:
+            return DoctorCheck(.warn, "edits", "\(error)", fix: "see blockerctl logs")
+        case let .success(edits)? where edits.isEmpty:
+            return DoctorCheck(.ok, "edits", "the ledger was written by blocker alone")
+        case let .success(edits)?:
+            return DoctorCheck(.warn, "edits", edits.map { "the ledger was edited outside blocker \($0)" }.joined(separator: "; "),
+                               fix: "nothing stops blocker from running; this stays as the record of the edit")
+        }
     }
 
     /// Strict mode, when blockerd has it on: the delay and what waits.

@@ -1,4 +1,5 @@
 import BlockerBus
+import BlockerStore
 import BlockerConfig
 import BlockerCore
 import BlockerProbes
@@ -59,6 +60,16 @@ extension DoctorFacts {
         case let .failure(.other(reason)): .unusable(reason)
         }
 
+        var edits: Result<[String], StoreError>?
+        if case let .present(status, nil) = ledger, status.isRegularFile {
+            do throws(StoreError) {
+                edits = .success(Self.describe(try LedgerIntegrity.inspect(path: ledgerPath), clock: context.localClock,
+                                               now: context.invocation.clock()))
+            } catch {
+                edits = .failure(error)
+            }
+        }
+
         // Their complaints would interleave with our lines; the verdicts say what failed.
         let (manager, units, journal) = SystemCalls.withChildStderrSilenced {
             (run(["systemctl", "--user", "show-environment"]),
@@ -74,7 +85,20 @@ extension DoctorFacts {
             environment: environment, probeChoice: config.daemon.probe, probeName: probeName,
             probePassedOver: passedOver, probeSample: sample, managerEnvironment: manager, units: units,
             configPath: configPath, config: loaded.map { ($0.groups.count, $0.exercises.count) },
-            ledgerPath: ledgerPath, ledger: ledger, userID: SystemCalls.userID, journal: journal, daemon: daemon)
+            ledgerPath: ledgerPath, ledger: ledger, userID: SystemCalls.userID, journal: journal, daemon: daemon,
+            ledgerEdits: edits)
+    }
+
+    /// "on 2026-12-02 17:46, after blocker's write at 17:40" per edit found.
+    static func describe(_ integrity: LedgerIntegrity, clock: LocalClock, now: Int64) -> [String] {
+        var lines = integrity.edits.map {
+            "on \(clock.describe($0.detectedMs, now: now)) (noticed by blockerd; after its write of \(clock.describe($0.sealedMs, now: now)))"
+        }
+        if let since = integrity.unsealedSinceMs {
+            lines.append("after \(clock.describe(since, now: now)) (blocker's last write; blockerd notes it at its next one)")
+        }
+        if !integrity.chainIntact { lines.append("and its record of edits (ledger_edits) was altered") }
+        return lines
     }
 
     /// The probe `probe = …` picks, sampled here. The kde and gnome probes own

@@ -24,6 +24,11 @@ public final class Ledger {
         }
     }
 
+    /// `PRAGMA data_version` after our last transaction (nil before the first).
+    private var lastDataVersion: Int64?
+    /// Hand edits found since open (each also a `ledger_edits` row).
+    public private(set) var editsFound = 0
+
     /// As committed.
     private var account: Account
     /// Tick data not committed yet.
@@ -440,7 +445,19 @@ public final class Ledger {
             if durable { try database.run("PRAGMA synchronous = FULL") }
             // If switching back fails we merely stay on FULL: slower, not less safe.
             defer { if durable { try? database.run("PRAGMA synchronous = NORMAL") } }
-            return try database.transaction(body)
+            // Only another connection's commit changes data_version: then the
+            // tables may not match the seal (a hand edit), and it is noted.
+            let version = try database.firstRow("PRAGMA data_version") { $0.int64(0) }
+            let outsideWrite = version != lastDataVersion
+            let result = try database.transaction { () throws(SQLiteError) -> T in
+                let now = WallClock.nowMs
+                if outsideWrite, try LedgerSeal.checkBeforeWrite(database, nowMs: now) { editsFound += 1 }
+                let value = try body()
+                try LedgerSeal.seal(database, nowMs: now)
+                return value
+            }
+            lastDataVersion = try database.firstRow("PRAGMA data_version") { $0.int64(0) }
+            return result
         } catch {
             throw StoreError(error, path: path, action: action)
         }

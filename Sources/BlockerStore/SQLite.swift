@@ -201,6 +201,13 @@ final class SQLiteDatabase {
         }
     }
 
+    /// One read snapshot (a WAL reader sees a single consistent state).
+    func readTransaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try run("BEGIN")
+        defer { if !isAutocommit { try? run("COMMIT") } }
+        return try body()
+    }
+
     fileprivate func connection() throws(SQLiteError) -> OpaquePointer {
         guard let handle else {
             throw SQLiteError(code: .misuse, message: "the database connection is closed")

@@ -93,6 +93,23 @@ enum Schema {
                 end_reason TEXT
             ) STRICT;
             """),
+        Migration(version: 4, sql: """
+            -- Tamper evidence (LedgerSeal.swift). seal: a digest of every
+            -- table above, as blocker's last write left them. ledger_edits:
+            -- each time blocker found the tables not matching it (a hand
+            -- edit), chained: hash covers the row and the previous row's hash.
+            CREATE TABLE seal (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                digest TEXT NOT NULL,
+                at_ms INTEGER NOT NULL
+            ) STRICT;
+            CREATE TABLE ledger_edits (
+                id INTEGER PRIMARY KEY,
+                sealed_ms INTEGER NOT NULL,
+                detected_ms INTEGER NOT NULL,
+                hash TEXT NOT NULL
+            ) STRICT;
+            """),
     ]
 
     static var latestVersion: Int64 { migrations.last!.version }

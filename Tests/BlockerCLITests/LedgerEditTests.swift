@@ -1,0 +1,34 @@
+import BlockerBus
+@testable import BlockerCLI
+import BlockerCore
+import BlockerStore
+import Foundation
+import Testing
+import TestSupport
+
+/// `blockerctl doctor` on a real ledger edited by hand with the real sqlite3.
+@Suite struct LedgerEditTests {
+    @Test func doctorSaysTheLedgerWasEditedAndStillOnlyWarns() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let path: String
+        do {
+            let ledger = try Ledger.open(stateDirectory: temp.path)
+            defer { ledger.close() }
+            path = ledger.path
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: testNow - 60_000, day: "2025-06-02")
+        }
+        let clock = LocalClock(zone: try TimeZoneRules(posix: "UTC0"))
+        var facts = DoctorVerdictTests.healthy()
+        facts.ledgerEdits = .success(DoctorFacts.describe(try LedgerIntegrity.inspect(path: path), clock: clock, now: testNow))
+        #expect(Doctor.verdicts(facts).first { $0.subject == "edits" }?.detail == "the ledger was written by blocker alone")
+
+        let edit = try run(["/usr/bin/sqlite3", path,
+                            "UPDATE account SET balance_ms = balance_ms + 3600000, earned_total_ms = earned_total_ms + 3600000"])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        facts.ledgerEdits = .success(DoctorFacts.describe(try LedgerIntegrity.inspect(path: path), clock: clock, now: testNow))
+        let verdict = try #require(Doctor.verdicts(facts).first { $0.subject == "edits" })
+        #expect(verdict.level == .warn)
+        #expect(verdict.detail.hasPrefix("the ledger was edited outside blocker after "), "\(verdict.detail)")
+        #expect(verdict.fix == "nothing stops blocker from running; this stays as the record of the edit")
+    }
+}

@@ -1,0 +1,87 @@
+import BlockerCore
+import Foundation
+import Testing
+import TestSupport
+@testable import BlockerStore
+
+/// A hand edit with the real sqlite3 shows up; blocker's own writes never do.
+@Suite struct SealTests {
+    func sqlite3(_ path: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, sql]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
+    }
+
+    @Test func blockersOwnWritesAcrossConnectionsStayClean() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let path: String
+        do {
+            let ledger = try Ledger.open(stateDirectory: temp.path)
+            defer { ledger.close() }
+            path = ledger.path
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
+            try ledger.record(TickRecord(debit: 5000, spentDay: "2024-05-01"))
+        }
+        // Another blocker connection (blockerd --record-stop) writes too.
+        do {
+            let other = try Ledger(path: path)
+            defer { other.close() }
+            _ = try other.beginRun(pid: 1, nowMs: 2000)
+        }
+        let ledger = try Ledger(path: path)
+        defer { ledger.close() }
+        try ledger.record(TickRecord(debit: 1000, spentDay: "2024-05-01"))
+        #expect(ledger.editsFound == 0)
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+    }
+
+    @Test func aHandEditIsSeenByDoctorAtOnceAndNotedAtBlockersNextWrite() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let path: String
+        do {
+            let ledger = try Ledger.open(stateDirectory: temp.path)
+            defer { ledger.close() }
+            path = ledger.path
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
+        }
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+        // An hour more, by hand, keeping the account's CHECKs happy.
+        try sqlite3(path, "UPDATE account SET balance_ms = balance_ms + 3600000, earned_total_ms = earned_total_ms + 3600000")
+        let seen = try LedgerIntegrity.inspect(path: path)
+        #expect(seen.unsealedSinceMs != nil && seen.edits.isEmpty && seen.chainIntact)
+
+        // blocker runs on: its next write notes the edit (and seals again).
+        let ledger = try Ledger(path: path)
+        defer { ledger.close() }
+        #expect(ledger.balance == 3_660_000)
+        try ledger.record(TickRecord(debit: 1000, spentDay: "2024-05-01"))
+        #expect(ledger.editsFound == 1)
+        let noted = try LedgerIntegrity.inspect(path: path)
+        #expect(noted.edits.count == 1 && noted.unsealedSinceMs == nil && noted.chainIntact)
+        // Further writes do not lose or repeat it.
+        try ledger.record(TickRecord(debit: 1000, spentDay: "2024-05-01"))
+        #expect(try LedgerIntegrity.inspect(path: path).edits.count == 1)
+
+        // Deleting that record by hand is itself an edit, and breaks nothing else.
+        try sqlite3(path, "DELETE FROM ledger_edits")
+        try ledger.record(TickRecord(debit: 1000, spentDay: "2024-05-01"))
+        #expect(try LedgerIntegrity.inspect(path: path).edits.count == 1)
+    }
+
+    @Test func alteringTheRecordOfEditsBreaksItsChain() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let ledger = try Ledger.open(stateDirectory: temp.path)
+        defer { ledger.close() }
+        try ledger.record(TickRecord(debit: 0, spentDay: "2024-05-01"))
+        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 30_000, atMs: 1000, day: "2024-05-01")
+        try sqlite3(ledger.path, "UPDATE earnings SET ms = ms")   // a no-op commit: same tables, same seal
+        try sqlite3(ledger.path, "INSERT INTO earnings (at_ms, day, exercise, reps, ms) VALUES (2, '2024-05-01', 'x', 1, 0)")
+        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 30_000, atMs: 3000, day: "2024-05-01")
+        #expect(try LedgerIntegrity.inspect(path: ledger.path).edits.count == 1)
+        try sqlite3(ledger.path, "UPDATE ledger_edits SET detected_ms = detected_ms + 1")
+        #expect(try LedgerIntegrity.inspect(path: ledger.path).chainIntact == false)
+    }
+}
