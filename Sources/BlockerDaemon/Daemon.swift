@@ -141,6 +141,18 @@ public final class Daemon {
                                  launcher: launcher, log: log)
         logAdoption(adoption)
         if let gap = Self.gapEvent(previous: previousRun, now: wall, zone: meter.zone) { log.write(gap) }
+        noteLedgerEdits()
+    }
+
+    /// Hand edits the ledger found so far, as last said in the journal.
+    private var announcedLedgerEdits = 0
+
+    /// Says in the journal, once each, that the ledger was edited outside blocker.
+    func noteLedgerEdits() {
+        guard ledger.editsFound > announcedLedgerEdits else { return }
+        announcedLedgerEdits = ledger.editsFound
+        log.write(LogEvent(priority: .warning, "The ledger \(ledger.path) was edited outside blocker since its last write; "
+                           + "noted in its ledger_edits table (blockerctl doctor shows it), running on"))
     }
 
     /// This run's row in the ledger (`runs`), and when it last noted it was alive.
@@ -216,6 +228,7 @@ public final class Daemon {
     public func tick(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) {
         applyDueConfigVersions(wall: wall)
         touchRun(wall: wall)
+        noteLedgerEdits()
         let reading = probe.sample()
         noteProbe(reading, monotonic: monotonic)
         let before = snapshot(at: wall)

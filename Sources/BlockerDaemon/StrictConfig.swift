@@ -99,7 +99,7 @@ extension Daemon {
 extension Daemon {
     /// In strict mode `unblock` is refused: ending a block early is the
     /// loosening strict mode exists to slow down. nil: allowed.
-    public func strictRefusal(unblock target: String, wall: Int64 = WallClock.nowMs) -> String? {
+    public func strictRefusal(unblock target: String) -> String? {
         guard let delay = config.strict.delay else { return nil }
         return "strict mode ([strict] delay = \(DurationText.format(delay))) refuses unblock: a timed block runs to its end; "
             + "to leave strict mode, remove [strict] from blocker.toml and wait out the delay"

@@ -78,3 +78,24 @@ import TestSupport
         #expect(RunGap.between(runs) == [RunGap(fromMs: 20_000, toMs: 80_000, reason: RunGap.unknown)])
     }
 }
+
+@Suite struct LedgerEditDaemonTests {
+    @Test func anEditWhileStoppedIsSaidAtTheNextStart() throws {
+        let box = try Sandbox()
+        let env = ["TZ": "UTC", "HOME": box.root]
+        let clock = Clock()
+        let path: String
+        do {
+            let daemon = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            _ = try daemon.earn(exercise: Exercise(name: "pushups", perRep: 30_000), reps: 2, wall: clock.wall)
+            path = daemon.ledger.path
+            daemon.shutdown(wall: clock.wall)
+        }
+        let edit = try run(["/usr/bin/sqlite3", path, "DELETE FROM timed_blocks; UPDATE earnings SET reps = 200"])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let log = MemoryLog()
+        _ = try Daemon(options: box.options, log: log, environment: env, wall: clock.wall + 60_000)
+        #expect(log.events.filter { $0.message.hasPrefix("The ledger \(path) was edited outside blocker") }.count == 1)
+        #expect(try LedgerIntegrity.inspect(path: path).edits.count == 1)
+    }
+}
