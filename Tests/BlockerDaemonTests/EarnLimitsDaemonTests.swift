@@ -18,7 +18,7 @@ import TestSupport
     @Test func theDailyCapResetsAtLocalMidnightNotUTC() throws {
         let box = try sandbox("max-per-day = \"2m\"")
         let log = MemoryLog()
-        let daemon = try Daemon(options: box.options, log: log, environment: ["TZ": "Europe/Paris", "HOME": box.root])
+        let daemon = try Daemon.reopened(options: box.options, log: log, environment: ["TZ": "Europe/Paris", "HOME": box.root])
         // 2026-12-02 23:50 in Paris, 22:50 UTC.
         let lateEvening: Int64 = 1_796_251_800_000
         _ = try daemon.earn(exercise: pushups, reps: 4, wall: lateEvening)
@@ -42,7 +42,7 @@ import TestSupport
             let daemon = try box.daemon()
             _ = try daemon.earn(exercise: pushups, reps: 1, wall: clock.wall)
         }
-        let daemon = try box.daemon()
+        let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": box.root])
         clock.advance(59_000)
         let failure = #expect(throws: EarnFailure.self) { try daemon.earn(exercise: pushups, reps: 1, wall: clock.wall) }
         guard case let .refused(refusal, message)? = failure else { Issue.record("not refused"); return }

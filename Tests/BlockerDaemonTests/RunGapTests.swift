@@ -13,14 +13,14 @@ import TestSupport
         var clock = Clock()
         // A clean stop.
         do {
-            let first = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            let first = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
             clock.advance(60_000)
             first.shutdown(wall: clock.wall)
         }
         clock.advance(70 * 60_000)
         let log = MemoryLog()
         do {
-            let second = try Daemon(options: box.options, log: log, environment: env, wall: clock.wall)
+            let second = try Daemon.reopened(options: box.options, log: log, environment: env, wall: clock.wall)
             let gap = try #require(log.events(.gap).first)
             #expect(gap.field("REASON") == "stopped")
             #expect(gap.field("GAP_MS") == "\(70 * 60_000)")
@@ -30,7 +30,7 @@ import TestSupport
         let lastTick = clock.wall
         clock.advance(10 * 60_000)
         let log3 = MemoryLog()
-        _ = try Daemon(options: box.options, log: log3, environment: env, wall: clock.wall)
+        _ = try Daemon.reopened(options: box.options, log: log3, environment: env, wall: clock.wall)
         let killed = try #require(log3.events(.gap).first)
         #expect(killed.field("REASON") == RunGap.unknown)
         #expect(killed.field("FROM_MS") == "\(lastTick)")
@@ -41,13 +41,13 @@ import TestSupport
         let box = try Sandbox()
         let env = ["TZ": "UTC", "HOME": box.root]
         var clock = Clock()
-        do { _ = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall) }   // dropped: no stop recorded
+        do { _ = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall) }   // dropped: no stop recorded
         #expect(StopCause.record(stateDirectory: box.stateDirectory,
                                  environment: ["SERVICE_RESULT": "watchdog", "EXIT_CODE": "killed", "EXIT_STATUS": "ABRT"]) == nil)
         clock.advance(60_000)
         let log = MemoryLog()
         do {
-            let daemon = try Daemon(options: box.options, log: log, environment: env, wall: clock.wall)
+            let daemon = try Daemon.reopened(options: box.options, log: log, environment: env, wall: clock.wall)
             #expect(log.events(.gap).first?.field("REASON") == "watchdog: it stopped answering and systemd killed it")
             // A clean stop is not overwritten by a later "success".
             daemon.shutdown(wall: clock.wall + 1000)
@@ -86,7 +86,7 @@ import TestSupport
         let clock = Clock()
         let path: String
         do {
-            let daemon = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
             _ = try daemon.earn(exercise: Exercise(name: "pushups", perRep: 30_000), reps: 2, wall: clock.wall)
             path = daemon.ledger.path
             daemon.shutdown(wall: clock.wall)
@@ -94,7 +94,7 @@ import TestSupport
         let edit = try run(["/usr/bin/sqlite3", path, "DELETE FROM timed_blocks; UPDATE earnings SET reps = 200"])
         #expect(edit.status == 0, "\(edit.stderr)")
         let log = MemoryLog()
-        _ = try Daemon(options: box.options, log: log, environment: env, wall: clock.wall + 60_000)
+        _ = try Daemon.reopened(options: box.options, log: log, environment: env, wall: clock.wall + 60_000)
         #expect(log.events.filter { $0.message.hasPrefix("The ledger \(path) was edited outside blocker") }.count == 1)
         #expect(try LedgerIntegrity.inspect(path: path).edits.count == 1)
     }

@@ -1,3 +1,4 @@
+import BlockerSystem
 import Foundation
 import Testing
 @testable import BlockerDaemon
@@ -29,7 +30,7 @@ import TestSupport
         try write(box)
         var clock = Clock()
         let log = MemoryLog()
-        let daemon = try Daemon(options: box.options, log: log, environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
+        let daemon = try Daemon.reopened(options: box.options, log: log, environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
         #expect(limit(daemon) == hour)
         // A higher limit (loosens) and a new app (tightens), in one edit.
         try write(box, limit: "2h", apps: "\"discord\", \"slack\"")
@@ -58,19 +59,19 @@ import TestSupport
         var clock = Clock()
         let env = ["TZ": "UTC", "HOME": box.root]
         do {
-            let first = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            let first = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
             try write(box, limit: "3h")
             _ = first.reload(wall: clock.wall)
             // Dropped without shutdown(), as after kill -9.
         }
         clock.advance(10 * 60_000)
         do {
-            let second = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            let second = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
             #expect(limit(second) == hour)                                 // the ledger's, not the file's
             #expect(second.pendingChanges(now: clock.wall).map(\.applyMs) == [clock.wall - 10 * 60_000 + hour])
         }
         clock.advance(hour)
-        let third = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+        let third = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
         third.tick(clock)
         #expect(limit(third) == 3 * hour)
         #expect(third.pendingChanges(now: clock.wall).isEmpty)
@@ -81,10 +82,10 @@ import TestSupport
         try write(box)
         let clock = Clock()
         let env = ["TZ": "UTC", "HOME": box.root]
-        _ = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+        _ = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
         try write(box, limit: "5h")
         let log = MemoryLog()
-        let daemon = try Daemon(options: box.options, log: log, environment: env, wall: clock.wall + 1000)
+        let daemon = try Daemon.reopened(options: box.options, log: log, environment: env, wall: clock.wall + 1000)
         #expect(limit(daemon) == hour)
         #expect(daemon.pendingChanges(now: clock.wall + 1000).count == 1)
         #expect(log.events(.configPending).count == 1)
@@ -94,7 +95,7 @@ import TestSupport
         let box = try Sandbox()
         try write(box)
         var clock = Clock()
-        let daemon = try Daemon(options: box.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
+        let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
         try write(box, limit: "2h")
         _ = daemon.reload(wall: clock.wall)
         clock.advance(60_000)
@@ -119,7 +120,7 @@ import TestSupport
         let box = try Sandbox()
         try write(box)
         var clock = Clock()
-        let daemon = try Daemon(options: box.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
+        let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
         try write(box, delay: nil, limit: "2h")
         _ = daemon.reload(wall: clock.wall)
         #expect(daemon.config.strict.delay == hour && limit(daemon) == hour)
@@ -140,14 +141,14 @@ import TestSupport
         var clock = Clock()
         let env = ["TZ": "UTC", "HOME": box.root]
         do {
-            let daemon = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
             try write(box, limit: "2h", apps: "\"discord\", \"slack\"")
             _ = daemon.reload(wall: clock.wall)
             #expect(try daemon.cancelPendingConfig(wall: clock.wall) == 1)
             #expect(daemon.pendingChanges(now: clock.wall).isEmpty)
         }
         clock.advance(2 * hour)
-        let daemon = try Daemon(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+        let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
         daemon.tick(clock)
         #expect(limit(daemon) == hour)                                            // never applied
         #expect(daemon.config.group(named: "social")?.apps == ["discord", "slack"])   // the tightening stays
@@ -158,7 +159,7 @@ import TestSupport
         let box = try Sandbox()
         try write(box)
         let clock = Clock()
-        let daemon = try Daemon(options: box.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
+        let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
         _ = try daemon.block(target: "social", untilMs: clock.wall + 2 * hour, wall: clock.wall)
         #expect(daemon.strictRefusal(unblock: "social")?.hasPrefix("strict mode ([strict] delay = 1h 00m) refuses unblock") == true)
         #expect(daemon.strictRefusal(block: "social", untilMs: clock.wall + hour, wall: clock.wall)?
@@ -167,7 +168,25 @@ import TestSupport
 
         let relaxed = try Sandbox()
         try write(relaxed, delay: nil)
-        let free = try Daemon(options: relaxed.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": relaxed.root], wall: clock.wall)
+        let free = try Daemon.reopened(options: relaxed.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": relaxed.root], wall: clock.wall)
         #expect(free.strictRefusal(unblock: "social") == nil)
+    }
+}
+
+extension Daemon {
+    /// A daemon on a state directory this process just let go of. Another
+    /// test's fork may still hold a copy of the lock's fd for the instant
+    /// before its exec closes it (O_CLOEXEC): wait up to a second for that,
+    /// never longer, so a daemon really left running still fails the test.
+    static func reopened(options: DaemonOptions, log: MemoryLog, environment: [String: String], wall: Int64 = WallClock.nowMs) throws -> Daemon {
+        let deadline = Date().addingTimeInterval(1)
+        while true {
+            do {
+                return try Daemon(options: options, log: log, environment: environment, wall: wall)
+            } catch let failure {
+                guard case .alreadyRunning = failure, Date() < deadline else { throw failure }
+                usleep(10_000)
+            }
+        }
     }
 }
