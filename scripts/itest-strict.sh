@@ -3,7 +3,8 @@
 # blockerd with an event-driven (stream) command probe, so nothing but the
 # pending change's own wake-up makes it apply; a loosening that waits,
 # survives kill -9 and applies at its instant; unblock and a shorter block
-# refused; config cancel. Delays are a few seconds (strict mode allows 1s
+# refused; config cancel; a hand edit of the ledger with sqlite3 reported by
+# doctor, blockerd running on. Delays are a few seconds (strict mode allows 1s
 # and up for exactly this). Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -94,3 +95,19 @@ out=$(ctl config cancel) || fail "config cancel"
 [ "$out" = "cancelled 1 pending config change; the config in force stays" ] || fail "config cancel: $out"
 [ "$(ctl config pending)" = "no config changes are pending" ] || fail "pending after cancel"
 ok "config cancel: $out"
+
+# A hand edit with sqlite3 while blockerd runs: doctor sees it at once; blockerd
+# notes it at its next write and runs on (the earning is credited).
+ledger=$dir/.local/state/blocker/blocker.db
+sqlite3 "$ledger" "UPDATE account SET balance_ms = balance_ms + 3600000, earned_total_ms = earned_total_ms + 3600000" ||
+    fail "sqlite3 could not edit the ledger"
+doctor=$(ctl doctor 2>&1)
+grep -q "edits .*the ledger was edited outside blocker on .* or later (after blocker's last write" <<<"$doctor" ||
+    fail "doctor did not see the edit: $(grep -E 'edits|ledger' <<<"$doctor")"
+ctl earn 2 pushups >/dev/null || fail "earn after the edit was refused"
+doctor=$(ctl doctor 2>&1)
+line=$(grep "edits " <<<"$doctor")
+grep -q "the ledger was edited outside blocker on .* or later (blocker's write before it; blockerd noticed it " <<<"$line" ||
+    fail "doctor after blockerd noticed: $line"
+grep -q "was edited outside blocker since its last write" "$dir/daemon.log" || fail "blockerd did not log the edit"
+ok "a sqlite3 edit: $line"

@@ -91,11 +91,16 @@ extension DoctorFacts {
 
     /// "on 2026-12-02 17:46, after blocker's write at 17:40" per edit found.
     static func describe(_ integrity: LedgerIntegrity, clock: LocalClock, now: Int64) -> [String] {
+        func when(_ ms: Int64) -> String {
+            let (date, second) = clock.zone.local(atMs: ms)
+            func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            return "\(date) \(two(second / 3600)):\(two(second / 60 % 60))\(clock.label)"
+        }
         var lines = integrity.edits.map {
-            "on \(clock.describe($0.detectedMs, now: now)) (noticed by blockerd; after its write of \(clock.describe($0.sealedMs, now: now)))"
+            "on \(when($0.sealedMs)) or later (blocker's write before it; blockerd noticed it \(when($0.detectedMs)))"
         }
         if let since = integrity.unsealedSinceMs {
-            lines.append("after \(clock.describe(since, now: now)) (blocker's last write; blockerd notes it at its next one)")
+            lines.append("on \(when(since)) or later (after blocker's last write; blockerd notes it at its next one)")
         }
         if !integrity.chainIntact { lines.append("and its record of edits (ledger_edits) was altered") }
         return lines

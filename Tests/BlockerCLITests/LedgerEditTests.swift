@@ -28,7 +28,9 @@ import TestSupport
         facts.ledgerEdits = .success(DoctorFacts.describe(try LedgerIntegrity.inspect(path: path), clock: clock, now: testNow))
         let verdict = try #require(Doctor.verdicts(facts).first { $0.subject == "edits" })
         #expect(verdict.level == .warn)
-        #expect(verdict.detail.hasPrefix("the ledger was edited outside blocker after "), "\(verdict.detail)")
+        // The seal's instant is when blocker wrote (the real clock), shown as a local date and time.
+        #expect(verdict.detail.hasPrefix("the ledger was edited outside blocker on 20"), "\(verdict.detail)")
+        #expect(verdict.detail.hasSuffix(" or later (after blocker's last write; blockerd notes it at its next one)"), "\(verdict.detail)")
         #expect(verdict.fix == "nothing stops blocker from running; this stays as the record of the edit")
     }
 }
