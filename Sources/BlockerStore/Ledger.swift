@@ -445,19 +445,18 @@ public final class Ledger {
             if durable { try database.run("PRAGMA synchronous = FULL") }
             // If switching back fails we merely stay on FULL: slower, not less safe.
             defer { if durable { try? database.run("PRAGMA synchronous = NORMAL") } }
-            // Only another connection's commit changes data_version: then the
-            // tables may not match the seal (a hand edit), and it is noted.
-            let version = try database.firstRow("PRAGMA data_version") { $0.int64(0) }
-            let outsideWrite = version != lastDataVersion
-            let result = try database.transaction { () throws(SQLiteError) -> T in
+            return try database.transaction { () throws(SQLiteError) -> T in
+                // Only another connection's commit changes data_version (read
+                // under the write lock, so none can slip in after it): then the
+                // tables may not match the seal (a hand edit), and it is noted.
+                let version = try database.firstRow("PRAGMA data_version") { $0.int64(0) }
                 let now = WallClock.nowMs
-                if outsideWrite, try LedgerSeal.checkBeforeWrite(database, nowMs: now) { editsFound += 1 }
+                if version != lastDataVersion, try LedgerSeal.checkBeforeWrite(database, nowMs: now) { editsFound += 1 }
                 let value = try body()
                 try LedgerSeal.seal(database, nowMs: now)
+                lastDataVersion = version   // our own commit leaves it as it is
                 return value
             }
-            lastDataVersion = try database.firstRow("PRAGMA data_version") { $0.int64(0) }
-            return result
         } catch {
             throw StoreError(error, path: path, action: action)
         }
