@@ -66,7 +66,8 @@ ok "strict mode: unblock and a shorter block refused ($err)"
 
 # A loosening waits; it is in the ledger, so a kill -9 does not lose it.
 write_config 8s 2h
-ctl reload >/dev/null || fail "reload"
+out=$(ctl reload) || fail "reload"
+grep -q "^strict mode: 1 loosening change waits; the next applies " <<<"$out" || fail "reload did not say what waits: $out"
 pending=$(ctl config pending) || fail "config pending"
 grep -q '^  group "social".daily-limit: 1h 00m → 2h 00m$' <<<"$pending" || fail "config pending: $pending"
 ctl status | grep -q "^strict    on (changes that loosen wait 8s); 1 pending, the next " || fail "status lacks the strict line: $(ctl status)"

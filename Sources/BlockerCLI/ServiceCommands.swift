@@ -125,5 +125,12 @@ struct ReloadCommand: BlockerCommand {
     func run(_ context: CommandContext) throws(CommandFailure) {
         try context.call { service throws(BusFailure) in try service.reload() }
         context.out.line("blockerd reloaded blocker.toml")
+        // Strict mode: say that what loosens waits (an older blockerd has no PendingChanges).
+        let pending = (try? context.call { service throws(BusFailure) in try service.pendingChanges() }) ?? []
+        if let next = pending.first {
+            let count = pending.reduce(0) { $0 + $1.changes.count }
+            context.out.line("strict mode: \(count) loosening \(count == 1 ? "change waits" : "changes wait"); the next applies "
+                             + "\(context.localClock.describe(next.applyMs, now: context.invocation.clock())) (see: blockerctl config pending)")
+        }
     }
 }

@@ -155,7 +155,10 @@ import Testing
         #expect(unblock.status == 0 && unblock.stdout.hasPrefix("unblocked social"))
         let reload = blockerctl(["reload"], service: service)
         #expect(reload.status == 0 && reload.stdout == "blockerd reloaded blocker.toml\n")
-        #expect(service.calls == [.unblock(target: "social"), .reload])
+        #expect(service.calls == [.unblock(target: "social"), .reload, .pendingChanges])
+        service.pending = [PendingChange(applyMs: testNow + 3_600_000, receivedMs: testNow, changes: ["a: 1 → 2", "b: 1 → 2"])]
+        #expect(blockerctl(["reload"], service: service).stdout == "blockerd reloaded blocker.toml\n"
+            + "strict mode: 2 loosening changes wait; the next applies 13:00 (see: blockerctl config pending)\n")
     }
 
     @Test func reloadOfABadConfigSaysHowToCheckIt() {
