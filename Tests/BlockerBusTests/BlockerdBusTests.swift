@@ -109,6 +109,32 @@ import TestSupport
         #expect(try balance(client) == 30_240_000)
     }
 
+    @Test func gapsNameACleanStopAndAKill() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let (bus, daemon, client) = (session.bus, session.daemon, session.client)
+        #expect(try client.gaps(days: 1).isEmpty)
+        kill(daemon.pid, SIGTERM)                          // a clean stop records itself
+        #expect(try daemon.waitForExit() == 0)
+        let second = try Blockerd(on: bus)
+        defer { second.stop() }
+        try second.launch(stateDirectory: daemon.stateDirectory)
+        try second.waitUntilAnswering(client)
+        kill(second.pid, SIGKILL)                          // no record: the gap starts at its last tick
+        _ = try second.waitForExit()
+        let third = try Blockerd(on: bus)
+        defer { third.stop() }
+        try third.launch(stateDirectory: daemon.stateDirectory)
+        try third.waitUntilAnswering(client)
+        let gaps = try client.gaps(days: 1)
+        #expect(gaps.map(\.reason) == ["stopped", "unknown: killed with SIGKILL, crashed or power lost; from the last tick it noted"])
+        #expect(gaps.allSatisfy { $0.toMs > $0.fromMs })
+        #expect(second.log.contains("blockerd was off ") && second.log.contains("stopped"), "\(second.log)")
+        #expect(third.log.contains("unknown: killed with SIGKILL"), "\(third.log)")
+        let refused = refusal { () throws(BusFailure) in try client.gaps(days: 0) }
+        #expect(refused == .refused(name: Self.invalidArgument, message: "gaps cover 1 to 366 days (got 0)"))
+    }
+
     @Test func badEarnsAreRefusedWithTheirErrorAndCreditNothing() throws {
         let session = try startBlockerd()
         defer { session.stop() }
