@@ -19,7 +19,7 @@ struct ReportCommand: BlockerCommand {
         discussion: """
             Draws a bar per day for the time earned (green) and the metered time used (orange), the time in front of
             each group over those days (busiest first), today's balance and the busiest group. Up to 7 weeks the
-            picture is 1070×496 pixels; from 8 weeks on it grows 12 pixels a day. The numbers: blockerctl history --csv.
+            picture is 1070x496 pixels; from 8 weeks on it grows 12 pixels a day. The numbers: blockerctl history --csv.
             """)
 
     enum Format: Equatable {

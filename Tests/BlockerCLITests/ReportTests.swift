@@ -33,7 +33,7 @@ private let balance: Milliseconds = 6_300_000
 
     @Test func aWeekIs1070By496() {
         #expect((layout.width, layout.height) == (1070, 496))
-        #expect(ReportCommand.spec.discussion?.contains("1070×496") == true)
+        #expect(ReportCommand.spec.discussion?.contains("1070x496") == true)
         #expect(layout.rects.first == .init(x: 0, y: 0, width: 1070, height: 496,
                                             color: ReportLayout.Palette.background, role: .background))
     }
