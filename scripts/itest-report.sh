@@ -157,7 +157,16 @@ expect_error 2 "from 1 to 52" report --weeks 0 --output "$dir/week.png"
 expect_error 2 "from 1 to 52" report --weeks 53 --output "$dir/week.png"
 expect_error 1 "create the directory" report --output "$dir/missing/week.png"
 touch "$dir/plain"
-expect_error 1 "choose another --output" report --output "$dir/plain/week.svg"
+expect_error 1 "is not a directory; choose another --output" report --output "$dir/plain/week.svg"
+# Permission denied needs someone other than root: nobody, in a directory of root's.
+mkdir -m 755 "$dir/roots"
+chmod 755 "$dir"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/blockerctl" --version >/dev/null 2>&1 \
+    || fail "nobody (uid 65534) cannot run $bin/blockerctl: the checkout must be readable by other users"
+err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/blockerctl" report --output "$dir/roots/week.png" 2>&1); rc=$?
+[ "$rc" = 1 ] && grep -qF "(Permission denied) — choose an --output in a directory you can write to" <<<"$err" \
+    || fail "nobody writing into root's directory: rc $rc, $err"
+[ -z "$(ls -A "$dir/roots")" ] || fail "a refused report left something in the directory"
 mkdir "$dir/folder.png"
 expect_error 1 "it is a directory" report --output "$dir/folder.png"
 expect_error 2 "--json and --csv" history --json --csv

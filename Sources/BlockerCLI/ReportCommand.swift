@@ -127,7 +127,8 @@ struct ReplacingFile {
             let code = Errno.current
             let fix: String
             switch code.rawValue {
-            case ENOENT, ENOTDIR: fix = "create the directory \(directory) first, or choose another --output"
+            case ENOENT: fix = "create the directory \(directory) first, or choose another --output"
+            case ENOTDIR: fix = "\(directory) is not a directory; choose another --output"
             case EACCES, EPERM, EROFS: fix = "choose an --output in a directory you can write to"
             default: fix = "choose another --output"
             }

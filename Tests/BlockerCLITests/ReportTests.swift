@@ -257,7 +257,7 @@ private let balance: Milliseconds = 6_300_000
         try FileManager.default.createDirectory(atPath: directory.file("folder.png"), withIntermediateDirectories: false)
         let cases = [
             (directory.file("missing/week.png"), "create the directory \(directory.file("missing")) first, or choose another --output"),
-            (directory.file("plain/week.png"), "choose another --output"),
+            (directory.file("plain/week.png"), "\(directory.file("plain")) is not a directory; choose another --output"),
             (directory.file("folder.png"), "it is a directory — give --output a file name ending in .png or .svg"),
         ]
         for (path, fix) in cases {
