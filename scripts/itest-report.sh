@@ -176,7 +176,7 @@ fx_stop "$fx_daemon_pid"
 expect_error 1 "blockerd is not running" report --output "$dir/week.png"
 cmp -s "$dir/week.png" "$dir/before.png" || fail "a failed report changed the existing week.png"
 [ -z "$(find "$dir" -maxdepth 1 -name '.week*')" ] || fail "a failed report left a temporary file"
-ok "bad --output, --weeks, directories: exit 2/1 with the fix; a failed report keeps the old file"
+ok "bad --output, --weeks, directories, permission denied: exit 2/1 with the fix; a failed report keeps the old file"
 
 cp "$dir/week.png" "$here/docs/report.png" || fail "cannot save docs/report.png"
 ok "saved docs/report.png"

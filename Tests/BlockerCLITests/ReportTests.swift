@@ -226,10 +226,10 @@ private let balance: Milliseconds = 6_300_000
         #expect(try leftovers(directory).isEmpty)
     }
 
-    @Test func weeksAsksForThatManyDays() {
+    @Test func weeksAsksForThatManyDays() throws {
         let service = service()
-        let directory = try? TemporaryDirectory()
-        #expect(blockerctl(["report", "--weeks", "52", "--output", directory!.file("y.svg")], service: service).status == 0)
+        let directory = try TemporaryDirectory()
+        #expect(blockerctl(["report", "--weeks", "52", "--output", directory.file("y.svg")], service: service).status == 0)
         #expect(service.calls == [.status, .history(days: 364)])
     }
 
