@@ -18,7 +18,7 @@ import Testing
 
     @Test func theContractsCommandsAreAllThere() {
         let names = BlockerCtl.visibleCommands.map { $0.spec.name }
-        #expect(names == ["status", "earn", "block", "unblock", "history", "probe", "config check", "config names",
+        #expect(names == ["status", "earn", "block", "unblock", "history", "report", "probe", "config check", "config names",
                           "reload", "logs", "doctor"])
         #expect(BlockerCtl.commands.filter { $0.spec.isHidden }.map { $0.spec.name } == ["completions", "man"])
     }
@@ -56,7 +56,8 @@ import Testing
     @Test func usageLinesShowRequiredAndOptionalParts() {
         #expect(EarnCommand.spec.usage == "blockerctl earn REPS [EXERCISE]")
         #expect(BlockCommand.spec.usage == "blockerctl block TARGET --for DURATION")
-        #expect(HistoryCommand.spec.usage == "blockerctl history [--days N] [--json]")
+        #expect(HistoryCommand.spec.usage == "blockerctl history [--days N] [--json] [--csv]")
+        #expect(ReportCommand.spec.usage == "blockerctl report --output FILE [--weeks N]")
         #expect(LogsCommand.spec.usage == "blockerctl logs [-f]")
         #expect(ConfigCheckCommand.spec.usage == "blockerctl config check [FILE]")
         #expect(ProbeCommand.spec.usage == "blockerctl probe [--json] [--watch] [--config FILE]")
