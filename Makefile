@@ -2,6 +2,7 @@
 #   make install    build (release) and install for the current user, then start it
 #   make check      install test dependencies, build, run every test
 #   make bench      benchmarks, printed as a table
+#   make deb        the Debian package, build/deb/blocker_VERSION_amd64.deb
 PREFIX   ?= $(HOME)/.local
 BINDIR   ?= $(PREFIX)/bin
 DOCDIR   ?= $(PREFIX)/share/doc/blocker
@@ -13,7 +14,7 @@ UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer b
 # GNOME Shell extension (extensions/gnome-shell/): installed and enabled for GNOME users.
 GNOME_EXTENSION := scripts/gnome-extension.sh
 
-.PHONY: all build release check deps install install-files uninstall bench clean
+.PHONY: all build release check deps install install-files uninstall bench clean deb
 
 all: build
 
@@ -63,5 +64,15 @@ bench:
 	scripts/deps.sh bench
 	scripts/bench.sh
 
+# The Debian package (debian/): a release build, into $(DEB_OUTDIR). Needs the
+# Build-Depends (scripts/deps.sh build) and swift on PATH (or SWIFT=).
+DEB_OUTDIR ?= build/deb
+deb: deps
+	dpkg-checkbuilddeps
+	mkdir -p $(DEB_OUTDIR)
+	debian/rules clean
+	debian/rules binary SWIFT="$(SWIFT)" DEB_OUTDIR="$(abspath $(DEB_OUTDIR))"
+	@echo "built $(DEB_OUTDIR)/blocker_$$(dpkg-parsechangelog -S Version)_amd64.deb"
+
 clean:
-	rm -rf .build
+	rm -rf .build build/deb
