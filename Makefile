@@ -5,11 +5,14 @@
 PREFIX   ?= $(HOME)/.local
 BINDIR   ?= $(PREFIX)/bin
 DOCDIR   ?= $(PREFIX)/share/doc/blocker
+APPDIR   ?= $(PREFIX)/share/applications
 UNITDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
 CONFDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/blocker
 SWIFT    ?= swift
 PROGRAMS := blockerd blockerctl blocker-overlay
 UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer blocker-overlay.service
+# Desktop entries (data/): "Log exercise" opens blocker-overlay --earn.
+DESKTOP_ENTRIES := io.github.blockerd.LogExercise.desktop
 # GNOME Shell extension (extensions/gnome-shell/): installed and enabled for GNOME users.
 GNOME_EXTENSION := scripts/gnome-extension.sh
 
@@ -35,6 +38,7 @@ install-files:
 	install -d -m 755 $(BINDIR) $(UNITDIR) $(DOCDIR)
 	for p in $(PROGRAMS); do install -m 755 "$(BINSRC)/$$p" $(BINDIR)/; done
 	scripts/render-units.sh $(BINDIR) $(DOCDIR) $(UNITDIR) $(UNITS)
+	scripts/render-desktop.sh "$(BINDIR)" "$(APPDIR)" $(DESKTOP_ENTRIES)
 	install -m 644 README.md $(DOCDIR)/README.md
 	@if [ -e $(CONFDIR)/blocker.toml ]; then \
 	    echo "keeping your $(CONFDIR)/blocker.toml"; \
@@ -48,6 +52,7 @@ uninstall:
 	-@systemctl --user disable --now blockerd-watchdog.timer blockerd.service blocker-overlay.service 2>/dev/null
 	for p in $(PROGRAMS); do rm -f $(BINDIR)/$$p; done
 	for u in $(UNITS); do rm -f $(UNITDIR)/$$u; done
+	for d in $(DESKTOP_ENTRIES); do rm -f "$(APPDIR)/$$d"; done
 	rm -rf $(DOCDIR)
 	-@$(GNOME_EXTENSION) uninstall
 	-@scripts/install-kwin-script.sh uninstall

@@ -29,6 +29,8 @@ cp -r "$here/Makefile" "$here/README.md" "$here/systemd" "$here/config" "$here/e
 cp "$here/scripts/render-units.sh" "$here/scripts/enable-units.sh" "$here/scripts/gnome-extension.sh" \
     "$here/scripts/install-kwin-script.sh" "$src/scripts/"
 cp "$bin" "$(dirname "$bin")/blockerctl" "$(dirname "$bin")/blocker-overlay" "$src/bin/"
+cp -r "$here/data" "$src/"
+cp "$here/scripts/render-desktop.sh" "$src/scripts/"
 chown -R "$UM_UID:$UM_GID" "$src"
 install_as_user() { um_run make --no-print-directory -C "$src" install-files BINSRC="$src/bin"; }
 install_as_user >"$UM_HOME/.cache-install.log" 2>&1 || { cat "$UM_HOME/.cache-install.log" >&2; fail "make install-files"; }
@@ -39,6 +41,8 @@ done
 # The overlay needs a display this manager does not have: enabled is what install promises.
 [ "$(um_systemctl is-enabled blocker-overlay.service)" = enabled ] || fail "make install did not enable blocker-overlay.service"
 cmp -s "$src/config/blocker.toml" "$UM_HOME/.config/blocker/blocker.toml" || fail "make install did not install the default config"
+grep -qxF "Exec=$UM_HOME/.local/bin/blocker-overlay --earn" "$UM_HOME/.local/share/applications/io.github.blockerd.LogExercise.desktop" \
+    || fail "make install did not install the Log exercise desktop entry with Exec= at the installed blocker-overlay"
 grep -q "^ExecStart=$UM_HOME/.local/bin/blockerd$" "$UM_UNIT_DIR/blockerd.service" || fail "ExecStart= does not point at the installed binary"
 echo '# mine' | um_write .config/blocker/blocker.toml
 install_as_user >/dev/null 2>&1 || fail "make install-files, second run"

@@ -13,6 +13,9 @@ public enum LogExercise {
     /// charged while you log reps), never as the cover.
     public static let appID = "io.github.blockerd.LogExercise"
 
+    /// A stock icon (freedesktop icon naming): the window's and the desktop entry's Icon=.
+    public static let iconName = "appointment-soon"
+
     /// The line after a credit: "Earned 10m 00s — balance 25m 00s" (the cover says the same).
     public static func earned(earnedMs: Int64, balanceMs: Int64) -> String {
         "Earned \(DurationText.format(earnedMs)) — balance \(DurationText.format(balanceMs))"
@@ -81,8 +84,9 @@ public struct LogExerciseForm: Equatable, Sendable {
     public var hint: Hint {
         if let unreachable { return Hint(text: unreachable, isProblem: true) }
         if balanceMs != nil && exercises.isEmpty {
-            return Hint(text: "blockerd has no exercises: add one under [earn] in blocker.toml, "
-                + "then run: systemctl --user reload blockerd", isProblem: true)
+            // As blockerd words it for an Earn with none configured.
+            return Hint(text: "blockerd has no exercises: add one under [earn] in blocker.toml "
+                + "(for example: pushups = 0.5), then run: blockerctl reload", isProblem: true)
         }
         return Hint(text: "Type your reps, then press Enter", isProblem: false)
     }

@@ -595,10 +595,12 @@ final class PlainWindow {
     private let window: Widget
     var onClose: (() -> Void)?
 
-    init(title: String, style: String, content: Widget) {
+    /// `icon`: a name from the icon theme.
+    init(title: String, icon: String, style: String, content: Widget) {
         window = Widget(gtk_window_new(GTK_WINDOW_TOPLEVEL))
         let gtkWindow: UnsafeMutablePointer<GtkWindow> = window.cast()
         gtk_window_set_title(gtkWindow, title)
+        gtk_window_set_icon_name(gtkWindow, icon)
         gtk_window_set_resizable(gtkWindow, 0)
         gtk_window_set_position(gtkWindow, GTK_WIN_POS_CENTER)
         window.addStyleClass(style)

@@ -27,7 +27,7 @@ final class LogExerciseController {
         card.add(balance)
         card.add(form.root)
         card.setMinimumSize(width: 460, height: -1)
-        window = PlainWindow(title: LogExercise.title, style: "blocker-log", content: card)
+        window = PlainWindow(title: LogExercise.title, icon: LogExercise.iconName, style: "blocker-log", content: card)
         window.onClose = { Gtk.quit() }
         form.onSubmit = { [unowned self] in self.earn() }
         form.onEdit = { [unowned self] in self.updatePreview() }
@@ -75,6 +75,13 @@ final class LogExerciseController {
         balance.isVisible = !model.balanceLine.isEmpty
         let hint = model.hint
         form.setHint(hint.text, tone: hint.isProblem ? .error : .note)
+        log.info("hint: \(hint.text)")
+    }
+
+    /// A message under the form, also in the log (what the window said, for the journal and the tests).
+    private func say(_ text: String, tone: EarnFormView.Tone = .error) {
+        form.setMessage(text, tone: tone)
+        log.info("says: \(text)")
     }
 
     // MARK: the form
@@ -91,7 +98,7 @@ final class LogExerciseController {
         case let .success(made):
             request = made
         case let .failure(problem):
-            form.setMessage(problem.description)
+            say(problem.description)
             form.selectReps()
             return
         }
@@ -107,7 +114,7 @@ final class LogExerciseController {
             balance.isVisible = true
             // Emptied for the next entry; the message goes after, since editing clears it.
             form.reps.text = ""
-            form.setMessage(line, tone: .success)
+            say(line, tone: .success)
             form.reps.grabFocus()
         } catch {
             form.setBusy(false)
@@ -122,7 +129,7 @@ final class LogExerciseController {
             case .refused, .untrustedOwner:
                 break
             }
-            form.setMessage(error.description)
+            say(error.description)
             form.selectReps()
         }
     }

@@ -76,6 +76,6 @@ import Testing
         let form = answered([])
         #expect(form.hint.isProblem)
         #expect(form.hint.text.contains("under [earn] in blocker.toml"))
-        #expect(form.hint.text.contains("systemctl --user reload blockerd"))
+        #expect(form.hint.text.contains("blockerctl reload"))
     }
 }
