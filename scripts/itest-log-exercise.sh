@@ -21,7 +21,8 @@
 #   3. X11: the Earn button clicked credits again; sway: a second entry with Enter;
 #   4. reps out of range are refused in words, nothing credited;
 #   5. blockerd stopped: the window says how to start it, nothing credited;
-#      blockerd back: the next Enter credits (it asks Status again);
+#      blockerd back: the next Enter credits (it asks Status again); on sway
+#      it is also opened before blockerd runs, and says so at once;
 #   6. X11: the chosen exercise gone after a reload: blockerd's refusal is
 #      shown, the window takes the new list, the next Enter credits the first;
 #   7. Escape (X11) / closing it (sway) ends it with status 0, while the cover
@@ -69,7 +70,10 @@ oe_wait 5 test -s "$oe_dir/launched" || oe_fail "gio launch did not run $spaced/
 # make install-files / uninstall, everything under a scratch HOME and PREFIX.
 home=$oe_dir/home
 mkdir -p "$home"
-install_env=(env HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share")
+# The KWin script is copied, not given to kpackagetool: that one also looks in
+# the system's data dirs, where a package installed meanwhile would confuse it.
+install_env=(env HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share"
+    KPACKAGETOOL=none KWRITECONFIG=none)
 "${install_env[@]}" make --no-print-directory install-files BINSRC="$oe_bin" PREFIX="$home/prefix" GNOME_EXTENSION=true \
     >"$oe_dir/install.log" 2>&1 || oe_fail "make install-files failed: $(tail -n 5 "$oe_dir/install.log")"
 installed=$home/prefix/share/applications/$app_id.desktop
@@ -223,7 +227,6 @@ for log in blockerd overlay; do mv "$oe_dir/$log.log" "$oe_dir/$log-x11.log"; do
 oe_start_bus
 oe_start_sway 1
 oe_write_config 0.5
-oe_start_blockerd sway
 oe_start_overlay
 cover_pid=$oe_overlay_pid
 # wtype's virtual keyboard comes and goes with each call: pause after it
@@ -244,6 +247,10 @@ found = walk(json.load(sys.stdin))
 if found: print(json.dumps(found))' "$app_id"
 }
 oe_wait 10 eval '[ -n "$(node)" ]' || oe_fail "the window is not in sway's tree"
+# Opened before blockerd runs: it says how to start it, then works once it does.
+oe_wait 3 grep -qF "hint: blockerd is not running — start it with: systemctl --user start blockerd" "$oe_dir/earn-sway.log" \
+    || oe_fail "opened without blockerd, the window does not say how to start it: $(grep hint "$oe_dir/earn-sway.log")"
+oe_start_blockerd sway
 field() { node | python3 -c "import json, sys; n = json.load(sys.stdin); print(*[$1])"; }
 [ "$(field 'n["type"], n["shell"], n["name"]')" = "floating_con xdg_shell Log exercise" ] \
     || oe_fail "not a floating xdg-shell toplevel named \"Log exercise\": $(field 'n["type"], n["shell"], n["name"]')"
@@ -260,13 +267,16 @@ expect_said earn-sway.log "Earned 15m 00s — balance 15m 00s"
 type_keys 20 -k Return
 expect_balance $((50 * per_rep_ms)) "20 pushups + Enter"
 expect_said earn-sway.log "Earned 10m 00s — balance 25m 00s"
-# Hold a keyboard while taking the picture, so the field shows its focus as on a real seat.
-wtype -s 1200 -k Shift_L &
+# With sway's title bar (deco_rect, above rect), at its size now: it follows
+# its content, which grew when blockerd's exercises came.
+read -r rx ry rw rh < <(field 'n["rect"][k] for k in ("x", "y", "width", "height")')
+read -r ty th < <(field 'n["deco_rect"]["y"], n["deco_rect"]["height"]')
+# Hold a keyboard while taking the picture (wtype's lasts 2.5 s), so the
+# field shows its focus as on a real seat.
+wtype -s 2500 -k Shift_L &
 keyboard=$!
 oe_track $keyboard
-sleep 0.6
-# With sway's title bar (deco_rect, above rect).
-read -r ty th < <(field 'n["deco_rect"]["y"], n["deco_rect"]["height"]')
+sleep 0.8
 grim -g "$rx,$ty ${rw}x$((rh + th))" "$oe_dir/sway.png"
 cp "$oe_dir/sway.png" docs/log-exercise-sway.png
 oe_stop "$keyboard"

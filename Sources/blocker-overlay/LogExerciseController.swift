@@ -93,6 +93,11 @@ final class LogExerciseController {
 
     private func earn() {
         if model.needsStatus { refreshStatus() }
+        if let why = model.unreachable {
+            say(why)
+            form.selectReps()
+            return
+        }
         let request: EarnRequest
         switch model.request(reps: form.reps.text, chosen: form.exercises.selectedID, allowed: BlockerLimits.reps) {
         case let .success(made):
@@ -118,7 +123,7 @@ final class LogExerciseController {
             form.reps.grabFocus()
         } catch {
             form.setBusy(false)
-            log.warning("Earn refused: \(error)")
+            log.warning("Earn failed: \(error)")
             switch error {
             case .notRunning, .transport:
                 model.unreachable(error.description)
