@@ -6,6 +6,7 @@
 PREFIX   ?= $(HOME)/.local
 BINDIR   ?= $(PREFIX)/bin
 DOCDIR   ?= $(PREFIX)/share/doc/blocker
+APPDIR   ?= $(PREFIX)/share/applications
 UNITDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
 CONFDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/blocker
 MANDIR   ?= $(PREFIX)/share/man
@@ -15,6 +16,8 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SWIFT    ?= swift
 PROGRAMS := blockerd blockerctl blocker-overlay
 UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer blocker-overlay.service
+# Desktop entries (data/): "Log exercise" opens blocker-overlay --earn.
+DESKTOP_ENTRIES := io.github.blockerd.LogExercise.desktop
 # GNOME Shell extension (extensions/gnome-shell/): installed and enabled for GNOME users.
 GNOME_EXTENSION := scripts/gnome-extension.sh
 
@@ -40,6 +43,7 @@ install-files:
 	install -d -m 755 $(BINDIR) $(UNITDIR) $(DOCDIR)
 	for p in $(PROGRAMS); do install -m 755 "$(BINSRC)/$$p" $(BINDIR)/; done
 	scripts/render-units.sh $(BINDIR) $(DOCDIR) $(UNITDIR) $(UNITS)
+	scripts/render-desktop.sh "$(BINDIR)" "$(APPDIR)" $(DESKTOP_ENTRIES)
 	install -m 644 README.md $(DOCDIR)/README.md
 	install -d -m 755 $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man8 $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
 	"$(BINSRC)/blockerctl" man >$(MANDIR)/man1/blockerctl.1.tmp && mv $(MANDIR)/man1/blockerctl.1.tmp $(MANDIR)/man1/blockerctl.1
@@ -61,6 +65,7 @@ uninstall:
 	-@systemctl --user disable --now blockerd-watchdog.timer blockerd.service blocker-overlay.service 2>/dev/null
 	for p in $(PROGRAMS); do rm -f $(BINDIR)/$$p; done
 	for u in $(UNITS); do rm -f $(UNITDIR)/$$u; done
+	for d in $(DESKTOP_ENTRIES); do rm -f "$(APPDIR)/$$d"; done
 	rm -rf $(DOCDIR)
 	rm -f $(MANDIR)/man1/blockerctl.1 $(MANDIR)/man1/blocker-overlay.1 $(MANDIR)/man5/blocker.toml.5 $(MANDIR)/man8/blockerd.8
 	rm -f $(BASHCOMPDIR)/blockerctl $(ZSHCOMPDIR)/_blockerctl $(FISHCOMPDIR)/blockerctl.fish

@@ -9,6 +9,8 @@ check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm pi
 # GNOME Shell 43 run for real (itest-gnome.sh) and its extension's ES-module stub test (itest-gnome-esm-stub.sh).
 # Man pages, completions in the real shells (itest-docs.sh), the status bar (itest-waybar.sh), the Debian package (itest-deb.sh).
 check+=(man-db groff-base zsh fish waybar debhelper lintian fakeroot dpkg-dev)
+# The desktop entry (itest-log-exercise.sh).
+check+=(desktop-file-utils)
 check+=(gnome-shell gjs gtk-3-examples libglib2.0-bin libglib2.0-dev-bin dconf-service dconf-gsettings-backend)
 bench=(sway foot fonts-dejavu-core xvfb openbox xterm xdotool x11-utils dbus-daemon python3 python3-dbusmock libglib2.0-bin util-linux timekpr-next)
 want=("${build[@]}")
