@@ -2,18 +2,26 @@
 #   make install    build (release) and install for the current user, then start it
 #   make check      install test dependencies, build, run every test
 #   make bench      benchmarks, printed as a table
+#   make deb        the Debian package, build/deb/blocker_VERSION_amd64.deb
 PREFIX   ?= $(HOME)/.local
 BINDIR   ?= $(PREFIX)/bin
 DOCDIR   ?= $(PREFIX)/share/doc/blocker
+APPDIR   ?= $(PREFIX)/share/applications
 UNITDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
 CONFDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/blocker
+MANDIR   ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SWIFT    ?= swift
 PROGRAMS := blockerd blockerctl blocker-overlay
 UNITS    := blockerd.service blockerd-watchdog.service blockerd-watchdog.timer blocker-overlay.service
+# Desktop entries (data/): "Log exercise" opens blocker-overlay --earn.
+DESKTOP_ENTRIES := io.github.blockerd.LogExercise.desktop
 # GNOME Shell extension (extensions/gnome-shell/): installed and enabled for GNOME users.
 GNOME_EXTENSION := scripts/gnome-extension.sh
 
-.PHONY: all build release check deps install install-files uninstall bench clean
+.PHONY: all build release check deps install install-files uninstall bench clean deb
 
 all: build
 
@@ -35,7 +43,16 @@ install-files:
 	install -d -m 755 $(BINDIR) $(UNITDIR) $(DOCDIR)
 	for p in $(PROGRAMS); do install -m 755 "$(BINSRC)/$$p" $(BINDIR)/; done
 	scripts/render-units.sh $(BINDIR) $(DOCDIR) $(UNITDIR) $(UNITS)
+	scripts/render-desktop.sh "$(BINDIR)" "$(APPDIR)" $(DESKTOP_ENTRIES)
 	install -m 644 README.md $(DOCDIR)/README.md
+	install -d -m 755 $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man8 $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
+	"$(BINSRC)/blockerctl" man >$(MANDIR)/man1/blockerctl.1.tmp && mv $(MANDIR)/man1/blockerctl.1.tmp $(MANDIR)/man1/blockerctl.1
+	install -m 644 docs/man/blocker-overlay.1 $(MANDIR)/man1/
+	install -m 644 docs/man/blocker.toml.5 $(MANDIR)/man5/
+	install -m 644 docs/man/blockerd.8 $(MANDIR)/man8/
+	"$(BINSRC)/blockerctl" completions bash >$(BASHCOMPDIR)/blockerctl.tmp && mv $(BASHCOMPDIR)/blockerctl.tmp $(BASHCOMPDIR)/blockerctl
+	"$(BINSRC)/blockerctl" completions zsh >$(ZSHCOMPDIR)/_blockerctl.tmp && mv $(ZSHCOMPDIR)/_blockerctl.tmp $(ZSHCOMPDIR)/_blockerctl
+	"$(BINSRC)/blockerctl" completions fish >$(FISHCOMPDIR)/blockerctl.fish.tmp && mv $(FISHCOMPDIR)/blockerctl.fish.tmp $(FISHCOMPDIR)/blockerctl.fish
 	@if [ -e $(CONFDIR)/blocker.toml ]; then \
 	    echo "keeping your $(CONFDIR)/blocker.toml"; \
 	else install -D -m 644 config/blocker.toml $(CONFDIR)/blocker.toml; \
@@ -48,7 +65,10 @@ uninstall:
 	-@systemctl --user disable --now blockerd-watchdog.timer blockerd.service blocker-overlay.service 2>/dev/null
 	for p in $(PROGRAMS); do rm -f $(BINDIR)/$$p; done
 	for u in $(UNITS); do rm -f $(UNITDIR)/$$u; done
+	for d in $(DESKTOP_ENTRIES); do rm -f "$(APPDIR)/$$d"; done
 	rm -rf $(DOCDIR)
+	rm -f $(MANDIR)/man1/blockerctl.1 $(MANDIR)/man1/blocker-overlay.1 $(MANDIR)/man5/blocker.toml.5 $(MANDIR)/man8/blockerd.8
+	rm -f $(BASHCOMPDIR)/blockerctl $(ZSHCOMPDIR)/_blockerctl $(FISHCOMPDIR)/blockerctl.fish
 	-@$(GNOME_EXTENSION) uninstall
 	-@scripts/install-kwin-script.sh uninstall
 	-@systemctl --user daemon-reload 2>/dev/null
@@ -63,5 +83,15 @@ bench:
 	scripts/deps.sh bench
 	scripts/bench.sh
 
+# The Debian package (debian/): a release build, into $(DEB_OUTDIR). Needs the
+# Build-Depends (scripts/deps.sh build) and swift on PATH (or SWIFT=).
+DEB_OUTDIR ?= build/deb
+deb: deps
+	dpkg-checkbuilddeps
+	mkdir -p $(DEB_OUTDIR)
+	debian/rules clean
+	debian/rules binary SWIFT="$(SWIFT)" DEB_OUTDIR="$(abspath $(DEB_OUTDIR))"
+	@echo "built $(DEB_OUTDIR)/blocker_$$(dpkg-parsechangelog -S Version)_amd64.deb"
+
 clean:
-	rm -rf .build
+	rm -rf .build build/deb

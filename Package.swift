@@ -23,6 +23,8 @@ let package = Package(
                        providers: [.apt(["libxcb1-dev", "libxcb-res0-dev", "libxcb-screensaver0-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk-layer-shell-0",
                        providers: [.apt(["libgtk-3-dev", "libgtk-layer-shell-dev"])]),
+        // blockerctl report's PNG and SVG (libcairo2-dev comes with libgtk-3-dev).
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // Wayland clients (wlr-foreign-toplevel-management): listeners and
         // interfaces are C globals, set up here; wayland-scanner's output is committed.
         .target(name: "CWayland", exclude: ["protocols"],
@@ -70,7 +72,7 @@ let package = Package(
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerJSON", "BlockerProbes", "BlockerBus", "BlockerSystem",
-                               "BlockerStore"]),
+                               "CCairo", "BlockerStore"]),
         .executableTarget(name: "blockerctl", dependencies: ["BlockerCLI"]),
         // The full-screen cover over a blocked app (GTK 3, gtk-layer-shell on wlroots).
         .executableTarget(name: "blocker-overlay",

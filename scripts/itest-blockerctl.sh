@@ -31,7 +31,7 @@ python3 - "$dir/status.json" <<'PY' || fail "status --json does not match the co
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert set(s) == {"balance_ms", "metered", "spending", "locked", "foreground", "shield", "today", "exercises", "probe"}, s.keys()
-assert s["balance_ms"] == 0 and s["metered"] is False and s["locked"] is False and s["foreground"] is None
+assert s["balance_ms"] == 0 and s["metered"] is False and s["spending"] is False and s["locked"] is False and s["foreground"] is None
 assert set(s["shield"]) == {"active", "reason", "app", "group", "until_ms"} and s["shield"]["active"] is False
 assert s["shield"]["group"] is None and s["shield"]["reason"] is None
 assert s["exercises"] == sorted(s["exercises"], key=lambda e: e["name"]) and s["exercises"], s["exercises"]

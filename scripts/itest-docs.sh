@@ -81,7 +81,7 @@ expect() {  # expect SHELL LINE WANTED… — every WANTED word among what SHELL
     done
 }
 cases=("blockerctl " "blockerctl ea" "blockerctl earn 10 " "blockerctl block " "blockerctl unblock " "blockerctl config "
-       "blockerctl history --" "blockerctl config names ")
+       "blockerctl history --" "blockerctl config names " "blockerctl report --")
 check_cases() {
     local shell=$1
     expect "$shell" "blockerctl " status earn block history probe config doctor
@@ -92,6 +92,7 @@ check_cases() {
     expect "$shell" "blockerctl config " check names
     expect "$shell" "blockerctl history --" --days --json --help
     expect "$shell" "blockerctl config names " exercises groups
+    expect "$shell" "blockerctl report --" --output --weeks
     if grep -F "[blockerctl ] ->" "$dir/$shell.out" | grep -qw -e completions -e man; then
         fail "$shell: the hidden commands are offered"
     fi

@@ -436,7 +436,7 @@ public enum BlockerInterface {
             try WireMismatch.readDictionary(signal, ShieldState.init(busDictionary:))
         })
 
-    /// `BalanceChanged(x balance_ms)`, at each sample that spent something (at least every 10 s while charging).
+    /// `BalanceChanged(x balance_ms)`: at an earning, when spending starts or stops, and at each commit (every 10 s while spending).
     public static let balanceChanged = BlockerSignal<Int64>(
         member: "BalanceChanged", fields: [BusArgument("balance_ms", "x")],
         write: { (balance: Int64, signal: BusMessage) throws(SystemdError) in try signal.append(balance) },

@@ -2,7 +2,7 @@ import BlockerBus
 import BlockerCore
 import BlockerJSON
 
-/// `blockerctl history [--days N] [--json]`
+/// `blockerctl history [--days N] [--json] [--csv]`
 struct HistoryCommand: BlockerCommand {
     static let daysRange: ClosedRange<UInt32> = 1...366
 
@@ -12,13 +12,22 @@ struct HistoryCommand: BlockerCommand {
         options: [
             .value("--days", "N", help: "how many days back, today included: 1 to 366 (default 7)"),
             .flag("--json", help: "print [{day, earned_ms, used_ms, groups: {NAME: used_ms}}] instead"),
-        ])
+            .flag("--csv", help: "print CSV instead: day,group,used_ms,earned_ms (group empty: the day's totals)"),
+        ],
+        discussion: """
+            --csv prints the header day,group,used_ms,earned_ms, then for each day, oldest first, its totals row
+            (group empty: metered time used, time earned) and a row per group used that day, by name (earned_ms 0).
+            Fields with a comma, a double quote or a line break are quoted as RFC 4180 says; lines end in LF.
+            """)
 
     let days: UInt32
     let json: Bool
+    let csv: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         json = arguments.flag("--json")
+        csv = arguments.flag("--csv")
+        if json && csv { throw UsageError("--json and --csv cannot go together; choose one") }
         guard let text = arguments.value("--days") else {
             days = 7
             return
@@ -36,6 +45,10 @@ struct HistoryCommand: BlockerCommand {
         let history = HistoryDay.days(from: rows)
         if json {
             context.out.line(HistoryDay.json(history).rendered)
+            return
+        }
+        if csv {
+            context.out.output.write(HistoryCSV.render(history))
             return
         }
         // The gaps are an addition of this version: an older blockerd lacks Gaps.
@@ -110,6 +123,33 @@ struct HistoryDay: Equatable {
                 ("groups", .object(day.groups.sorted { $0.name < $1.name }.map { ($0.name, .integer($0.usedMs)) })),
             ])
         })
+    }
+}
+
+/// `history --csv`: one row per day's totals and per group used that day.
+enum HistoryCSV {
+    static let header = ["day", "group", "used_ms", "earned_ms"]
+
+    static func render(_ days: [HistoryDay]) -> String {
+        var lines = [header.joined(separator: ",")]
+        for day in days {
+            lines.append(row([day.day, "", String(day.usedMs), String(day.earnedMs)]))
+            for group in day.groups.sorted(by: { $0.name < $1.name }) {
+                lines.append(row([day.day, group.name, String(group.usedMs), "0"]))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func row(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") }
+
+    /// RFC 4180: a field with a comma, a double quote or a line break goes in
+    /// double quotes, its double quotes doubled.
+    static func field(_ text: String) -> String {
+        // Scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        let special: Set<Unicode.Scalar> = [",", "\"", "\n", "\r"]
+        guard text.unicodeScalars.contains(where: special.contains) else { return text }
+        return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 }
 

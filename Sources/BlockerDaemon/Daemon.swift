@@ -86,8 +86,8 @@ public final class Daemon {
     /// Since when spending has gone uncommitted (CLOCK_MONOTONIC ms); the
     /// interval open while something is charged counts from its start.
     private var uncommittedSinceMs: Int64?
-    /// `isSpending` as of the last BalanceChanged.
-    private var announcedSpending = false
+    /// What the last BalanceChanged said (and whether spending went on then).
+    private var announced = (balance: Milliseconds(0), spending: false)
     /// When what is being spent must be committed, so a kill -9 loses at most
     /// `commitEveryMs` of it: a daemon that samples only on events ticks then.
     public var nextCommitMs: Int64? { uncommittedSinceMs.map { $0 + Self.commitEveryMs } }
@@ -238,6 +238,7 @@ public final class Daemon {
         let outcome = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading, heartbeat: heartbeat),
                                  ledger: before)
         lastTick = outcome
+        var committing = false
         let record = TickRecord(debit: outcome.debit, spentDay: meter.zone.localDate(atMs: wall).description,
                                 usage: outcome.usage)
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
@@ -247,6 +248,7 @@ public final class Daemon {
             let boundary = outcome.decision.shield != shield || !outcome.warnings.isEmpty || storageError != nil
             let since = uncommittedSinceMs ?? monotonic
             let due = boundary || monotonic - since >= Self.commitEveryMs || monotonic < since
+            committing = due
             do {
                 try ledger.record(record, commit: due)
                 if due {
@@ -258,10 +260,12 @@ public final class Daemon {
             }
         }
         if uncommittedSinceMs == nil, meter.isCharging || ledger.hasPending { uncommittedSinceMs = monotonic }
-        // Also when spending starts or stops, though nothing was debited yet:
-        // a status bar counts down between signals only while it is told so.
-        if outcome.debit > 0 || isSpending != announcedSpending { observer?.balanceChanged(outcome.ledger.balance) }
-        announcedSpending = isSpending
+        // When spending starts or stops, and with each commit of what it
+        // spent: listeners count down between (Status's `spending`), so a
+        // focus change costs no signal, and no throttle timer after it.
+        if isSpending != announced.spending || (committing && ledger.balance != announced.balance) {
+            announceBalance()
+        }
         for threshold in outcome.warnings {
             log.write(LogEvent(.warning, "\(DurationText.format(threshold)) of earned time left",
                                fields: [("BALANCE_MS", "\(outcome.ledger.balance)"),
@@ -288,6 +292,11 @@ public final class Daemon {
     /// open since the last sample has spent (a status between samples).
     public func balance(at monotonic: Int64 = MonotonicClock.nowMs) -> Milliseconds {
         ledger.balance - meter.pendingDebit(at: monotonic, balance: ledger.balance)
+    }
+
+    private func announceBalance() {
+        announced = (ledger.balance, isSpending)
+        observer?.balanceChanged(ledger.balance)
     }
 
     /// Whether the balance is being spent now (Status's `spending`).
@@ -461,7 +470,7 @@ public final class Daemon {
         log.write(LogEvent(.earn, "Earned \(DurationText.format(result.earned)) for \(reps) \(exercise.name)",
                            fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)"),
                                     ("EARNED_MS", "\(result.earned)"), ("BALANCE_MS", "\(result.balance)")]))
-        observer?.balanceChanged(result.balance)
+        announceBalance()
         earning = true
         defer { earning = false }
         redecide(wall: wall)

@@ -40,6 +40,9 @@ public final class X11Probe: ForegroundProbe {
     public let followsIdle: Bool
     /// The last look, while no event says it is out of date.
     private var cached: Observation?
+    /// The request whose reply `cached`'s `_NET_ACTIVE_WINDOW` is; nil when
+    /// nothing cached (then every change of it counts).
+    private var lastActiveRead: XCookie<XProperty?>?
     /// Requests with replies sent so far, over every connection (tests).
     var requestsSent: Int { previousConnectionsRequests + (connection?.requestsSent ?? 0) }
     private var previousConnectionsRequests = 0
@@ -161,6 +164,7 @@ public final class X11Probe: ForegroundProbe {
         watched = .none
         recent = RecentWindows(capacity: recent.capacity)
         cached = nil
+        lastActiveRead = nil                   // sequence numbers are per connection
         eventGeneration += 1
         reconnect.succeeded()
         return nil
@@ -191,6 +195,7 @@ public final class X11Probe: ForegroundProbe {
         watched = .none
         recent = RecentWindows(capacity: recent.capacity)
         cached = nil
+        lastActiveRead = nil                   // sequence numbers are per connection
         disconnectedBecause = "lost the connection to the X server at \(display): \(error)"
         reconnect.failed(now: MonotonicClock.nowMs)
         return ProbeFailure(disconnectedBecause)
@@ -222,9 +227,14 @@ public final class X11Probe: ForegroundProbe {
         var relevant = false
         while let event = c.nextEvent() {
             switch event {
-            case let .propertyNotify(window, atom) where window == c.root:
-                if atom == atoms.netActiveWindow { relevant = true }
-            case let .propertyNotify(window, atom) where recent.contains(window):
+            case let .propertyNotify(window, atom, sequence) where window == c.root:
+                // One that came before our last read of it (queued with the
+                // reply, or read just after) is in that read already: openbox
+                // sets it twice per focus change, and a second look was a round trip.
+                if atom == atoms.netActiveWindow, lastActiveRead?.wasHandledAfter(eventSequence: sequence) != true {
+                    relevant = true
+                }
+            case let .propertyNotify(window, atom, _) where recent.contains(window):
                 guard [XAtom.wmClass, .wmName, atoms.netWMName, atoms.netWMPID].contains(atom) else { break }
                 recent.forget(window)
                 if window == watched { relevant = true }
@@ -257,6 +267,7 @@ public final class X11Probe: ForegroundProbe {
         let activeCookie = c.requestProperty(c.root, atoms.netActiveWindow, maxBytes: 4)
         let saverCookie = c.requestScreenSaverInfo()
         let active = c.reply(activeCookie, deadline: deadline)
+        lastActiveRead = active.failure == nil ? activeCookie : nil
         let saver = saverCookie.map { c.reply($0, deadline: deadline) }
         guard case let .success(activeProperty) = active else { return .failure(active.failure!) }
         if let saver, case let .failure(failure) = saver { return .failure(failure) }

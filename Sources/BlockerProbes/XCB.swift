@@ -63,8 +63,9 @@ struct XScreenSaverInfo: Equatable, Sendable {
 
 /// What arrived on the connection without being asked for.
 enum XEvent: Equatable, Sendable {
-    /// `XCB_PROPERTY_NOTIFY`: `atom` of `window` changed or was deleted.
-    case propertyNotify(window: XWindow, atom: XAtom)
+    /// `XCB_PROPERTY_NOTIFY`: `atom` of `window` changed or was deleted, after
+    /// the server had handled our requests up to `sequence` (its low 16 bits).
+    case propertyNotify(window: XWindow, atom: XAtom, sequence: UInt16)
     /// `XCB_DESTROY_NOTIFY`: `window` is gone.
     case destroyNotify(window: XWindow)
     /// MIT-SCREEN-SAVER's notify event: the saver turned on or off.
@@ -110,6 +111,18 @@ enum XRequestFailure: Error, Equatable, Sendable {
 struct XCookie<Value> {
     fileprivate let sequence: UInt32
     fileprivate let decode: (UnsafeMutableRawPointer) -> Value
+
+    /// Whether an event stamped `eventSequence` was generated before the
+    /// server handled this request: what this request reads already shows it.
+    /// (Events carry the low 16 bits of the last request handled; a window of
+    /// 32,767 requests either way is far more than one look sends.)
+    func wasHandledAfter(eventSequence: UInt16) -> Bool {
+        Self.request(sequence, wasHandledAfter: eventSequence)
+    }
+
+    static func request(_ request: UInt32, wasHandledAfter eventSequence: UInt16) -> Bool {
+        Int16(bitPattern: UInt16(truncatingIfNeeded: request) &- eventSequence) > 0
+    }
 }
 
 /// One connection to an X server (`xcb_connection_t`), closed on deinit.
@@ -310,7 +323,8 @@ final class XConnection {
         }
         if Int32(type) == XCB_PROPERTY_NOTIFY {
             let notify = raw.assumingMemoryBound(to: xcb_property_notify_event_t.self).pointee
-            return .propertyNotify(window: XWindow(rawValue: notify.window), atom: XAtom(rawValue: notify.atom))
+            return .propertyNotify(window: XWindow(rawValue: notify.window), atom: XAtom(rawValue: notify.atom),
+                                   sequence: notify.sequence)
         }
         if Int32(type) == XCB_DESTROY_NOTIFY {
             return .destroyNotify(window: XWindow(rawValue: raw.assumingMemoryBound(to: xcb_destroy_notify_event_t.self).pointee.window))

@@ -10,20 +10,20 @@ final class CoverCard {
     private let reason = Label(style: "reason")
     private let balance = Label(style: "balance")
     private let footnote = Label(style: "footnote")
+    let form = EarnFormView(heading: "Earn more time", action: "Log")
 
-    private let form = Stack(.column, spacing: 12, style: "form")
-    let exercises = Choice()
-    let reps = Entry(placeholder: "reps", widthInCharacters: 6)
-    private let logButton = Button(label: "Log")
-    /// Under the form: an error, a success, else what the reps earn, else how to log.
-    private let statusLine = Label(style: "message")
-    private var message: (text: String, tone: Tone)?
-    private var preview: String?
-
+    var exercises: Choice { form.exercises }
+    var reps: Entry { form.reps }
     /// Enter in the reps field, or the Log button.
-    var onLog: (() -> Void)?
+    var onLog: (() -> Void)? {
+        get { form.onSubmit }
+        set { form.onSubmit = newValue }
+    }
     /// The reps text or the exercise changed.
-    var onEdit: (() -> Void)?
+    var onEdit: (() -> Void)? {
+        get { form.onEdit }
+        set { form.onEdit = newValue }
+    }
 
     init() {
         root.center()
@@ -33,26 +33,7 @@ final class CoverCard {
         root.add(reason)
         root.add(balance)
         root.add(footnote)
-
-        let heading = Label("Earn more time", style: "form-heading")
-        let row = Stack(.row, spacing: 12, style: "form-row")
-        row.add(exercises)
-        row.add(reps, expand: true)
-        row.add(logButton)
-        logButton.addStyleClass("log")
-        reps.addStyleClass("reps")
-        exercises.addStyleClass("exercise")
-        form.add(heading)
-        form.add(row)
-        form.add(statusLine)
-        // Room for two lines from the start, so a message does not move the card.
-        statusLine.setMinimumSize(width: -1, height: 44)
-        root.add(form)
-
-        reps.onEnter { [unowned self] in self.onLog?() }
-        logButton.onClicked { [unowned self] in self.onLog?() }
-        reps.onChanged { [unowned self] in self.onEdit?() }
-        exercises.onChanged { [unowned self] in self.onEdit?() }
+        root.add(form.root)
     }
 
     /// Fills in the words; `withForm` shows the form (the card taking the keyboard, for an empty balance).
@@ -64,7 +45,60 @@ final class CoverCard {
         let note = card.footnote ?? (card.offersEarning && !withForm ? "Log your reps on the other screen." : nil)
         footnote.text = note ?? ""
         footnote.isVisible = note != nil
-        form.isVisible = withForm && card.offersEarning
+        form.root.isVisible = withForm && card.offersEarning
+    }
+
+    func setExercises(_ items: [(id: String, label: String)], keeping selected: String?) {
+        form.setExercises(items, keeping: selected)
+    }
+
+    func resetForm() { form.reset() }
+    func setPreview(_ text: String?) { form.setPreview(text) }
+    func setMessage(_ text: String, tone: EarnFormView.Tone = .error) { form.setMessage(text, tone: tone) }
+    func setBusy(_ busy: Bool) { form.setBusy(busy) }
+    func selectReps() { form.selectReps() }
+}
+
+/// The honor-system form: the exercise, the reps, a button, and a line under
+/// them. The cover's card holds one; so does the "Log exercise" window.
+final class EarnFormView {
+    let root = Stack(.column, spacing: 12, style: "form")
+    let exercises = Choice()
+    let reps = Entry(placeholder: "reps", widthInCharacters: 6)
+    private let button: Button
+    /// Under the form: an error, a success, else what the reps earn, else the hint.
+    private let statusLine = Label(style: "message")
+    private var message: (text: String, tone: Tone)?
+    private var preview: String?
+    /// What the line says with nothing else to say.
+    private var hint: (text: String, tone: Tone) = ("Type your reps, then press Enter", .note)
+
+    /// Enter in the reps field, or the button.
+    var onSubmit: (() -> Void)?
+    /// The reps text or the exercise changed.
+    var onEdit: (() -> Void)?
+
+    init(heading: String, action: String) {
+        button = Button(label: action)
+        let heading = Label(heading, style: "form-heading")
+        let row = Stack(.row, spacing: 12, style: "form-row")
+        row.add(exercises)
+        row.add(reps, expand: true)
+        row.add(button)
+        button.addStyleClass("log")
+        reps.addStyleClass("reps")
+        exercises.addStyleClass("exercise")
+        root.add(heading)
+        root.add(row)
+        root.add(statusLine)
+        // Room for two lines from the start, so a message does not move the card.
+        statusLine.setMinimumSize(width: -1, height: 44)
+
+        reps.onEnter { [unowned self] in self.onSubmit?() }
+        button.onClicked { [unowned self] in self.onSubmit?() }
+        reps.onChanged { [unowned self] in self.onEdit?() }
+        exercises.onChanged { [unowned self] in self.onEdit?() }
+        refreshStatusLine()
     }
 
     func setExercises(_ items: [(id: String, label: String)], keeping selected: String?) {
@@ -75,7 +109,7 @@ final class CoverCard {
     }
 
     /// Empties the form for a new showing and puts the keyboard focus in the reps field.
-    func resetForm() {
+    func reset() {
         reps.text = ""
         message = nil
         preview = nil
@@ -99,8 +133,14 @@ final class CoverCard {
         refreshStatusLine()
     }
 
+    /// What the line says when there is no message and no preview.
+    func setHint(_ text: String, tone: Tone = .note) {
+        hint = (text, tone)
+        refreshStatusLine()
+    }
+
     private func refreshStatusLine() {
-        let (text, tone) = message ?? (preview.map { ($0, Tone.note) } ?? ("Type your reps, then press Enter", .note))
+        let (text, tone) = message ?? (preview.map { ($0, Tone.note) } ?? hint)
         statusLine.text = text
         for style in [Tone.error, .success, .note] { statusLine.removeStyleClass(style.rawValue) }
         statusLine.addStyleClass(tone.rawValue)
@@ -109,7 +149,7 @@ final class CoverCard {
     /// While an Earn call is out: no second one.
     func setBusy(_ busy: Bool) {
         reps.isSensitive = !busy
-        logButton.isSensitive = !busy
+        button.isSensitive = !busy
         exercises.isSensitive = !busy
     }
 
@@ -164,5 +204,8 @@ enum CoverStyle {
     .message.error { color: #ff8a95; }
     .message.success { color: #9ee6a4; }
     .message.note { color: #8b93c9; }
+    window.blocker-log { background-color: rgb(27, 31, 52); }
+    .log-card { padding: 26px 36px 18px 36px; font-family: "DejaVu Sans", "Cantarell", sans-serif; }
+    .log-card .form { margin-top: 0; padding-top: 0; border-top: none; }
     """
 }

@@ -221,8 +221,7 @@ final class OverlayController {
             let result = try client.earn(exercise: exercise, reps: reps)
             log.info("logged \(reps) \(exercise.isEmpty ? "reps" : exercise): earned \(result.earnedMs) ms")
             card.setBusy(false)
-            card.setMessage("Earned \(DurationText.format(result.earnedMs)) — balance \(DurationText.format(result.balanceMs))",
-                            tone: .success)
+            card.setMessage(LogExercise.earned(earnedMs: result.earnedMs, balanceMs: result.balanceMs), tone: .success)
         } catch {
             card.setBusy(false)
             card.setMessage(error.description)

@@ -5,15 +5,19 @@ import Glibc
 
 // blocker-overlay: the full-screen cover over a shielded app. It follows
 // blockerd's signals on the session bus; started by blocker-overlay.service.
+// With --earn: the "Log exercise" window instead (the desktop entry's command).
 
 let usage = """
-    usage: \(OverlayIdentity.name)
+    usage: \(OverlayIdentity.name) [--earn]
 
     Covers the app in front while blockerd's shield is up, on every monitor,
     with a form to log reps when the balance is spent. Everything it shows
     (the shield, the exercises) comes from blockerd on the session bus. Runs
     in the graphical session (systemctl --user start \(OverlayIdentity.name)).
 
+      --earn          open the "\(LogExercise.title)" window instead: the same form to
+                      log reps, in an ordinary window, whether or not anything is
+                      covered; it runs beside the cover (Escape closes it)
       -h, --help      this text
       --version       print the version
     """
@@ -25,9 +29,12 @@ func fail(_ message: String, status: Int32) -> Never {
 }
 
 let environment = Environment.current()
+var logExercise = false
 
 for argument in CommandLine.arguments.dropFirst() {
     switch argument {
+    case "--earn":
+        logExercise = true
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -37,6 +44,22 @@ for argument in CommandLine.arguments.dropFirst() {
     default:
         fail("unknown argument \"\(argument)\"\n\n\(usage)", status: 2)
     }
+}
+
+if logExercise {
+    // Its own name (WM_CLASS, app id): the probes must not take it for the cover.
+    guard Gtk.start(programName: LogExercise.appID) else {
+        fail("cannot open a display (DISPLAY / WAYLAND_DISPLAY); run it inside the graphical session", status: 1)
+    }
+    do {
+        try Gtk.applyStyleSheet(CoverStyle.css)
+    } catch {
+        fail("the window's style sheet: \(error)", status: 1)
+    }
+    let window = LogExerciseController(environment: environment, log: OverlayLog())
+    window.start()
+    Gtk.run()
+    exit(0)
 }
 
 // The program's name is its WM_CLASS (instance and class) and app id: the

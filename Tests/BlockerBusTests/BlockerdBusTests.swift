@@ -382,7 +382,9 @@ import TestSupport
 
     // MARK: signals
 
-    @Test func theShieldSignalsWhenTheBalanceRunsOutAndBalanceChangesAreThrottled() throws {
+    /// BalanceChanged: at the earning, when spending starts, at the warning's
+    /// commit and at zero (not at each of the 200 ms samples), ≥ 1 s apart.
+    @Test func theShieldSignalsWhenTheBalanceRunsOutAndBalanceChangesAreFewAndThrottled() throws {
         let session = try startBlockerd(front: "notes") { daemon in
             try daemon.writeConfig(testConfig(directory: daemon.scratch.path, earn: "pushups = 0.1", warn: "[\"4s\"]"))
         }
@@ -403,7 +405,7 @@ import TestSupport
         try pump(client, seconds: 1.5)                                               // the held last value
         #expect(shields.first == ShieldState(active: true, reason: .balance, app: "discord", balanceMs: 0))
         #expect(balances.last?.value == 0)
-        #expect(balances.count >= 4)
+        #expect(balances.count >= 2 && balances.count <= 6, "\(balances.map(\.value))")
         for (earlier, later) in zip(balances, balances.dropFirst()) {
             // Sent ≥ 1 s apart by the daemon's clock; allow delivery jitter.
             #expect(later.at.timeIntervalSince(earlier.at) > 0.8, "\(balances.map(\.value))")

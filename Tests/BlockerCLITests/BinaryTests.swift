@@ -35,7 +35,7 @@ import TestSupport
     @Test func helpListsEveryCommand() throws {
         let result = try run(["--help"])
         #expect(result.status == 0 && result.stderr.isEmpty)
-        for name in ["status", "earn", "block", "unblock", "history", "probe", "config check", "reload", "logs", "doctor"] {
+        for name in ["status", "earn", "block", "unblock", "history", "report", "probe", "config check", "reload", "logs", "doctor"] {
             #expect(result.stdout.contains("\n  \(name) "), "\(name) listed")
         }
         let earn = try run(["earn", "--help"])

@@ -18,7 +18,8 @@ import Testing
 
     @Test func theContractsCommandsAreAllThere() {
         let names = BlockerCtl.visibleCommands.map { $0.spec.name }
-        #expect(names == ["status", "earn", "block", "unblock", "history", "probe", "config check", "config names", "config pending", "config cancel",
+        #expect(names == ["status", "earn", "block", "unblock", "history", "report", "probe", "config check", "config names",
+                          "config pending", "config cancel",
                           "reload", "logs", "doctor"])
         #expect(BlockerCtl.commands.filter { $0.spec.isHidden }.map { $0.spec.name } == ["completions", "man"])
     }
@@ -56,7 +57,8 @@ import Testing
     @Test func usageLinesShowRequiredAndOptionalParts() {
         #expect(EarnCommand.spec.usage == "blockerctl earn REPS [EXERCISE]")
         #expect(BlockCommand.spec.usage == "blockerctl block TARGET --for DURATION")
-        #expect(HistoryCommand.spec.usage == "blockerctl history [--days N] [--json]")
+        #expect(HistoryCommand.spec.usage == "blockerctl history [--days N] [--json] [--csv]")
+        #expect(ReportCommand.spec.usage == "blockerctl report --output FILE [--weeks N]")
         #expect(LogsCommand.spec.usage == "blockerctl logs [-f]")
         #expect(ConfigCheckCommand.spec.usage == "blockerctl config check [FILE]")
         #expect(ProbeCommand.spec.usage == "blockerctl probe [--json] [--watch] [--config FILE]")

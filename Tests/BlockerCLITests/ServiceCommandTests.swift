@@ -14,7 +14,8 @@ import Testing
         #expect(run.stdout.hasSuffix("}\n") && run.stdout.filter { $0 == "\n" }.count == 1)
 
         let json = try object(parseJSON(run.stdout))
-        #expect(Set(json.keys) == ["balance_ms", "metered", "spending", "locked", "foreground", "shield", "today", "exercises", "probe"])
+        #expect(Set(json.keys) == ["balance_ms", "metered", "spending", "locked", "foreground", "shield", "today",
+                                   "exercises", "probe"])
         #expect(json["balance_ms"] as? Int == 3_900_000)
         #expect(json["metered"] as? Bool == true)
         #expect(json["locked"] as? Bool == false)

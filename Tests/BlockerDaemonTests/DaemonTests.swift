@@ -167,8 +167,9 @@ import BlockerStore
     }
 
     /// A status bar counts the balance down between signals; it must hear when
-    /// spending starts (nothing is debited yet) and when it stops.
-    @Test func balanceChangedIsSignalledWhenSpendingStartsAndStops() throws {
+    /// spending starts (nothing is debited yet) and when it stops, and it is
+    /// set right at each commit; the samples in between signal nothing.
+    @Test func balanceChangedIsSignalledWhenSpendingStartsStopsAndIsCommitted() throws {
         final class Heard: DaemonObserver {
             var balances: [Milliseconds] = []
             func shieldChanged(_ shield: Shield?, balance: Milliseconds) {}
@@ -190,10 +191,14 @@ import BlockerStore
         clock.advance(1000); daemon.tick(clock)
         #expect(daemon.isSpending)
         #expect(heard.balances == [60_000, 60_000], "spending started: \(heard.balances)")
+        for _ in 0..<9 { clock.advance(1000); daemon.tick(clock) }
+        #expect(heard.balances == [60_000, 60_000], "samples between commits: \(heard.balances)")
+        clock.advance(1000); daemon.tick(clock)                              // 10 s: committed
+        #expect(heard.balances == [60_000, 60_000, 50_000], "at the commit: \(heard.balances)")
         box.front("firefox")
         clock.advance(2000); daemon.tick(clock)
         #expect(!daemon.isSpending)
-        #expect(heard.balances == [60_000, 60_000, 58_000], "spending stopped: \(heard.balances)")
+        #expect(heard.balances == [60_000, 60_000, 50_000, 48_000], "spending stopped: \(heard.balances)")
     }
 
     /// A shell's first report can come a moment after blockerd's first sample

@@ -306,6 +306,18 @@ import TestSupport
     let app = Window(wmInstance: "xterm", wmClass: "AlphaTerm", title: "a")
     let other = Window(wmInstance: "xterm", wmClass: "BetaTerm", title: "b")
 
+    /// An event stamped before our read of `_NET_ACTIVE_WINDOW` was handled
+    /// is in that read; one stamped with the read's own number came after it.
+    @Test func anEventStampedBeforeARequestIsInItsReply() {
+        typealias Cookie = XCookie<XProperty?>
+        #expect(Cookie.request(100, wasHandledAfter: 99))
+        #expect(!Cookie.request(100, wasHandledAfter: 100))          // generated after request 100 was handled
+        #expect(!Cookie.request(100, wasHandledAfter: 101))
+        #expect(Cookie.request(0x1_0002, wasHandledAfter: 0xFFFF))     // the 16-bit stamp wrapped
+        #expect(!Cookie.request(0x1_0002, wasHandledAfter: 0x0003))
+        #expect(Cookie.request(70_000, wasHandledAfter: UInt16(truncatingIfNeeded: 70_000 - 5)))
+    }
+
     @Test func emptyOnceIsAGapEmptyTwiceIsNothing() {
         var rules = ForegroundSmoother()
         #expect(rules.next(app) == app)

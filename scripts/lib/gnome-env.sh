@@ -48,9 +48,10 @@ ge_init() {
     mkdir -m 0700 "$ge_home" "$ge_runtime"
     mkdir -m 0777 "$fx_dir/shots"
     # What the user runs comes from copies it can read.
-    mkdir -p "$fx_dir/src/bin"
+    mkdir -p "$fx_dir/src/bin" "$fx_dir/src/docs"
     cp -r "$ge_repo/Makefile" "$ge_repo/README.md" "$ge_repo/scripts" "$ge_repo/extensions" "$ge_repo/config" \
-        "$ge_repo/systemd" "$fx_dir/src/"
+        "$ge_repo/systemd" "$ge_repo/data" "$fx_dir/src/"
+    cp -r "$ge_repo/docs/man" "$fx_dir/src/docs/"
     cp "$ge_bin/blockerd" "$ge_bin/blockerctl" "$ge_bin/blocker-overlay" "$fx_dir/src/bin/"
     chown -R "$ge_uid:$ge_gid" "$ge_home" "$ge_runtime" "$fx_dir/src" "$fx_dir/shots"
     ge_bin=$fx_dir/src/bin

@@ -1,0 +1,265 @@
+import BlockerCore
+
+/// An sRGB color, 8 bits a channel.
+struct ReportColor: Equatable, Hashable, Sendable, CustomStringConvertible {
+    var red: UInt8
+    var green: UInt8
+    var blue: UInt8
+
+    init(_ hex: UInt32) {
+        red = UInt8((hex >> 16) & 0xFF); green = UInt8((hex >> 8) & 0xFF); blue = UInt8(hex & 0xFF)
+    }
+
+    /// "#2e9e4f".
+    var description: String {
+        "#" + [red, green, blue].map { value in
+            let digits = String(value, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+}
+
+/// What `blockerctl report` draws, decided without cairo: every rectangle
+/// and every piece of text with its pixel position, so the layout is tested
+/// as plain values and the drawing layer only paints them.
+struct ReportLayout: Equatable {
+    enum Palette {
+        static let background = ReportColor(0xFFFFFF)
+        static let text = ReportColor(0x222222)
+        static let dimText = ReportColor(0x666666)
+        static let gridline = ReportColor(0xE4E4E4)
+        static let axis = ReportColor(0x999999)
+        static let earned = ReportColor(0x2E9E4F)
+        static let used = ReportColor(0xE8833A)
+        /// Groups, busiest first; none equals earned, used, grid or background,
+        /// so a bar's color says what it is.
+        static let groups: [ReportColor] = [
+            ReportColor(0x3B6FD6), ReportColor(0x8E44AD), ReportColor(0x16A085), ReportColor(0xC0392B),
+            ReportColor(0xB8860B), ReportColor(0x5D6D7E), ReportColor(0xD6336C), ReportColor(0x1F3A5F),
+        ]
+    }
+
+    /// What a rectangle stands for (tests and the summary find bars by it).
+    enum Role: Equatable, Hashable {
+        case background
+        case gridline
+        case axis
+        case legend
+        case earned(day: String)
+        case used(day: String)
+        case group(name: String)
+    }
+
+    struct Rect: Equatable {
+        var x: Int, y: Int, width: Int, height: Int
+        var color: ReportColor
+        var role: Role
+        var bottom: Int { y + height }
+    }
+
+    struct Text: Equatable {
+        enum Anchor: Equatable { case start, middle, end }
+        var text: String
+        /// The baseline's left end, middle or right end, by `anchor`.
+        var x: Int, y: Int
+        var size: Int
+        var bold: Bool = false
+        var color: ReportColor = Palette.text
+        var anchor: Anchor = .start
+    }
+
+    struct GroupTotal: Equatable {
+        var name: String
+        var usedMs: Milliseconds
+    }
+
+    var width: Int
+    var height: Int
+    /// Painted in order: background first, bars over the gridlines.
+    var rects: [Rect]
+    var texts: [Text]
+    /// The group used most over the days shown (ties: the first name); nil when none was used.
+    var busiestGroup: GroupTotal?
+    var groups: [GroupTotal]
+    var days: [HistoryDay]
+    var balanceMs: Milliseconds
+    var earnedMs: Milliseconds
+    var usedMs: Milliseconds
+    /// Where the day bars stand, and how many pixels the top of the scale is.
+    var baseline: Int
+    var plotHeight: Int
+    var scaleMs: Milliseconds
+
+    func rects(_ matching: (Role) -> Bool) -> [Rect] { rects.filter { matching($0.role) } }
+
+    // MARK: geometry
+
+    enum Geometry {
+        static let margin = 24
+        static let axisWidth = 64
+        static let plotTop = 120
+        static let plotHeight = 300
+        static let plotWidthForAWeek = 630
+        static let maximumPitch = 90
+        static let minimumPitch = 12
+        static let groupPanelGap = 48
+        static let groupPanelWidth = 280
+        static let groupRowHeight = 34
+        static let groupBarHeight = 12
+        static let shownGroups = 8
+        /// Below the plot: day names, dates, and (when there is room) the day's numbers.
+        static let footer = 76
+        static var height: Int { plotTop + plotHeight + footer }
+    }
+
+    /// Gridline steps: the scale is a whole number of the first step that
+    /// needs no more than 5 lines.
+    static let steps: [Milliseconds] = [60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000,
+                                        3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000]
+
+    /// The scale's step and top for the largest value shown (at least a minute).
+    static func scale(for largest: Milliseconds) -> (step: Milliseconds, top: Milliseconds) {
+        let largest = max(largest, 60_000)
+        let step = steps.first { (largest + $0 - 1) / $0 <= 5 } ?? steps[steps.count - 1]
+        return (step, (largest + step - 1) / step * step)
+    }
+
+    /// Pixels for `ms` out of `scale` over `pixels`: rounded, and at least 1 for anything above zero.
+    static func barHeight(_ ms: Milliseconds, scale: Milliseconds, pixels: Int) -> Int {
+        guard ms > 0, scale > 0 else { return 0 }
+        let exact = Double(min(ms, scale)) / Double(scale) * Double(pixels)
+        return max(1, Int(exact.rounded()))
+    }
+
+    /// Pixels from one day to the next: a week fills 630 px; long ranges grow the image instead of thinning bars below 12 px.
+    static func pitch(days: Int) -> Int {
+        max(Geometry.minimumPitch, min(Geometry.maximumPitch, Geometry.plotWidthForAWeek / max(days, 1)))
+    }
+
+    /// Minutes are enough on a chart: "45m", "1h 05m"; under a minute as DurationText has it.
+    static func duration(_ ms: Milliseconds) -> String {
+        guard ms >= 60_000 else { return ms > 0 ? DurationText.format(ms) : "0m" }
+        let minutes = (ms + 30_000) / 60_000
+        guard minutes >= 60 else { return "\(minutes)m" }
+        let rest = minutes % 60
+        return "\(minutes / 60)h \(rest < 10 ? "0" : "")\(rest)m"
+    }
+
+    static func groupTotals(_ days: [HistoryDay]) -> [GroupTotal] {
+        var totals: [String: Milliseconds] = [:]
+        for day in days { for group in day.groups { totals[group.name, default: 0] += group.usedMs } }
+        return totals.filter { $0.value > 0 }.map { GroupTotal(name: $0.key, usedMs: $0.value) }
+            .sorted { ($0.usedMs, $1.name) > ($1.usedMs, $0.name) }
+    }
+
+    /// The report for `days` (oldest first, as `HistoryDay.days` gives them) and today's balance.
+    init(days: [HistoryDay], balanceMs: Milliseconds) {
+        typealias G = Geometry
+        let pitch = Self.pitch(days: days.count)
+        let plotLeft = G.margin + G.axisWidth
+        let plotWidth = pitch * max(days.count, 1)
+        let panelLeft = plotLeft + plotWidth + G.groupPanelGap
+        width = panelLeft + G.groupPanelWidth + G.margin
+        height = G.height
+        self.days = days
+        self.balanceMs = balanceMs
+        earnedMs = days.reduce(0) { $0 + $1.earnedMs }
+        usedMs = days.reduce(0) { $0 + $1.usedMs }
+        groups = Self.groupTotals(days)
+        busiestGroup = groups.first
+        baseline = G.plotTop + G.plotHeight
+        plotHeight = G.plotHeight
+        let (step, top) = Self.scale(for: days.map { max($0.earnedMs, $0.usedMs) }.max() ?? 0)
+        scaleMs = top
+
+        var rects = [Rect(x: 0, y: 0, width: width, height: height, color: Palette.background, role: .background)]
+        var texts: [Text] = []
+
+        // Heading: the range, then today's balance and the busiest group.
+        let range = days.first.map { first in
+            first.day == days[days.count - 1].day ? first.day : "\(first.day) to \(days[days.count - 1].day)"
+        } ?? "no days"
+        texts.append(Text(text: "blocker: earned and used, \(range)", x: G.margin, y: 38, size: 20, bold: true))
+        let busiest = busiestGroup.map { "busiest group \($0.name) (\(Self.duration($0.usedMs)) used)" }
+            ?? "no group used"
+        texts.append(Text(text: "balance today \(Self.duration(balanceMs))  ·  \(busiest)  ·  "
+                          + "earned \(Self.duration(earnedMs)), used \(Self.duration(usedMs)) in "
+                          + "\(days.count) \(days.count == 1 ? "day" : "days")",
+                          x: G.margin, y: 64, size: 14, color: Palette.dimText))
+        // Legend.
+        for (index, (label, color)) in [("earned", Palette.earned), ("used", Palette.used)].enumerated() {
+            let x = plotLeft + index * 96
+            rects.append(Rect(x: x, y: 84, width: 12, height: 12, color: color, role: .legend))
+            texts.append(Text(text: label, x: x + 18, y: 95, size: 13))
+        }
+
+        // The scale: a gridline and a label at every step, the baseline last.
+        var value = step
+        while value <= top {
+            let y = baseline - Self.barHeight(value, scale: top, pixels: G.plotHeight)
+            rects.append(Rect(x: plotLeft, y: y, width: plotWidth, height: 1, color: Palette.gridline, role: .gridline))
+            texts.append(Text(text: Self.duration(value), x: plotLeft - 8, y: y + 4, size: 11,
+                              color: Palette.dimText, anchor: .end))
+            value += step
+        }
+        rects.append(Rect(x: plotLeft, y: baseline, width: plotWidth, height: 1, color: Palette.axis, role: .axis))
+
+        // Per day: earned and used side by side, the day's name and date below.
+        let barWidth = max(3, pitch * 36 / 100)
+        let inset = max(1, (pitch - 2 * barWidth) / 2)
+        let labelEvery = pitch >= 40 ? 1 : 7
+        for (index, day) in days.enumerated() {
+            let left = plotLeft + index * pitch + inset
+            for (ms, color, role, offset) in [(day.earnedMs, Palette.earned, Role.earned(day: day.day), 0),
+                                              (day.usedMs, Palette.used, Role.used(day: day.day), barWidth)] {
+                let bar = Self.barHeight(ms, scale: top, pixels: G.plotHeight)
+                if bar > 0 {
+                    rects.append(Rect(x: left + offset, y: baseline - bar, width: barWidth, height: bar,
+                                      color: color, role: role))
+                }
+            }
+            let isToday = index == days.count - 1
+            let center = plotLeft + index * pitch + pitch / 2
+            if index % labelEvery == (days.count - 1) % labelEvery {
+                let date = CivilDate(iso: day.day)
+                let weekday = date.map { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][($0.isoWeekday - 1) % 7] }
+                texts.append(Text(text: isToday ? "today" : (weekday ?? ""), x: center, y: baseline + 18, size: 12,
+                                  bold: isToday, anchor: .middle))
+                texts.append(Text(text: String(day.day.suffix(5)), x: center, y: baseline + 33, size: 11,
+                                  color: Palette.dimText, anchor: .middle))
+            }
+            if pitch >= 80 {
+                texts.append(Text(text: Self.duration(day.earnedMs), x: center, y: baseline + 52, size: 11,
+                                  color: Palette.earned, anchor: .middle))
+                texts.append(Text(text: Self.duration(day.usedMs), x: center, y: baseline + 67, size: 11,
+                                  color: Palette.used, anchor: .middle))
+            }
+        }
+
+        // Per group: the days' use, busiest first, on a scale of the busiest.
+        texts.append(Text(text: "used per group", x: panelLeft, y: G.plotTop - 4, size: 14, bold: true))
+        let shown = groups.prefix(G.shownGroups)
+        if shown.isEmpty {
+            texts.append(Text(text: "no group used in these days", x: panelLeft, y: G.plotTop + 24, size: 12,
+                              color: Palette.dimText))
+        }
+        let panelBarWidth = G.groupPanelWidth
+        for (index, group) in shown.enumerated() {
+            let top = G.plotTop + 12 + index * G.groupRowHeight
+            let name = group.name.count > 32 ? String(group.name.prefix(31)) + "…" : group.name
+            texts.append(Text(text: name, x: panelLeft, y: top + 2, size: 12, bold: index == 0))
+            texts.append(Text(text: Self.duration(group.usedMs), x: panelLeft + panelBarWidth, y: top + 2,
+                              size: 12, color: Palette.dimText, anchor: .end))
+            let length = Self.barHeight(group.usedMs, scale: shown[shown.startIndex].usedMs, pixels: panelBarWidth)
+            rects.append(Rect(x: panelLeft, y: top + 8, width: length, height: G.groupBarHeight,
+                              color: Palette.groups[index % Palette.groups.count], role: .group(name: group.name)))
+        }
+        if groups.count > shown.count {
+            texts.append(Text(text: "and \(groups.count - shown.count) more (see blockerctl history --csv)",
+                              x: panelLeft, y: G.plotTop + 12 + shown.count * G.groupRowHeight + 2, size: 11,
+                              color: Palette.dimText))
+        }
+        self.rects = rects
+        self.texts = texts
+    }
+}
