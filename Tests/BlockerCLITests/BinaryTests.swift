@@ -25,8 +25,9 @@ import TestSupport
 
     @Test func aVariableSetTwiceTakesItsFirstValueLikeGetenv() throws {
         let result = try run(["config", "check"], environmentEntries: [
+            // XDG_CONFIG_DIRS too: an installed package's /etc/xdg/blocker must not answer.
             "XDG_CONFIG_HOME=/nonexistent-first", "HOME=/nonexistent-home", "TZ=UTC",
-            "XDG_CONFIG_HOME=/nonexistent-second",
+            "XDG_CONFIG_DIRS=/nonexistent-dirs", "XDG_CONFIG_HOME=/nonexistent-second",
         ])
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("blockerctl: error: /nonexistent-first/blocker/blocker.toml: cannot read the config"))

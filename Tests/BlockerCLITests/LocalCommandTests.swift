@@ -66,7 +66,8 @@ import TestSupport
         let path = try directory.write("blocker/blocker.toml", Self.good)
         let run = blockerctl(["config", "check"], environment: ["XDG_CONFIG_HOME": directory.path, "HOME": "/nonexistent"])
         #expect(run.stdout == "\(path): ok (2 groups, 1 exercise)\n")
-        let home = blockerctl(["config", "check"], environment: ["XDG_CONFIG_HOME": "relative/ignored", "HOME": directory.path + "/h"])
+        let home = blockerctl(["config", "check"], environment: ["XDG_CONFIG_HOME": "relative/ignored", "HOME": directory.path + "/h",
+                                                                 "XDG_CONFIG_DIRS": "/nonexistent-dirs"])
         #expect(home.stderr.hasPrefix("blockerctl: error: \(directory.path)/h/.config/blocker/blocker.toml: cannot read"))
     }
 }
