@@ -22,9 +22,12 @@ enum LedgerSeal {
         "SELECT count(*)||','||coalesce(sum(ms), 0) FROM usage",
         "SELECT quote(target)||','||quote(until_ms) FROM timed_blocks ORDER BY target",
         "SELECT quote(id)||','||quote(text)||','||quote(received_ms)||','||quote(apply_ms)||','||quote(changes)||','||quote(cancelled) FROM config_versions ORDER BY id",
-        "SELECT quote(id)||','||quote(pid)||','||quote(started_ms)||','||quote(last_tick_ms)||','||quote(ended_ms)||','||quote(end_reason) FROM runs ORDER BY id",
+        "SELECT quote(id)||','||quote(pid)||','||quote(started_ms)||','||quote(last_tick_ms)||','||quote(ended_ms)||','||quote(end_reason)||coalesce(','||unguarded_since_ms, '') FROM runs ORDER BY id",
         "SELECT quote(id)||','||quote(sealed_ms)||','||quote(detected_ms)||','||quote(hash) FROM ledger_edits ORDER BY id",
     ]
+
+    // unguarded_since_ms (schema 5) adds to a row only when set, so a seal
+    // written before the column existed still matches after the upgrade.
 
     /// The tables' digest: FNV-1a (64 bits) over every row, table by table.
     static func digest(_ db: SQLiteDatabase) throws(SQLiteError) -> String {
