@@ -55,6 +55,6 @@ public enum GraphicalSessions {
 
     public struct Unavailable: Error, CustomStringConvertible, Sendable {
         public let description: String
-        init(_ description: String) { self.description = description }
+        public init(_ description: String) { self.description = description }
     }
 }
