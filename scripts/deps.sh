@@ -5,7 +5,7 @@
 #   scripts/deps.sh bench   — to build and run `make bench` (the peers included: timekpr-nExT)
 set -euo pipefail
 build=(pkg-config libsqlite3-dev libtomlplusplus-dev libre2-dev libsystemd-dev tzdata libxcb1-dev libxcb-res0-dev libxcb-screensaver0-dev libgtk-3-dev libgtk-layer-shell-dev libwayland-dev libcairo2-dev)
-check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm picom mpv mpv-mpris sox pulseaudio pulseaudio-utils gtk-layer-shell-examples xvfb dunst python3 openbox xdotool x11-utils x11-xserver-utils imagemagick grim wtype python3-dbusmock fonts-dejavu-core phoc wayland-utils kwin-wayland kpackagetool5 libkf5config-bin)
+check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm picom mpv mpv-mpris sox pulseaudio pulseaudio-utils gtk-layer-shell-examples xvfb dunst python3 openbox xdotool x11-utils x11-xserver-utils imagemagick grim wtype python3-dbusmock libglib2.0-bin fonts-dejavu-core phoc wayland-utils kwin-wayland kpackagetool5 libkf5config-bin)
 # GNOME Shell 43 run for real (itest-gnome.sh) and its extension's ES-module stub test (itest-gnome-esm-stub.sh).
 # Man pages, completions in the real shells (itest-docs.sh), the status bar (itest-waybar.sh), the Debian package (itest-deb.sh).
 check+=(man-db groff-base zsh fish waybar debhelper lintian fakeroot dpkg-dev)

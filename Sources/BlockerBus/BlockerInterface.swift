@@ -171,6 +171,8 @@ public protocol BlockerCalls {
     func pendingChanges() throws(BusFailure) -> [PendingChange]
     func cancelPending() throws(BusFailure) -> UInt32
     func gaps(days: UInt32) throws(BusFailure) -> [GapRow]
+    /// `Gaps` with each gap's unguarded part (an older blockerd lacks GapsEx).
+    func gapsEx(days: UInt32) throws(BusFailure) -> [GapRow]
 }
 
 /// What blockerd does for each method. `BlockerExport` has already checked
@@ -192,6 +194,11 @@ public protocol BlockerMethods: AnyObject {
     func gaps(days: UInt32) throws(MethodError) -> [GapRow]
 }
 
+extension BlockerMethods {
+    /// `GapsEx`: the same rows as `Gaps`, which carries `unguardedSinceMs` too.
+    public func gapsEx(days: UInt32) throws(MethodError) -> [GapRow] { try gaps(days: days) }
+}
+
 extension BlockerClient: BlockerCalls {
     public func status() throws(BusFailure) -> StatusReport { try call(BlockerInterface.status, ()) }
     public func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
@@ -206,6 +213,7 @@ extension BlockerClient: BlockerCalls {
     public func pendingChanges() throws(BusFailure) -> [PendingChange] { try call(BlockerInterface.pendingChanges, ()) }
     public func cancelPending() throws(BusFailure) -> UInt32 { try call(BlockerInterface.cancelPending, ()) }
     public func gaps(days: UInt32) throws(BusFailure) -> [GapRow] { try call(BlockerInterface.gaps, days) }
+    public func gapsEx(days: UInt32) throws(BusFailure) -> [GapRow] { try call(BlockerInterface.gapsEx, days) }
 }
 
 /// A stretch with no blockerd running: from, to (Unix ms) and why it ended.
@@ -213,10 +221,14 @@ public struct GapRow: Equatable, Sendable {
     public var fromMs: Int64
     public var toMs: Int64
     public var reason: String
-    public init(fromMs: Int64, toMs: Int64, reason: String) {
+    /// Unguarded from here to `toMs` (in a graphical session logind had at
+    /// the next start); nil: unknown. On the wire (GapsEx) -1 is unknown.
+    public var unguardedSinceMs: Int64?
+    public init(fromMs: Int64, toMs: Int64, reason: String, unguardedSinceMs: Int64? = nil) {
         self.fromMs = fromMs
         self.toMs = toMs
         self.reason = reason
+        self.unguardedSinceMs = unguardedSinceMs
     }
 }
 
@@ -424,9 +436,42 @@ public enum BlockerInterface {
             } catch { throw WireMismatch(error) }
         })
 
+    /// `GapsEx(u days) → a(xxsx) gaps`: `Gaps` and where each gap's unguarded
+    /// part begins (unix ms, up to to_ms; -1: logind did not say).
+    public static let gapsEx = BlockerMethod<UInt32, [GapRow]>(
+        member: "GapsEx", inputs: [BusArgument("days", "u")], outputs: [BusArgument("gaps", "a(xxsx)")],
+        writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
+        readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
+        check: { (days: UInt32) -> MethodError? in
+            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("gaps cover 1 to 366 days (got \(days))")
+        },
+        perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.gapsEx(days: days) },
+        writeReply: { (rows: [GapRow], reply: BusMessage) throws(SystemdError) in
+            try reply.appendArray(rows, of: "(xxsx)") { (row: GapRow) throws(SystemdError) in
+                try reply.appendStruct("xxsx") { () throws(SystemdError) in
+                    try reply.append(row.fromMs)
+                    try reply.append(row.toMs)
+                    try reply.append(row.reason)
+                    try reply.append(row.unguardedSinceMs ?? -1)
+                }
+            }
+        },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> [GapRow] in
+            do throws(SystemdError) {
+                return try reply.readArray(of: "(xxsx)") { () throws(SystemdError) in
+                    try reply.readStruct("xxsx") { () throws(SystemdError) in
+                        let from = try reply.readInt64(), to = try reply.readInt64(), reason = try reply.readString()
+                        let since = try reply.readInt64()
+                        return GapRow(fromMs: from, toMs: to, reason: reason, unguardedSinceMs: since < 0 ? nil : since)
+                    }
+                }
+            } catch { throw WireMismatch(error) }
+        })
+
     /// Every method, in the order introspection lists them.
     static let routes: [MethodRoute] = [status.route, earn.route, blockFor.route, unblock.route, history.route,
-                                        reload.route, pendingChanges.route, cancelPending.route, gaps.route]
+                                        reload.route, pendingChanges.route, cancelPending.route, gaps.route,
+                                        gapsEx.route]
 
     /// `ShieldChanged(a{sv} shield)`, on every change, at once: see `ShieldState.busDictionary`.
     public static let shieldChanged = BlockerSignal<ShieldState>(

@@ -2,7 +2,7 @@ import BlockerBus
 import BlockerCore
 import BlockerJSON
 
-/// `blockerctl history [--days N] [--json] [--csv]`
+/// `blockerctl history [--days N] [--json] [--csv [--gaps]]`
 struct HistoryCommand: BlockerCommand {
     static let daysRange: ClosedRange<UInt32> = 1...366
 
@@ -11,23 +11,31 @@ struct HistoryCommand: BlockerCommand {
         abstract: "Show earned and used time per day and per group, as a bar chart",
         options: [
             .value("--days", "N", help: "how many days back, today included: 1 to 366 (default 7)"),
-            .flag("--json", help: "print [{day, earned_ms, used_ms, groups: {NAME: used_ms}}] instead"),
+            .flag("--json", help: "print [{day, earned_ms, used_ms, groups: {NAME: used_ms}, gaps: [...]}] instead"),
             .flag("--csv", help: "print CSV instead: day,group,used_ms,earned_ms (group empty: the day's totals)"),
+            .flag("--gaps", help: "with --csv: the gaps instead: day,start_ms,end_ms,reason,unguarded_ms"),
         ],
         discussion: """
             --csv prints the header day,group,used_ms,earned_ms, then for each day, oldest first, its totals row
             (group empty: metered time used, time earned) and a row per group used that day, by name (earned_ms 0).
             Fields with a comma, a double quote or a line break are quoted as RFC 4180 says; lines end in LF.
+            Each day's gaps (blockerd not running; a gap across midnight is split at it) are in --json as
+            gaps: [{start_ms, end_ms, reason, unguarded_ms}], and with --csv --gaps as one row each under the header
+            day,start_ms,end_ms,reason,unguarded_ms. unguarded_ms: the part in a graphical session logind still had
+            when blockerd started again (null in JSON, empty in CSV: logind did not say).
             """)
 
     let days: UInt32
     let json: Bool
     let csv: Bool
+    let gapsCSV: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         json = arguments.flag("--json")
         csv = arguments.flag("--csv")
+        gapsCSV = arguments.flag("--gaps")
         if json && csv { throw UsageError("--json and --csv cannot go together; choose one") }
+        if gapsCSV && !csv { throw UsageError("--gaps goes with --csv (the JSON has the gaps already): history --csv --gaps") }
         guard let text = arguments.value("--days") else {
             days = 7
             return
@@ -41,19 +49,28 @@ struct HistoryCommand: BlockerCommand {
 
     func run(_ context: CommandContext) throws(CommandFailure) {
         let days = self.days
+        let zone = context.localClock.zone
+        // The gaps are an addition of this version: an older blockerd lacks
+        // GapsEx (the unguarded time), an older still Gaps.
+        func gaps() -> [GapRow] {
+            (try? context.call { service throws(BusFailure) in try service.gapsEx(days: days) })
+                ?? (try? context.call { service throws(BusFailure) in try service.gaps(days: days) }) ?? []
+        }
+        if gapsCSV {
+            context.out.output.write(HistoryGaps.csv(HistoryGaps.byDay(gaps(), zone: zone)))
+            return
+        }
         let rows = try context.call { service throws(BusFailure) in try service.history(days: days) }
         let history = HistoryDay.days(from: rows)
         if json {
-            context.out.line(HistoryDay.json(history).rendered)
+            context.out.line(HistoryDay.json(history, gaps: HistoryGaps.byDay(gaps(), zone: zone)).rendered)
             return
         }
         if csv {
             context.out.output.write(HistoryCSV.render(history))
             return
         }
-        // The gaps are an addition of this version: an older blockerd lacks Gaps.
-        let gaps = (try? context.call { service throws(BusFailure) in try service.gaps(days: days) }) ?? []
-        let offByDay = HistoryChart.offByDay(gaps, zone: context.localClock.zone)
+        let offByDay = HistoryChart.offByDay(gaps(), zone: zone)
         for line in HistoryChart.render(history, columns: context.terminalColumns, printer: context.out, off: offByDay) {
             context.out.line(line)
         }
@@ -114,15 +131,65 @@ struct HistoryDay: Equatable {
         return result
     }
 
-    static func json(_ days: [HistoryDay]) -> JSONValue {
+    static func json(_ days: [HistoryDay], gaps: [String: [HistoryGaps.Part]] = [:]) -> JSONValue {
         .array(days.map { day in
             .object([
                 ("day", .string(day.day)),
                 ("earned_ms", .integer(day.earnedMs)),
                 ("used_ms", .integer(day.usedMs)),
                 ("groups", .object(day.groups.sorted { $0.name < $1.name }.map { ($0.name, .integer($0.usedMs)) })),
+                ("gaps", .array((gaps[day.day] ?? []).map { part in
+                    .object([
+                        ("start_ms", .integer(part.startMs)),
+                        ("end_ms", .integer(part.endMs)),
+                        ("reason", .string(part.reason)),
+                        ("unguarded_ms", part.unguardedMs.map(JSONValue.integer) ?? .null),
+                    ])
+                })),
             ])
         })
+    }
+}
+
+/// Each day's part of the gaps (a gap across midnight counts on both days).
+enum HistoryGaps {
+    struct Part: Equatable {
+        var startMs: Int64
+        var endMs: Int64
+        var reason: String
+        /// nil: logind did not say.
+        var unguardedMs: Int64?
+    }
+
+    /// Local day (YYYY-MM-DD) → its parts, in the order they happened.
+    static func byDay(_ gaps: [GapRow], zone: TimeZoneRules) -> [String: [Part]] {
+        var result: [String: [Part]] = [:]
+        for gap in gaps where gap.toMs > gap.fromMs {
+            var start = gap.fromMs
+            while start < gap.toMs {
+                let day = zone.localDate(atMs: start)
+                let end = max(start + 1, min(gap.toMs, zone.startOfDay(day.adding(days: 1))))
+                let unguarded = Unguarded.within(start..<end, gapToMs: gap.toMs, unguardedSinceMs: gap.unguardedSinceMs)
+                result[day.description, default: []].append(Part(startMs: start, endMs: end, reason: gap.reason,
+                                                                 unguardedMs: unguarded))
+                start = end
+            }
+        }
+        return result
+    }
+
+    static let csvHeader = ["day", "start_ms", "end_ms", "reason", "unguarded_ms"]
+
+    /// `history --csv --gaps`: one row per day's part of a gap, oldest first.
+    static func csv(_ byDay: [String: [Part]]) -> String {
+        var lines = [csvHeader.joined(separator: ",")]
+        for day in byDay.keys.sorted() {
+            for part in byDay[day] ?? [] {
+                lines.append(HistoryCSV.row([day, String(part.startMs), String(part.endMs), part.reason,
+                                             part.unguardedMs.map(String.init) ?? ""]))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 }
 
@@ -167,19 +234,14 @@ enum HistoryChart {
     }
 
     /// Each gap's time per local day (a gap across midnight counts on both
-    /// days), as "off 1h 10m (stopped)", in the order they happened.
+    /// days), as "off 1h 10m (stopped; 1h 09m unguarded)", in the order they happened.
     static func offByDay(_ gaps: [GapRow], zone: TimeZoneRules) -> [String: [String]] {
-        var result: [String: [String]] = [:]
-        for gap in gaps where gap.toMs > gap.fromMs {
-            var start = gap.fromMs
-            while start < gap.toMs {
-                let day = zone.localDate(atMs: start)
-                let end = min(gap.toMs, zone.startOfDay(day.adding(days: 1)))
-                result[day.description, default: []].append("off \(DurationText.format(end - start)) (\(gap.reason))")
-                start = end
+        HistoryGaps.byDay(gaps, zone: zone).mapValues { parts in
+            parts.map { part in
+                let unguarded = part.unguardedMs.map { "; \(DurationText.format($0)) unguarded" } ?? ""
+                return "off \(DurationText.format(part.endMs - part.startMs)) (\(part.reason)\(unguarded))"
             }
         }
-        return result
     }
 
     static func render(_ days: [HistoryDay], columns: Int, printer: Printer, off: [String: [String]] = [:]) -> [String] {

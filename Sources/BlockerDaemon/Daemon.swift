@@ -72,8 +72,8 @@ public final class Daemon {
     public let ledger: Ledger
     public weak var observer: DaemonObserver?
     private let lock: StateLock
-    private let log: LogSink
-    private let environment: [String: String]
+    let log: LogSink
+    let environment: [String: String]
     /// Runs the command probe's program, so a tick does not fork (see ProbeLauncher).
     private let launcher: ProbeLauncher?
 
@@ -108,8 +108,14 @@ public final class Daemon {
     /// A reload storm logs one line per 10 s, not one per reload.
     private var reloadLines = LogRateLimit(intervalMs: 10_000)
 
+    /// When each graphical session of a user began, from logind; a parameter
+    /// so in-process tests need no system bus.
+    public typealias SessionStarts = (_ uid: UInt32, _ environment: [String: String])
+        -> Result<[Int64], GraphicalSessions.Unavailable>
+
     public init(options: DaemonOptions, log: LogSink, environment: [String: String],
-                wall: Int64 = WallClock.nowMs) throws(StartFailure) {
+                wall: Int64 = WallClock.nowMs,
+                sessionStarts: SessionStarts = GraphicalSessions.startsMs) throws(StartFailure) {
         self.options = options
         self.log = log
         self.environment = environment
@@ -140,7 +146,10 @@ public final class Daemon {
         probe = Self.selectProbe(config: config, override: options.probe, environment: environment,
                                  launcher: launcher, log: log)
         logAdoption(adoption)
-        if let gap = Self.gapEvent(previous: previousRun, now: wall, zone: meter.zone) { log.write(gap) }
+        let unguardedSince = noteUnguarded(previous: previousRun, now: wall, sessionStarts: sessionStarts)
+        if let gap = Self.gapEvent(previous: previousRun, now: wall, zone: meter.zone, unguardedSinceMs: unguardedSince) {
+            log.write(gap)
+        }
         noteLedgerEdits()
     }
 

@@ -127,7 +127,9 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         let zone = daemon.meter.zone
         let first = zone.localDate(atMs: wall).adding(days: -(Int(days) - 1))
         do {
-            return try daemon.gaps(sinceMs: zone.startOfDay(first)).map { GapRow(fromMs: $0.fromMs, toMs: $0.toMs, reason: $0.reason) }
+            return try daemon.gaps(sinceMs: zone.startOfDay(first)).map {
+                GapRow(fromMs: $0.fromMs, toMs: $0.toMs, reason: $0.reason, unguardedSinceMs: $0.unguardedSinceMs)
+            }
         } catch {
             throw .storageError("\(error)")
         }

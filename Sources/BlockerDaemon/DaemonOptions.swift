@@ -32,6 +32,11 @@ public struct DaemonOptions: Equatable, Sendable {
           --state-dir DIR   default $XDG_STATE_HOME/blocker (the ledger is blocker.db inside)
           --version         print the version
           --probe NAME      overrides [daemon] probe (auto tries \(ProbeRegistry.automatic.map(\.name).joined(separator: ", ")))
+
+        Internal (run by systemd, not by hand):
+          --record-stop [--state-dir DIR]
+                            for ExecStopPost=: records what systemd says ended the last run
+                            ($SERVICE_RESULT: killed, crashed, watchdog), so the next start names the gap
         """
 
     /// Returns nil for `--help`.

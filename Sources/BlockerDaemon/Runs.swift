@@ -1,6 +1,8 @@
 import BlockerCore
+import BlockerProbes
 import BlockerStore
 import BlockerSystem
+import Glibc
 
 /// What ended a run, in words, from what systemd hands `ExecStopPost=`:
 /// `$SERVICE_RESULT`, `$EXIT_CODE` and `$EXIT_STATUS` (systemd.exec(5)).
@@ -44,13 +46,36 @@ extension Daemon {
     static let runTouchEveryMs: Int64 = 60_000
 
     /// The journal line for the gap before this start (nil: none worth a line).
-    static func gapEvent(previous: RunRecord?, now: Int64, zone: TimeZoneRules) -> LogEvent? {
+    /// `unguardedSinceMs`: see `Unguarded` (nil: logind did not say).
+    static func gapEvent(previous: RunRecord?, now: Int64, zone: TimeZoneRules, unguardedSinceMs: Int64? = nil) -> LogEvent? {
         guard let previous else { return nil }
         let from = previous.lastSignMs
         guard now > from else { return nil }
         let reason = previous.endReason ?? RunGap.unknown
-        return LogEvent(.gap, "blockerd was off \(DurationText.format(now - from)) (since \(ShieldText.clock(from, now: now, zone: zone))): \(reason)",
-                        fields: [("GAP_MS", "\(now - from)"), ("FROM_MS", "\(from)"), ("REASON", reason)])
+        var message = "blockerd was off \(DurationText.format(now - from)) (since \(ShieldText.clock(from, now: now, zone: zone))): \(reason)"
+        var fields = [("GAP_MS", "\(now - from)"), ("FROM_MS", "\(from)"), ("REASON", reason)]
+        if let unguarded = RunGap(fromMs: from, toMs: now, reason: reason, unguardedSinceMs: unguardedSinceMs).unguardedMs {
+            message += unguarded > 0 ? "; \(DurationText.format(unguarded)) of it in the graphical session"
+                                     : "; none of it in a graphical session logind still has"
+            fields.append(("UNGUARDED_MS", "\(unguarded)"))
+        }
+        return LogEvent(.gap, message, fields: fields)
+    }
+
+    /// Asks logind which graphical sessions were there during the gap before
+    /// this run and notes it with the run; nil (and one info line) when
+    /// logind cannot say. Never fails the start.
+    func noteUnguarded(previous: RunRecord?, now: Int64, sessionStarts: SessionStarts) -> Int64? {
+        guard let previous, let runID, now > previous.lastSignMs else { return nil }
+        switch sessionStarts(getuid(), environment) {
+        case let .failure(why):
+            log.write(LogEvent(priority: .info, "No unguarded time for the gap before this start: \(why)"))
+            return nil
+        case let .success(starts):
+            let since = Unguarded.since(gapFromMs: previous.lastSignMs, gapToMs: now, sessionStartsMs: starts)
+            do throws(StoreError) { try ledger.noteUnguarded(runID, sinceMs: since) } catch { noteStorage(error) }
+            return since
+        }
     }
 
     /// Notes the run alive, at most once a `runTouchEveryMs`.

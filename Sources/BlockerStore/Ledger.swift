@@ -364,12 +364,12 @@ public final class Ledger {
 
     // MARK: Runs (gaps)
 
-    private static let runColumns = "id, pid, started_ms, last_tick_ms, ended_ms, end_reason"
+    private static let runColumns = "id, pid, started_ms, last_tick_ms, ended_ms, end_reason, unguarded_since_ms"
 
     private static func run(_ row: SQLiteRow) -> RunRecord {
         RunRecord(id: row.int64(0), pid: Int32(truncatingIfNeeded: row.int64(1)), startedMs: row.int64(2),
                   lastTickMs: row.int64(3), endedMs: row.isNull(4) ? nil : row.int64(4),
-                  endReason: row.isNull(5) ? nil : row.text(5))
+                  endReason: row.isNull(5) ? nil : row.text(5), unguardedSinceMs: row.isNull(6) ? nil : row.int64(6))
     }
 
     /// Starts a run; the one before, if it never said how it ended, is closed
@@ -387,6 +387,13 @@ public final class Ledger {
             let id = try database.firstRow("INSERT INTO runs (pid, started_ms, last_tick_ms) VALUES (?, ?, ?) RETURNING id",
                                            [.integer(Int64(pid)), .integer(nowMs), .integer(nowMs)]) { $0.int64(0) } ?? 0
             return (id, previous)
+        }
+    }
+
+    /// Notes from when the gap before run `id` was unguarded (`Unguarded.since`).
+    public func noteUnguarded(_ id: Int64, sinceMs: Int64) throws(StoreError) {
+        try write("cannot record the unguarded time") { () throws(SQLiteError) in
+            try database.run("UPDATE runs SET unguarded_since_ms = ? WHERE id = ?", [.integer(sinceMs), .integer(id)])
         }
     }
 

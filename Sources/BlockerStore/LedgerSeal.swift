@@ -22,14 +22,26 @@ enum LedgerSeal {
         "SELECT count(*)||','||coalesce(sum(ms), 0) FROM usage",
         "SELECT quote(target)||','||quote(until_ms) FROM timed_blocks ORDER BY target",
         "SELECT quote(id)||','||quote(text)||','||quote(received_ms)||','||quote(apply_ms)||','||quote(changes)||','||quote(cancelled) FROM config_versions ORDER BY id",
-        "SELECT quote(id)||','||quote(pid)||','||quote(started_ms)||','||quote(last_tick_ms)||','||quote(ended_ms)||','||quote(end_reason) FROM runs ORDER BY id",
+        runsQuery(upgraded: true),
         "SELECT quote(id)||','||quote(sealed_ms)||','||quote(detected_ms)||','||quote(hash) FROM ledger_edits ORDER BY id",
     ]
+
+    // unguarded_since_ms (schema 5) adds to a row only when set, so a seal
+    // written before the column existed still matches after the upgrade; a
+    // file not upgraded yet (doctor reads it as it is) is read without it.
+    static func runsQuery(upgraded: Bool) -> String {
+        "SELECT quote(id)||','||quote(pid)||','||quote(started_ms)||','||quote(last_tick_ms)||','||quote(ended_ms)||','||quote(end_reason)"
+            + (upgraded ? "||coalesce(','||unguarded_since_ms, '')" : "") + " FROM runs ORDER BY id"
+    }
 
     /// The tables' digest: FNV-1a (64 bits) over every row, table by table.
     static func digest(_ db: SQLiteDatabase) throws(SQLiteError) -> String {
         var hash = FNV1a()
-        for (index, query) in rowQueries.enumerated() {
+        let upgraded = try db.firstRow("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'unguarded_since_ms'") {
+            $0.int64(0)
+        } == 1
+        let queries = upgraded ? rowQueries : rowQueries.map { $0 == runsQuery(upgraded: true) ? runsQuery(upgraded: false) : $0 }
+        for (index, query) in queries.enumerated() {
             hash.add("table \(index)\n")
             for row in try db.rows(query, [], { $0.text(0) }) {
                 hash.add(row)

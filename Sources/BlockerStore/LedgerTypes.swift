@@ -79,14 +79,19 @@ public struct RunRecord: Equatable, Sendable {
     public var endedMs: Int64?
     /// `stopped`, `watchdog`, `killed (SIGKILL)`, `crashed (SIGSEGV)`, `unknown`…
     public var endReason: String?
+    /// The gap before this run was unguarded from here to `startedMs`
+    /// (`Unguarded.since`); nil: logind was not asked or did not answer.
+    public var unguardedSinceMs: Int64?
 
-    public init(id: Int64, pid: Int32, startedMs: Int64, lastTickMs: Int64, endedMs: Int64?, endReason: String?) {
+    public init(id: Int64, pid: Int32, startedMs: Int64, lastTickMs: Int64, endedMs: Int64?, endReason: String?,
+                unguardedSinceMs: Int64? = nil) {
         self.id = id
         self.pid = pid
         self.startedMs = startedMs
         self.lastTickMs = lastTickMs
         self.endedMs = endedMs
         self.endReason = endReason
+        self.unguardedSinceMs = unguardedSinceMs
     }
 
     /// Where the run's record stops: its end, or the last tick it noted.
@@ -98,12 +103,18 @@ public struct RunGap: Equatable, Sendable {
     public var fromMs: Int64
     public var toMs: Int64
     public var reason: String
+    /// Unguarded from here to `toMs` (see `Unguarded`); nil: unknown.
+    public var unguardedSinceMs: Int64?
 
-    public init(fromMs: Int64, toMs: Int64, reason: String) {
+    public init(fromMs: Int64, toMs: Int64, reason: String, unguardedSinceMs: Int64? = nil) {
         self.fromMs = fromMs
         self.toMs = toMs
         self.reason = reason
+        self.unguardedSinceMs = unguardedSinceMs
     }
+
+    /// The unguarded milliseconds; nil: unknown.
+    public var unguardedMs: Int64? { unguardedSinceMs.map { max(0, toMs - max(fromMs, $0)) } }
 
     /// The gaps between consecutive runs (oldest first); even a restart's
     /// half second is unguarded time. A run with no end reason ended unknown
@@ -112,7 +123,8 @@ public struct RunGap: Equatable, Sendable {
         zip(runs, runs.dropFirst()).compactMap { previous, next in
             let from = previous.lastSignMs
             guard next.startedMs > from else { return nil }
-            return RunGap(fromMs: from, toMs: next.startedMs, reason: previous.endReason ?? RunGap.unknown)
+            return RunGap(fromMs: from, toMs: next.startedMs, reason: previous.endReason ?? RunGap.unknown,
+                          unguardedSinceMs: next.unguardedSinceMs)
         }
     }
 

@@ -110,6 +110,12 @@ enum Schema {
                 hash TEXT NOT NULL
             ) STRICT;
             """),
+        Migration(version: 5, sql: """
+            -- The gap before this run: from when (unix ms) a graphical session
+            -- logind still had at this start already existed (Unguarded.since;
+            -- started_ms: none did). NULL: logind was not asked or not there.
+            ALTER TABLE runs ADD COLUMN unguarded_since_ms INTEGER;
+            """),
     ]
 
     static var latestVersion: Int64 { migrations.last!.version }

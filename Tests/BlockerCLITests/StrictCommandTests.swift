@@ -59,4 +59,55 @@ import Testing
         #expect(first < second && lines[first + 1].hasPrefix("2025-06-02"), "\(run.stdout)")
         #expect(service.calls == [.history(days: 2), .gaps(days: 2)])
     }
+
+    /// 2025-06-01 23:00 to 2025-06-02 00:10 UTC, stopped; unguarded from 23:50 (a session logind had).
+    static let midnight: Int64 = 1_748_822_400_000
+    static let acrossMidnight = GapRow(fromMs: midnight - 3_600_000, toMs: midnight + 600_000, reason: "stopped",
+                                       unguardedSinceMs: midnight - 600_000)
+
+    static func service() -> RecordingCalls {
+        let service = RecordingCalls()
+        service.historyRows = [HistoryRow(day: "2025-06-01", group: "", usedMs: 0, earnedMs: 0),
+                               HistoryRow(day: "2025-06-02", group: "", usedMs: 0, earnedMs: 0)]
+        service.gapRows = [acrossMidnight, GapRow(fromMs: midnight + 7_200_000, toMs: midnight + 7_500_000, reason: "killed")]
+        return service
+    }
+
+    @Test func historyShowsTheUnguardedShareOfEachDaysPart() {
+        let run = blockerctl(["history", "--days", "2"], service: Self.service(), environment: ["COLUMNS": "80", "TZ": "UTC"])
+        let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("off 1h 00m (stopped; 10m 00s unguarded)"), "\(run.stdout)")
+        #expect(lines.contains("off 10m 00s (stopped; 10m 00s unguarded)"), "\(run.stdout)")
+        #expect(lines.contains("off 5m 00s (killed)"), "\(run.stdout)")
+    }
+
+    @Test func historyJSONCarriesEachDaysGaps() throws {
+        let run = blockerctl(["history", "--days", "2", "--json"], service: Self.service())
+        let days = try #require(try parseJSON(run.stdout) as? [[String: Any]])
+        let first = try #require(days.first?["gaps"] as? [[String: Any]])
+        #expect(first.count == 1)
+        #expect(first.first?["start_ms"] as? Int == Int(Self.midnight - 3_600_000))
+        #expect(first.first?["end_ms"] as? Int == Int(Self.midnight))
+        #expect(first.first?["reason"] as? String == "stopped")
+        #expect(first.first?["unguarded_ms"] as? Int == 600_000)
+        let second = try #require(days.last?["gaps"] as? [[String: Any]])
+        #expect(second.map { $0["unguarded_ms"] as? Int } == [600_000, nil])
+        #expect(second.last?["unguarded_ms"] is NSNull, "unknown is null, not 0")
+    }
+
+    @Test func historyCSVGapsIsItsOwnTableAndNeedsCSV() {
+        let service = Self.service()
+        let run = blockerctl(["history", "--days", "2", "--csv", "--gaps"], service: service)
+        let m = Self.midnight
+        #expect(run.stdout == """
+            day,start_ms,end_ms,reason,unguarded_ms
+            2025-06-01,\(m - 3_600_000),\(m),stopped,600000
+            2025-06-02,\(m),\(m + 600_000),stopped,600000
+            2025-06-02,\(m + 7_200_000),\(m + 7_500_000),killed,
+
+            """, "\(run.stdout)")
+        #expect(service.calls == [.gaps(days: 2)])
+        let bad = blockerctl(["history", "--gaps"], service: RecordingCalls())
+        #expect(bad.status == 2 && bad.stderr.contains("--gaps goes with --csv"), "\(bad.stderr)")
+    }
 }

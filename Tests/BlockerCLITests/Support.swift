@@ -72,6 +72,11 @@ final class RecordingCalls: BlockerCalls {
         return gapRows
     }
 
+    func gapsEx(days: UInt32) throws(BusFailure) -> [GapRow] {
+        try record(.gaps(days: days))
+        return gapRows
+    }
+
     func cancelPending() throws(BusFailure) -> UInt32 {
         try record(.cancelPending)
         defer { pending = [] }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import BlockerDaemon
 import BlockerCore
+import BlockerProbes
 import BlockerStore
 import TestSupport
 
@@ -35,6 +36,64 @@ import TestSupport
         #expect(killed.field("REASON") == RunGap.unknown)
         #expect(killed.field("FROM_MS") == "\(lastTick)")
         #expect(killed.message == "blockerd was off 10m 00s (since \(ShieldText.clock(lastTick, now: clock.wall, zone: try TimeZoneRules(posix: "UTC0")))): \(RunGap.unknown)")
+    }
+
+    @Test func theGapsUnguardedPartIsFromTheEarliestGraphicalSessionLogindStillHas() throws {
+        let box = try Sandbox()
+        let env = ["TZ": "UTC", "HOME": box.root]
+        var clock = Clock()
+        do {
+            let first = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            first.shutdown(wall: clock.wall)
+        }
+        let gapStart = clock.wall
+        clock.advance(70 * 60_000)
+        // Sessions began 1 min into the gap and 30 min into it; a tty session is not asked about here.
+        var askedUID: UInt32?
+        let log = MemoryLog()
+        do {
+            _ = try Daemon.reopened(options: box.options, log: log, environment: env, wall: clock.wall) { uid, _ in
+                askedUID = uid
+                return .success([gapStart + 30 * 60_000, gapStart + 60_000])
+            }
+        }
+        #expect(askedUID == getuid())
+        let gap = try #require(log.events(.gap).first)
+        #expect(gap.field("UNGUARDED_MS") == "\(69 * 60_000)")
+        #expect(gap.message.hasSuffix("stopped; 1h 09m of it in the graphical session"), "\(gap.message)")
+        let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
+        defer { ledger.close() }
+        let gaps = RunGap.between(try ledger.runs(sinceMs: 0))
+        #expect(gaps == [RunGap(fromMs: gapStart, toMs: clock.wall, reason: "stopped", unguardedSinceMs: gapStart + 60_000)])
+        let unguarded: Int64? = 69 * 60_000
+        #expect(gaps.first?.unguardedMs == unguarded)
+    }
+
+    @Test func withoutLogindAGapHasNoUnguardedFigureAndOneInfoLine() throws {
+        let box = try Sandbox()
+        let env = ["TZ": "UTC", "HOME": box.root]
+        var clock = Clock()
+        do {
+            let first = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            first.shutdown(wall: clock.wall)
+        }
+        clock.advance(60_000)
+        let log = MemoryLog()
+        _ = try Daemon.reopened(options: box.options, log: log, environment: env, wall: clock.wall) { _, _ in
+            .failure(.init("cannot connect to the system bus at unix:path=/nowhere"))
+        }
+        let gap = try #require(log.events(.gap).first)
+        #expect(gap.field("UNGUARDED_MS") == nil)
+        #expect(gap.message.hasSuffix("): stopped"), "\(gap.message)")
+        let lines = log.events.filter { $0.message.contains("No unguarded time") }
+        #expect(lines.count == 1 && lines.first?.priority == .info)
+        #expect(lines.first?.message.contains("/nowhere") == true)
+    }
+
+    @Test func theRealLogindQueryWithoutASystemBusSaysWhy() {
+        let result = GraphicalSessions.startsMs(uid: getuid(), environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        guard case let .failure(why) = result else { Issue.record("answered without a bus: \(result)"); return }
+        #expect(why.description.contains("/nonexistent/bus"))
     }
 
     @Test func recordStopOverridesWhatOnlySystemdKnows() throws {

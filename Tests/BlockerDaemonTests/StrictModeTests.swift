@@ -178,10 +178,14 @@ extension Daemon {
     /// test's fork may still hold a copy of the lock's fd for the instant
     /// before its exec closes it (O_CLOEXEC): wait up to a second for that,
     /// never longer, so a daemon really left running still fails the test.
-    static func reopened(options: DaemonOptions, log: MemoryLog, environment: [String: String], wall: Int64 = WallClock.nowMs) throws -> Daemon {
+    static func reopened(options: DaemonOptions, log: MemoryLog, environment: [String: String], wall: Int64 = WallClock.nowMs,
+                         sessionStarts: SessionStarts? = nil) throws -> Daemon {
         let deadline = Date().addingTimeInterval(1)
         while true {
             do {
+                if let sessionStarts {
+                    return try Daemon(options: options, log: log, environment: environment, wall: wall, sessionStarts: sessionStarts)
+                }
                 return try Daemon(options: options, log: log, environment: environment, wall: wall)
             } catch let failure {
                 guard case .alreadyRunning = failure, Date() < deadline else { throw failure }

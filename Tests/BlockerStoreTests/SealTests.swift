@@ -38,6 +38,34 @@ import TestSupport
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
     }
 
+    /// Schema 5 adds runs.unguarded_since_ms: a seal written by schema 4 still
+    /// matches after the upgrade, and an edit of the new column is seen.
+    @Test func theUnguardedColumnKeepsAnOlderSealAndIsCoveredOnceSet() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let path: String
+        do {
+            let ledger = try Ledger.open(stateDirectory: temp.path)
+            defer { ledger.close() }
+            path = ledger.path
+            _ = try ledger.beginRun(pid: 1, nowMs: 1000)
+            try ledger.endRun(1, nowMs: 2000, reason: "stopped")
+        }
+        // Back to schema 4 as 0.2.0 without it left the file (its seal was written then).
+        try sqlite3(path, "ALTER TABLE runs DROP COLUMN unguarded_since_ms; PRAGMA user_version = 4")
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+        do {
+            let ledger = try Ledger.open(stateDirectory: temp.path)
+            defer { ledger.close() }
+            let (second, _) = try ledger.beginRun(pid: 2, nowMs: 5000)
+            try ledger.noteUnguarded(second, sinceMs: 4000)
+            #expect(ledger.editsFound == 0)
+            #expect(RunGap.between(try ledger.runs(sinceMs: 0)).map(\.unguardedMs) == [1000])
+        }
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+        try sqlite3(path, "UPDATE runs SET unguarded_since_ms = 5000 WHERE id = 2")
+        #expect(try LedgerIntegrity.inspect(path: path).unsealedSinceMs != nil)
+    }
+
     @Test func aHandEditIsSeenByDoctorAtOnceAndNotedAtBlockersNextWrite() throws {
         let temp = try TemporaryDirectory(create: false)
         let path: String

@@ -1,0 +1,36 @@
+/// Unguarded time: the part of a gap (blockerd not running) spent in a
+/// graphical session. logind keeps no history, so the only sessions blockerd
+/// can see are the ones that exist when it starts again; a session that
+/// existed during the gap and ended before the start cannot be seen. The
+/// unguarded part of a gap is therefore a suffix of it: from the earliest
+/// start of a graphical session alive now (or the gap's start, if later)
+/// to the gap's end.
+public enum Unguarded {
+    /// Where the unguarded part of the gap `fromMs..<toMs` begins, given the
+    /// creation instants of the graphical sessions alive at `toMs`; `toMs`
+    /// (nothing unguarded) when there are none or all began after the gap.
+    public static func since(gapFromMs: Int64, gapToMs: Int64, sessionStartsMs: [Int64]) -> Int64 {
+        guard let earliest = sessionStartsMs.min(), gapToMs > gapFromMs else { return max(gapFromMs, gapToMs) }
+        return min(gapToMs, max(gapFromMs, earliest))
+    }
+
+    /// The length of the overlap of `a` and `b` (0 when they do not meet).
+    public static func overlap(_ a: Range<Int64>, _ b: Range<Int64>) -> Int64 {
+        max(0, min(a.upperBound, b.upperBound) - max(a.lowerBound, b.lowerBound))
+    }
+
+    /// The unguarded milliseconds of the gap's part `part`, given where the
+    /// gap's unguarded suffix begins (nil: unknown, nil out).
+    public static func within(_ part: Range<Int64>, gapToMs: Int64, unguardedSinceMs: Int64?) -> Int64? {
+        guard let since = unguardedSinceMs else { return nil }
+        guard gapToMs > since else { return 0 }
+        return overlap(part, since..<gapToMs)
+    }
+
+    /// logind's session `Type` and `Class` of a session a person sits in
+    /// front of (not a tty, ssh or the greeter); `State` "closing" is a
+    /// session already logged out of, whose end logind does not say.
+    public static func isGraphical(type: String, sessionClass: String, state: String) -> Bool {
+        ["x11", "wayland", "mir"].contains(type) && sessionClass == "user" && state != "closing"
+    }
+}
