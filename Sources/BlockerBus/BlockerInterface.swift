@@ -170,9 +170,9 @@ public protocol BlockerCalls {
     func reload() throws(BusFailure)
     func pendingChanges() throws(BusFailure) -> [PendingChange]
     func cancelPending() throws(BusFailure) -> UInt32
-    func gaps(days: UInt32) throws(BusFailure) -> [GapRow]
+    func gaps(days: UInt32) throws(BusFailure) -> [Gap]
     /// `Gaps` with each gap's unguarded part (an older blockerd lacks GapsEx).
-    func gapsEx(days: UInt32) throws(BusFailure) -> [GapRow]
+    func gapsEx(days: UInt32) throws(BusFailure) -> [Gap]
 }
 
 /// What blockerd does for each method. `BlockerExport` has already checked
@@ -191,12 +191,12 @@ public protocol BlockerMethods: AnyObject {
     /// Drops them (their loosenings never apply); returns how many versions.
     func cancelPending() throws(MethodError) -> UInt32
     /// The stretches blockerd did not run in the last `days` local days.
-    func gaps(days: UInt32) throws(MethodError) -> [GapRow]
+    func gaps(days: UInt32) throws(MethodError) -> [Gap]
 }
 
 extension BlockerMethods {
     /// `GapsEx`: the same rows as `Gaps`, which carries `unguardedSinceMs` too.
-    public func gapsEx(days: UInt32) throws(MethodError) -> [GapRow] { try gaps(days: days) }
+    public func gapsEx(days: UInt32) throws(MethodError) -> [Gap] { try gaps(days: days) }
 }
 
 extension BlockerClient: BlockerCalls {
@@ -212,24 +212,8 @@ extension BlockerClient: BlockerCalls {
     public func reload() throws(BusFailure) { try call(BlockerInterface.reload, ()) }
     public func pendingChanges() throws(BusFailure) -> [PendingChange] { try call(BlockerInterface.pendingChanges, ()) }
     public func cancelPending() throws(BusFailure) -> UInt32 { try call(BlockerInterface.cancelPending, ()) }
-    public func gaps(days: UInt32) throws(BusFailure) -> [GapRow] { try call(BlockerInterface.gaps, days) }
-    public func gapsEx(days: UInt32) throws(BusFailure) -> [GapRow] { try call(BlockerInterface.gapsEx, days) }
-}
-
-/// A stretch with no blockerd running: from, to (Unix ms) and why it ended.
-public struct GapRow: Equatable, Sendable {
-    public var fromMs: Int64
-    public var toMs: Int64
-    public var reason: String
-    /// Unguarded from here to `toMs` (in a graphical session logind had at
-    /// the next start); nil: unknown. On the wire (GapsEx) -1 is unknown.
-    public var unguardedSinceMs: Int64?
-    public init(fromMs: Int64, toMs: Int64, reason: String, unguardedSinceMs: Int64? = nil) {
-        self.fromMs = fromMs
-        self.toMs = toMs
-        self.reason = reason
-        self.unguardedSinceMs = unguardedSinceMs
-    }
+    public func gaps(days: UInt32) throws(BusFailure) -> [Gap] { try call(BlockerInterface.gaps, days) }
+    public func gapsEx(days: UInt32) throws(BusFailure) -> [Gap] { try call(BlockerInterface.gapsEx, days) }
 }
 
 /// One config version waiting in strict mode: when it applies, when blockerd
@@ -409,7 +393,7 @@ public enum BlockerInterface {
         })
 
     /// `Gaps(u days) → a(xxs) gaps`: (from_ms, to_ms, reason), oldest first.
-    public static let gaps = BlockerMethod<UInt32, [GapRow]>(
+    public static let gaps = BlockerMethod<UInt32, [Gap]>(
         member: "Gaps", inputs: [BusArgument("days", "u")], outputs: [BusArgument("gaps", "a(xxs)")],
         writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
         readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
@@ -417,8 +401,8 @@ public enum BlockerInterface {
             BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("gaps cover 1 to 366 days (got \(days))")
         },
         perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.gaps(days: days) },
-        writeReply: { (rows: [GapRow], reply: BusMessage) throws(SystemdError) in
-            try reply.appendArray(rows, of: "(xxs)") { (row: GapRow) throws(SystemdError) in
+        writeReply: { (rows: [Gap], reply: BusMessage) throws(SystemdError) in
+            try reply.appendArray(rows, of: "(xxs)") { (row: Gap) throws(SystemdError) in
                 try reply.appendStruct("xxs") { () throws(SystemdError) in
                     try reply.append(row.fromMs)
                     try reply.append(row.toMs)
@@ -426,11 +410,11 @@ public enum BlockerInterface {
                 }
             }
         },
-        readReply: { (reply: BusMessage) throws(WireMismatch) -> [GapRow] in
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> [Gap] in
             do throws(SystemdError) {
                 return try reply.readArray(of: "(xxs)") { () throws(SystemdError) in
                     try reply.readStruct("xxs") { () throws(SystemdError) in
-                        GapRow(fromMs: try reply.readInt64(), toMs: try reply.readInt64(), reason: try reply.readString())
+                        Gap(fromMs: try reply.readInt64(), toMs: try reply.readInt64(), reason: try reply.readString())
                     }
                 }
             } catch { throw WireMismatch(error) }
@@ -438,7 +422,7 @@ public enum BlockerInterface {
 
     /// `GapsEx(u days) → a(xxsx) gaps`: `Gaps` and where each gap's unguarded
     /// part begins (unix ms, up to to_ms; -1: logind did not say).
-    public static let gapsEx = BlockerMethod<UInt32, [GapRow]>(
+    public static let gapsEx = BlockerMethod<UInt32, [Gap]>(
         member: "GapsEx", inputs: [BusArgument("days", "u")], outputs: [BusArgument("gaps", "a(xxsx)")],
         writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
         readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
@@ -446,8 +430,8 @@ public enum BlockerInterface {
             BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("gaps cover 1 to 366 days (got \(days))")
         },
         perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.gapsEx(days: days) },
-        writeReply: { (rows: [GapRow], reply: BusMessage) throws(SystemdError) in
-            try reply.appendArray(rows, of: "(xxsx)") { (row: GapRow) throws(SystemdError) in
+        writeReply: { (rows: [Gap], reply: BusMessage) throws(SystemdError) in
+            try reply.appendArray(rows, of: "(xxsx)") { (row: Gap) throws(SystemdError) in
                 try reply.appendStruct("xxsx") { () throws(SystemdError) in
                     try reply.append(row.fromMs)
                     try reply.append(row.toMs)
@@ -456,13 +440,13 @@ public enum BlockerInterface {
                 }
             }
         },
-        readReply: { (reply: BusMessage) throws(WireMismatch) -> [GapRow] in
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> [Gap] in
             do throws(SystemdError) {
                 return try reply.readArray(of: "(xxsx)") { () throws(SystemdError) in
                     try reply.readStruct("xxsx") { () throws(SystemdError) in
                         let from = try reply.readInt64(), to = try reply.readInt64(), reason = try reply.readString()
                         let since = try reply.readInt64()
-                        return GapRow(fromMs: from, toMs: to, reason: reason, unguardedSinceMs: since < 0 ? nil : since)
+                        return Gap(fromMs: from, toMs: to, reason: reason, unguardedSinceMs: since < 0 ? nil : since)
                     }
                 }
             } catch { throw WireMismatch(error) }

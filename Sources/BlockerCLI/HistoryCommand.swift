@@ -52,7 +52,7 @@ struct HistoryCommand: BlockerCommand {
         let zone = context.localClock.zone
         // The gaps are an addition of this version: an older blockerd lacks
         // GapsEx (the unguarded time), an older still Gaps.
-        func gaps() -> [GapRow] {
+        func gaps() -> [Gap] {
             (try? context.call { service throws(BusFailure) in try service.gapsEx(days: days) })
                 ?? (try? context.call { service throws(BusFailure) in try service.gaps(days: days) }) ?? []
         }
@@ -162,7 +162,7 @@ enum HistoryGaps {
     }
 
     /// Local day (YYYY-MM-DD) → its parts, in the order they happened.
-    static func byDay(_ gaps: [GapRow], zone: TimeZoneRules) -> [String: [Part]] {
+    static func byDay(_ gaps: [Gap], zone: TimeZoneRules) -> [String: [Part]] {
         var result: [String: [Part]] = [:]
         for gap in gaps where gap.toMs > gap.fromMs {
             var start = gap.fromMs
@@ -235,7 +235,7 @@ enum HistoryChart {
 
     /// Each gap's time per local day (a gap across midnight counts on both
     /// days), as "off 1h 10m (stopped; 1h 09m unguarded)", in the order they happened.
-    static func offByDay(_ gaps: [GapRow], zone: TimeZoneRules) -> [String: [String]] {
+    static func offByDay(_ gaps: [Gap], zone: TimeZoneRules) -> [String: [String]] {
         HistoryGaps.byDay(gaps, zone: zone).mapValues { parts in
             parts.map { part in
                 let unguarded = part.unguardedMs.map { "; \(DurationText.format($0)) unguarded" } ?? ""

@@ -34,3 +34,27 @@ public enum Unguarded {
         ["x11", "wayland", "mir"].contains(type) && sessionClass == "user" && state != "closing"
     }
 }
+
+/// A stretch with no blockerd running: from one run's end (or its last noted
+/// tick) to the next start (Unix ms), and why the run ended. The ledger makes
+/// them (`Gap.between`), `GapsEx` carries them, history draws them.
+public struct Gap: Equatable, Sendable {
+    public var fromMs: Int64
+    public var toMs: Int64
+    public var reason: String
+    /// Unguarded from here to `toMs` (`Unguarded.since`); nil: unknown. On
+    /// the wire (GapsEx) -1 is unknown.
+    public var unguardedSinceMs: Int64?
+
+    public init(fromMs: Int64, toMs: Int64, reason: String, unguardedSinceMs: Int64? = nil) {
+        self.fromMs = fromMs
+        self.toMs = toMs
+        self.reason = reason
+        self.unguardedSinceMs = unguardedSinceMs
+    }
+
+    /// The unguarded milliseconds; nil: unknown.
+    public var unguardedMs: Int64? { unguardedSinceMs.map { max(0, toMs - max(fromMs, $0)) } }
+
+    public static let unknown = "unknown: killed with SIGKILL, crashed or power lost; from the last tick it noted"
+}

@@ -122,14 +122,12 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         }
     }
 
-    public func gaps(days: UInt32) throws(MethodError) -> [GapRow] {
+    public func gaps(days: UInt32) throws(MethodError) -> [Gap] {
         let wall = WallClock.nowMs
         let zone = daemon.meter.zone
         let first = zone.localDate(atMs: wall).adding(days: -(Int(days) - 1))
         do {
-            return try daemon.gaps(sinceMs: zone.startOfDay(first)).map {
-                GapRow(fromMs: $0.fromMs, toMs: $0.toMs, reason: $0.reason, unguardedSinceMs: $0.unguardedSinceMs)
-            }
+            return try daemon.gaps(sinceMs: zone.startOfDay(first))
         } catch {
             throw .storageError("\(error)")
         }

@@ -51,10 +51,10 @@ extension Daemon {
         guard let previous else { return nil }
         let from = previous.lastSignMs
         guard now > from else { return nil }
-        let reason = previous.endReason ?? RunGap.unknown
+        let reason = previous.endReason ?? Gap.unknown
         var message = "blockerd was off \(DurationText.format(now - from)) (since \(ShieldText.clock(from, now: now, zone: zone))): \(reason)"
         var fields = [("GAP_MS", "\(now - from)"), ("FROM_MS", "\(from)"), ("REASON", reason)]
-        if let unguarded = RunGap(fromMs: from, toMs: now, reason: reason, unguardedSinceMs: unguardedSinceMs).unguardedMs {
+        if let unguarded = Gap(fromMs: from, toMs: now, reason: reason, unguardedSinceMs: unguardedSinceMs).unguardedMs {
             message += unguarded > 0 ? "; \(DurationText.format(unguarded)) of it in the graphical session"
                                      : "; none of it in a graphical session logind still has"
             fields.append(("UNGUARDED_MS", "\(unguarded)"))
@@ -86,7 +86,7 @@ extension Daemon {
     }
 
     /// The gaps overlapping `sinceMs…now`, oldest first.
-    public func gaps(sinceMs: Int64) throws(StoreError) -> [RunGap] {
-        RunGap.between(try ledger.runs(sinceMs: sinceMs)).filter { $0.toMs > sinceMs }
+    public func gaps(sinceMs: Int64) throws(StoreError) -> [Gap] {
+        Gap.between(try ledger.runs(sinceMs: sinceMs)).filter { $0.toMs > sinceMs }
     }
 }

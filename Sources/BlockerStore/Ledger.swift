@@ -379,7 +379,7 @@ public final class Ledger {
             var previous = try database.firstRow("SELECT \(Self.runColumns) FROM runs ORDER BY id DESC LIMIT 1", [], Self.run)
             if var open = previous, open.endedMs == nil {
                 open.endedMs = open.lastTickMs
-                open.endReason = open.endReason ?? RunGap.unknown
+                open.endReason = open.endReason ?? Gap.unknown
                 try database.run("UPDATE runs SET ended_ms = ?, end_reason = ? WHERE id = ?",
                                  [.integer(open.lastTickMs), .text(open.endReason!), .integer(open.id)])
                 previous = open

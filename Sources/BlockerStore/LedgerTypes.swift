@@ -98,35 +98,16 @@ public struct RunRecord: Equatable, Sendable {
     public var lastSignMs: Int64 { endedMs ?? lastTickMs }
 }
 
-/// A stretch with no blockerd running: from one run's end to the next start.
-public struct RunGap: Equatable, Sendable {
-    public var fromMs: Int64
-    public var toMs: Int64
-    public var reason: String
-    /// Unguarded from here to `toMs` (see `Unguarded`); nil: unknown.
-    public var unguardedSinceMs: Int64?
-
-    public init(fromMs: Int64, toMs: Int64, reason: String, unguardedSinceMs: Int64? = nil) {
-        self.fromMs = fromMs
-        self.toMs = toMs
-        self.reason = reason
-        self.unguardedSinceMs = unguardedSinceMs
-    }
-
-    /// The unguarded milliseconds; nil: unknown.
-    public var unguardedMs: Int64? { unguardedSinceMs.map { max(0, toMs - max(fromMs, $0)) } }
-
+extension Gap {
     /// The gaps between consecutive runs (oldest first); even a restart's
     /// half second is unguarded time. A run with no end reason ended unknown
     /// (kill -9, a crash).
-    public static func between(_ runs: [RunRecord]) -> [RunGap] {
+    public static func between(_ runs: [RunRecord]) -> [Gap] {
         zip(runs, runs.dropFirst()).compactMap { previous, next in
             let from = previous.lastSignMs
             guard next.startedMs > from else { return nil }
-            return RunGap(fromMs: from, toMs: next.startedMs, reason: previous.endReason ?? RunGap.unknown,
-                          unguardedSinceMs: next.unguardedSinceMs)
+            return Gap(fromMs: from, toMs: next.startedMs, reason: previous.endReason ?? Gap.unknown,
+                       unguardedSinceMs: next.unguardedSinceMs)
         }
     }
-
-    public static let unknown = "unknown: killed with SIGKILL, crashed or power lost; from the last tick it noted"
 }

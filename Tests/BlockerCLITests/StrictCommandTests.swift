@@ -1,5 +1,6 @@
 import Foundation
 import BlockerBus
+import BlockerCore
 @testable import BlockerCLI
 import Testing
 
@@ -48,8 +49,8 @@ import Testing
                                HistoryRow(day: "2025-06-02", group: "", usedMs: 600_000, earnedMs: 1_200_000)]
         // 2025-06-01 23:00 to 2025-06-02 00:10 UTC, killed; then 5 minutes stopped on the 2nd.
         let midnight: Int64 = 1_748_822_400_000
-        service.gapRows = [GapRow(fromMs: midnight - 3_600_000, toMs: midnight + 600_000, reason: "killed with SIGKILL"),
-                           GapRow(fromMs: midnight + 7_200_000, toMs: midnight + 7_500_000, reason: "stopped")]
+        service.gapRows = [Gap(fromMs: midnight - 3_600_000, toMs: midnight + 600_000, reason: "killed with SIGKILL"),
+                           Gap(fromMs: midnight + 7_200_000, toMs: midnight + 7_500_000, reason: "stopped")]
         let run = blockerctl(["history", "--days", "2"], service: service, environment: ["COLUMNS": "80", "TZ": "UTC"])
         let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.contains("off 1h 00m (killed with SIGKILL)"), "\(run.stdout)")
@@ -62,14 +63,14 @@ import Testing
 
     /// 2025-06-01 23:00 to 2025-06-02 00:10 UTC, stopped; unguarded from 23:50 (a session logind had).
     static let midnight: Int64 = 1_748_822_400_000
-    static let acrossMidnight = GapRow(fromMs: midnight - 3_600_000, toMs: midnight + 600_000, reason: "stopped",
+    static let acrossMidnight = Gap(fromMs: midnight - 3_600_000, toMs: midnight + 600_000, reason: "stopped",
                                        unguardedSinceMs: midnight - 600_000)
 
     static func service() -> RecordingCalls {
         let service = RecordingCalls()
         service.historyRows = [HistoryRow(day: "2025-06-01", group: "", usedMs: 0, earnedMs: 0),
                                HistoryRow(day: "2025-06-02", group: "", usedMs: 0, earnedMs: 0)]
-        service.gapRows = [acrossMidnight, GapRow(fromMs: midnight + 7_200_000, toMs: midnight + 7_500_000, reason: "killed")]
+        service.gapRows = [acrossMidnight, Gap(fromMs: midnight + 7_200_000, toMs: midnight + 7_500_000, reason: "killed")]
         return service
     }
 

@@ -29,7 +29,7 @@ final class RecordingCalls: BlockerCalls {
     var blockedUntil: Int64 = 0
     var historyRows: [HistoryRow] = []
     var pending: [PendingChange] = []
-    var gapRows: [GapRow] = []
+    var gapRows: [Gap] = []
 
     static let sampleReport = StatusReport(
         balanceMs: 3_900_000, metered: true, locked: false,
@@ -67,12 +67,12 @@ final class RecordingCalls: BlockerCalls {
         return pending
     }
 
-    func gaps(days: UInt32) throws(BusFailure) -> [GapRow] {
+    func gaps(days: UInt32) throws(BusFailure) -> [Gap] {
         try record(.gaps(days: days))
         return gapRows
     }
 
-    func gapsEx(days: UInt32) throws(BusFailure) -> [GapRow] {
+    func gapsEx(days: UInt32) throws(BusFailure) -> [Gap] {
         try record(.gaps(days: days))
         return gapRows
     }

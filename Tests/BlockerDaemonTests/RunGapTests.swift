@@ -33,9 +33,9 @@ import TestSupport
         let log3 = MemoryLog()
         _ = try Daemon.reopened(options: box.options, log: log3, environment: env, wall: clock.wall)
         let killed = try #require(log3.events(.gap).first)
-        #expect(killed.field("REASON") == RunGap.unknown)
+        #expect(killed.field("REASON") == Gap.unknown)
         #expect(killed.field("FROM_MS") == "\(lastTick)")
-        #expect(killed.message == "blockerd was off 10m 00s (since \(ShieldText.clock(lastTick, now: clock.wall, zone: try TimeZoneRules(posix: "UTC0")))): \(RunGap.unknown)")
+        #expect(killed.message == "blockerd was off 10m 00s (since \(ShieldText.clock(lastTick, now: clock.wall, zone: try TimeZoneRules(posix: "UTC0")))): \(Gap.unknown)")
     }
 
     @Test func theGapsUnguardedPartIsFromTheEarliestGraphicalSessionLogindStillHas() throws {
@@ -63,8 +63,8 @@ import TestSupport
         #expect(gap.message.hasSuffix("stopped; 1h 09m of it in the graphical session"), "\(gap.message)")
         let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
         defer { ledger.close() }
-        let gaps = RunGap.between(try ledger.runs(sinceMs: 0))
-        #expect(gaps == [RunGap(fromMs: gapStart, toMs: clock.wall, reason: "stopped", unguardedSinceMs: gapStart + 60_000)])
+        let gaps = Gap.between(try ledger.runs(sinceMs: 0))
+        #expect(gaps == [Gap(fromMs: gapStart, toMs: clock.wall, reason: "stopped", unguardedSinceMs: gapStart + 60_000)])
         let unguarded: Int64? = 69 * 60_000
         #expect(gaps.first?.unguardedMs == unguarded)
     }
@@ -134,7 +134,7 @@ import TestSupport
         let runs = [RunRecord(id: 1, pid: 1, startedMs: 0, lastTickMs: 5000, endedMs: 9000, endReason: "stopped"),
                     RunRecord(id: 2, pid: 2, startedMs: 9000, lastTickMs: 20_000, endedMs: nil, endReason: nil),
                     RunRecord(id: 3, pid: 3, startedMs: 80_000, lastTickMs: 80_000, endedMs: nil, endReason: nil)]
-        #expect(RunGap.between(runs) == [RunGap(fromMs: 20_000, toMs: 80_000, reason: RunGap.unknown)])
+        #expect(Gap.between(runs) == [Gap(fromMs: 20_000, toMs: 80_000, reason: Gap.unknown)])
     }
 }
 

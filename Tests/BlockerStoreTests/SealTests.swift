@@ -59,7 +59,7 @@ import TestSupport
             let (second, _) = try ledger.beginRun(pid: 2, nowMs: 5000)
             try ledger.noteUnguarded(second, sinceMs: 4000)
             #expect(ledger.editsFound == 0)
-            #expect(RunGap.between(try ledger.runs(sinceMs: 0)).map(\.unguardedMs) == [1000])
+            #expect(Gap.between(try ledger.runs(sinceMs: 0)).map(\.unguardedMs) == [1000])
         }
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
         try sqlite3(path, "UPDATE runs SET unguarded_since_ms = 5000 WHERE id = 2")
