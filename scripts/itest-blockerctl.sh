@@ -9,10 +9,7 @@ source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-blockerctl
 dir=$fx_dir daemon_pid=
 ctl() { "$bin/blockerctl" "$@"; }
-read -r address bus_pid < <(fx_session_bus "$dir") || fail "dbus-daemon did not start"
-fx_track "$bus_pid"
-export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC NO_COLOR=1 HOME=$dir
-unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK
+fx_private_session
 fx_config "$dir/.config/blocker/blocker.toml" "$dir/front.json"
 sed -i 's/^pushups = 0.5$/pushups = 0.5\nsquats = 1/' "$dir/.config/blocker/blocker.toml"
 cat >>"$dir/.config/blocker/blocker.toml" <<TOML

@@ -12,10 +12,7 @@ dir=$fx_dir
 ctl() { "$bin/blockerctl" "$@"; }
 json() { ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; }
 
-read -r address bus_pid < <(fx_session_bus "$dir") || fail "dbus-daemon did not start"
-fx_track "$bus_pid"
-export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC NO_COLOR=1 HOME=$dir
-unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE
+fx_private_session
 
 daemon_pid=
 # start_daemon [ARGS…] — blockerd with $dir/blocker.toml and its state in $dir/state.

@@ -13,10 +13,7 @@ source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-strict
 dir=$fx_dir
 ctl() { "$bin/blockerctl" "$@"; }
-read -r address bus_pid < <(fx_session_bus "$dir") || fail "dbus-daemon did not start"
-fx_track "$bus_pid"
-export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC NO_COLOR=1 HOME=$dir
-unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK
+fx_private_session
 config=$dir/.config/blocker/blocker.toml
 mkdir -p "$(dirname "$config")"
 echo null >"$dir/front.json"

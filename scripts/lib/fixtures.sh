@@ -60,6 +60,17 @@ fail() {
 
 ok() { echo "$fx_name: ok: $*"; }
 
+# A private session bus for this test (stopped with the rest), and an
+# environment with nothing of the caller's desktop in it: blockerd and
+# blockerctl see only the test's bus and home, in UTC, without colors.
+fx_private_session() {
+    local address bus_pid
+    read -r address bus_pid < <(fx_session_bus "$fx_dir") || fail "dbus-daemon did not start"
+    fx_track "$bus_pid"
+    export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC NO_COLOR=1 HOME=$fx_dir
+    unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE
+}
+
 # fx_session_bus DIR — starts a private dbus-daemon with its socket in DIR and
 # prints "ADDRESS PID" (the caller stops PID). It has no service directories:
 # nothing is started on demand (a notification server would draw over the
