@@ -102,6 +102,9 @@ extension DoctorFacts {
         if let since = integrity.unsealedSinceMs {
             lines.append("on \(when(since)) or later (after blocker's last write; blockerd notes it at its next one)")
         }
+        if let earning = integrity.brokenEarning {
+            lines.append("at earning #\(earning.id) of \(earning.day) (\(earning.exercise)): changed, added, or one before it removed")
+        }
         if !integrity.chainIntact { lines.append("and its record of edits (ledger_edits) was altered") }
         return lines
     }

@@ -118,8 +118,10 @@ public final class Ledger {
                 UPDATE account SET balance_ms = balance_ms + ?1, earned_total_ms = earned_total_ms + ?1
                 WHERE id = 1 RETURNING \(Self.accountColumns)
                 """, [.integer(earned)], Account.init)
-            try database.run("INSERT INTO earnings (at_ms, day, exercise, reps, ms) VALUES (?, ?, ?, ?, ?)",
-                             [.integer(atMs), .text(day), .text(exercise), .integer(Int64(reps)), .integer(earned)])
+            let chain = EarningChain.link(after: try EarningChain.head(database), atMs: atMs, day: day,
+                                          exercise: exercise, reps: Int64(reps), ms: earned)
+            try database.run("INSERT INTO earnings (at_ms, day, exercise, reps, ms, chain) VALUES (?, ?, ?, ?, ?, ?)",
+                             [.integer(atMs), .text(day), .text(exercise), .integer(Int64(reps)), .integer(earned), .text(chain)])
             guard let totals else { throw SQLiteError(code: .corrupt, message: "the account row is missing") }
             return totals
         }

@@ -8,23 +8,52 @@ import BlockerSystem
 /// This is evidence, not protection: the digest has no secret, so whoever
 /// recomputes it after an edit is not caught. It catches the casual edit.
 enum LedgerSeal {
+    /// Which digest a seal holds. Each format stays as it was shipped: a
+    /// seal is checked with its own format and rewritten with the latest.
+    enum Format: Int64 {
+        /// Schemas 4–5: the growing tables by row count and sums only.
+        case sums = 1
+        /// Schema 6: also the earnings chain's head, and the rows of the two
+        /// newest days of spent_by_day and usage one by one (moving today's
+        /// time from a limited app to another keeps the sums).
+        case recentRows = 2
+
+        static let latest = Format.recentRows
+    }
+
     /// What the digest covers: the small tables row by row, each column
     /// `quote()`d so that NULL, 1 and '1' differ; the three that grow with
     /// every day (earnings, spent_by_day, usage) by their row count and exact
     /// sums, which SQLite computes from the rows without handing them over
     /// (a year of rows read one by one cost 19 ms a commit, measured). So an
     /// edit that moves time between two rows of those, keeping the sums, is
-    /// not seen; any other change of a value or a row is.
-    static let rowQueries = [
-        "SELECT quote(id)||','||quote(balance_ms)||','||quote(earned_total_ms)||','||quote(spent_total_ms) FROM account ORDER BY id",
-        "SELECT count(*)||','||coalesce(sum(ms), 0)||','||coalesce(sum(reps), 0)||','||coalesce(sum(at_ms), 0)||','||coalesce(max(id), 0) FROM earnings",
-        "SELECT count(*)||','||coalesce(sum(spent_ms), 0) FROM spent_by_day",
-        "SELECT count(*)||','||coalesce(sum(ms), 0) FROM usage",
-        "SELECT quote(target)||','||quote(until_ms) FROM timed_blocks ORDER BY target",
-        "SELECT quote(id)||','||quote(text)||','||quote(received_ms)||','||quote(apply_ms)||','||quote(changes)||','||quote(cancelled) FROM config_versions ORDER BY id",
-        runsQuery(upgraded: true),
-        "SELECT quote(id)||','||quote(sealed_ms)||','||quote(detected_ms)||','||quote(hash) FROM ledger_edits ORDER BY id",
-    ]
+    /// not seen by `.sums`; `.recentRows` sees it for the days that decide
+    /// today's limits, and the earnings chain for every earning.
+    static func rowQueries(_ format: Format, runsUpgraded: Bool) -> [String] {
+        var queries = [
+            "SELECT quote(id)||','||quote(balance_ms)||','||quote(earned_total_ms)||','||quote(spent_total_ms) FROM account ORDER BY id",
+            "SELECT count(*)||','||coalesce(sum(ms), 0)||','||coalesce(sum(reps), 0)||','||coalesce(sum(at_ms), 0)||','||coalesce(max(id), 0) FROM earnings",
+            "SELECT count(*)||','||coalesce(sum(spent_ms), 0) FROM spent_by_day",
+            "SELECT count(*)||','||coalesce(sum(ms), 0) FROM usage",
+            "SELECT quote(target)||','||quote(until_ms) FROM timed_blocks ORDER BY target",
+            "SELECT quote(id)||','||quote(text)||','||quote(received_ms)||','||quote(apply_ms)||','||quote(changes)||','||quote(cancelled) FROM config_versions ORDER BY id",
+            runsQuery(upgraded: runsUpgraded),
+            "SELECT quote(id)||','||quote(sealed_ms)||','||quote(detected_ms)||','||quote(hash) FROM ledger_edits ORDER BY id",
+        ]
+        if format == .recentRows {
+            queries += [
+                "SELECT quote(chain) FROM earnings ORDER BY id DESC LIMIT 1",
+                "SELECT quote(day)||','||quote(spent_ms) FROM spent_by_day WHERE day >= \(newestDays("spent_by_day")) ORDER BY day",
+                "SELECT quote(day)||','||quote(group_name)||','||quote(app)||','||quote(ms) FROM usage WHERE day >= \(newestDays("usage")) ORDER BY day, group_name, app",
+            ]
+        }
+        return queries
+    }
+
+    /// The older of the two newest days in `table` (a primary key prefix: no scan).
+    private static func newestDays(_ table: String) -> String {
+        "(SELECT min(day) FROM (SELECT DISTINCT day FROM \(table) ORDER BY day DESC LIMIT 2))"
+    }
 
     // unguarded_since_ms (schema 5) adds to a row only when set, so a seal
     // written before the column existed still matches after the upgrade; a
@@ -34,14 +63,11 @@ enum LedgerSeal {
             + (upgraded ? "||coalesce(','||unguarded_since_ms, '')" : "") + " FROM runs ORDER BY id"
     }
 
-    /// The tables' digest: FNV-1a (64 bits) over every row, table by table.
-    static func digest(_ db: SQLiteDatabase) throws(SQLiteError) -> String {
+    /// The tables' digest in `format`: FNV-1a (64 bits) over every row, table by table.
+    static func digest(_ db: SQLiteDatabase, _ format: Format = .latest) throws(SQLiteError) -> String {
         var hash = FNV1a()
-        let upgraded = try db.firstRow("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'unguarded_since_ms'") {
-            $0.int64(0)
-        } == 1
-        let queries = upgraded ? rowQueries : rowQueries.map { $0 == runsQuery(upgraded: true) ? runsQuery(upgraded: false) : $0 }
-        for (index, query) in queries.enumerated() {
+        let upgraded = try Self.hasColumn(db, "runs", "unguarded_since_ms")
+        for (index, query) in rowQueries(format, runsUpgraded: upgraded).enumerated() {
             hash.add("table \(index)\n")
             for row in try db.rows(query, [], { $0.text(0) }) {
                 hash.add(row)
@@ -51,28 +77,104 @@ enum LedgerSeal {
         return hash.hex
     }
 
+    static func hasColumn(_ db: SQLiteDatabase, _ table: String, _ column: String) throws(SQLiteError) -> Bool {
+        try db.firstRow("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", [.text(table), .text(column)]) {
+            $0.int64(0)
+        } == 1
+    }
+
     /// The stored seal, nil before blocker's first sealed write.
-    static func stored(_ db: SQLiteDatabase) throws(SQLiteError) -> (digest: String, atMs: Int64)? {
-        try db.firstRow("SELECT digest, at_ms FROM seal WHERE id = 1") { ($0.text(0), $0.int64(1)) }
+    static func stored(_ db: SQLiteDatabase) throws(SQLiteError) -> (digest: String, atMs: Int64, format: Format)? {
+        let format = try hasColumn(db, "seal", "format") ? "format" : "1"
+        return try db.firstRow("SELECT digest, at_ms, \(format) FROM seal WHERE id = 1") {
+            ($0.text(0), $0.int64(1), Format(rawValue: $0.int64(2)) ?? .latest)
+        }
+    }
+
+    /// Whether the tables match the stored seal; nil when nothing was sealed yet.
+    static func matches(_ db: SQLiteDatabase) throws(SQLiteError) -> (matches: Bool, sealedMs: Int64)? {
+        guard let seal = try stored(db) else { return nil }
+        return (try digest(db, seal.format) == seal.digest, seal.atMs)
     }
 
     /// Inside blocker's write transaction, before its change: notes an edit
     /// made since the last seal. Returns whether there was one.
     @discardableResult
     static func checkBeforeWrite(_ db: SQLiteDatabase, nowMs: Int64) throws(SQLiteError) -> Bool {
-        guard let seal = try stored(db), try digest(db) != seal.digest else { return false }
+        guard let seal = try matches(db), !seal.matches else { return false }
         let previous = try db.firstRow("SELECT hash FROM ledger_edits ORDER BY id DESC LIMIT 1") { $0.text(0) } ?? ""
         var hash = FNV1a()
-        hash.add("\(previous)|\(seal.atMs)|\(nowMs)")
+        hash.add("\(previous)|\(seal.sealedMs)|\(nowMs)")
         try db.run("INSERT INTO ledger_edits (sealed_ms, detected_ms, hash) VALUES (?, ?, ?)",
-                   [.integer(seal.atMs), .integer(nowMs), .text(hash.hex)])
+                   [.integer(seal.sealedMs), .integer(nowMs), .text(hash.hex)])
         return true
     }
 
     /// After blocker's change, in the same transaction.
     static func seal(_ db: SQLiteDatabase, nowMs: Int64) throws(SQLiteError) {
-        try db.run("INSERT INTO seal (id, digest, at_ms) VALUES (1, ?1, ?2) ON CONFLICT (id) DO UPDATE SET digest = ?1, at_ms = ?2",
-                   [.text(try digest(db)), .integer(nowMs)])
+        try db.run("""
+            INSERT INTO seal (id, digest, at_ms, format) VALUES (1, ?1, ?2, ?3)
+            ON CONFLICT (id) DO UPDATE SET digest = ?1, at_ms = ?2, format = ?3
+            """, [.text(try digest(db)), .integer(nowMs), .integer(Format.latest.rawValue)])
+    }
+}
+
+/// Each earning's `chain`: FNV-1a over the previous earning's chain and the
+/// row's own columns. Changing, inserting or removing an earning by hand
+/// breaks the link at that row (or the next), which doctor names. No secret:
+/// whoever recomputes the chain after an edit is not caught (the seal's caveat).
+enum EarningChain {
+    struct Row {
+        var id: Int64
+        var atMs: Int64
+        var day: String
+        var exercise: String
+        var reps: Int64
+        var ms: Int64
+        var chain: String?
+    }
+
+    static func link(after previous: String, atMs: Int64, day: String, exercise: String, reps: Int64, ms: Int64) -> String {
+        var hash = FNV1a()
+        // The free-text field goes last, after its length: no two rows read alike.
+        hash.add("\(previous)|\(atMs)|\(day)|\(reps)|\(ms)|\(exercise.utf8.count):\(exercise)")
+        return hash.hex
+    }
+
+    static func link(after previous: String, _ row: Row) -> String {
+        link(after: previous, atMs: row.atMs, day: row.day, exercise: row.exercise, reps: row.reps, ms: row.ms)
+    }
+
+    /// The newest earning's chain ("" before the first), for the next insert.
+    static func head(_ db: SQLiteDatabase) throws(SQLiteError) -> String {
+        try db.firstRow("SELECT coalesce(chain, '') FROM earnings ORDER BY id DESC LIMIT 1") { $0.text(0) } ?? ""
+    }
+
+    static func rows(_ db: SQLiteDatabase) throws(SQLiteError) -> [Row] {
+        try db.rows("SELECT id, at_ms, day, exercise, reps, ms, chain FROM earnings ORDER BY id", []) {
+            Row(id: $0.int64(0), atMs: $0.int64(1), day: $0.text(2), exercise: $0.text(3), reps: $0.int64(4),
+                ms: $0.int64(5), chain: $0.isNull(6) ? nil : $0.text(6))
+        }
+    }
+
+    /// Schema 6: chains the earnings a schema 5 ledger already has.
+    static func chainAll(_ db: SQLiteDatabase) throws(SQLiteError) {
+        var previous = ""
+        for row in try rows(db) {
+            previous = link(after: previous, row)
+            try db.run("UPDATE earnings SET chain = ? WHERE id = ?", [.text(previous), .integer(row.id)])
+        }
+    }
+
+    /// The first earning whose chain does not follow from the one before.
+    static func firstBroken(_ db: SQLiteDatabase) throws(SQLiteError) -> Row? {
+        var previous = ""
+        for row in try rows(db) {
+            let expected = link(after: previous, row)
+            if row.chain != expected { return row }
+            previous = expected
+        }
+        return nil
     }
 }
 
@@ -84,13 +186,22 @@ public struct LedgerIntegrity: Equatable, Sendable {
     public var unsealedSinceMs: Int64?
     /// Whether the ledger_edits chain links up (a deleted or altered row breaks it).
     public var chainIntact: Bool
+    /// The first earning not following from the one before it (changed,
+    /// inserted, or one before it removed by hand), nil when the chain holds.
+    public var brokenEarning: BrokenEarning? = nil
+
+    public struct BrokenEarning: Equatable, Sendable {
+        public var id: Int64
+        public var day: String
+        public var exercise: String
+    }
 
     public static func == (a: LedgerIntegrity, b: LedgerIntegrity) -> Bool {
         a.edits.map(\.sealedMs) == b.edits.map(\.sealedMs) && a.edits.map(\.detectedMs) == b.edits.map(\.detectedMs)
-            && a.unsealedSinceMs == b.unsealedSinceMs && a.chainIntact == b.chainIntact
+            && a.unsealedSinceMs == b.unsealedSinceMs && a.chainIntact == b.chainIntact && a.brokenEarning == b.brokenEarning
     }
 
-    public var isClean: Bool { edits.isEmpty && unsealedSinceMs == nil && chainIntact }
+    public var isClean: Bool { edits.isEmpty && unsealedSinceMs == nil && chainIntact && brokenEarning == nil }
 
     /// Reads the ledger at `path` (read-only, one consistent snapshot).
     public static func inspect(path: String) throws(StoreError) -> LedgerIntegrity {
@@ -113,8 +224,10 @@ public struct LedgerIntegrity: Equatable, Sendable {
                     edits.append((sealed, detected))
                 }
                 var unsealed: Int64?
-                if let seal = try LedgerSeal.stored(db), try LedgerSeal.digest(db) != seal.digest { unsealed = seal.atMs }
-                return LedgerIntegrity(edits: edits, unsealedSinceMs: unsealed, chainIntact: intact)
+                if let seal = try LedgerSeal.matches(db), !seal.matches { unsealed = seal.sealedMs }
+                let broken = version >= 6 ? try EarningChain.firstBroken(db) : nil
+                return LedgerIntegrity(edits: edits, unsealedSinceMs: unsealed, chainIntact: intact,
+                                       brokenEarning: broken.map { BrokenEarning(id: $0.id, day: $0.day, exercise: $0.exercise) })
             }
         } catch {
             throw StoreError(error, path: path, action: "cannot check the ledger for edits")

@@ -14,6 +14,8 @@ enum Schema {
         /// The `user_version` after this migration.
         let version: Int64
         let sql: String
+        /// What SQL cannot do, run after `sql` in the same transaction.
+        var then: (@Sendable (SQLiteDatabase) throws(SQLiteError) -> Void)? = nil
     }
 
     /// Append only; never edit a shipped migration.
@@ -116,6 +118,14 @@ enum Schema {
             -- started_ms: none did). NULL: logind was not asked or not there.
             ALTER TABLE runs ADD COLUMN unguarded_since_ms INTEGER;
             """),
+        Migration(version: 6, sql: """
+            -- Each earning carries a hash of itself and the previous earning's
+            -- chain (EarningChain), so doctor can name the first one edited,
+            -- inserted or removed by hand. Existing rows are chained now.
+            -- seal.format: which digest it holds (LedgerSeal.Format); 1 before this.
+            ALTER TABLE earnings ADD COLUMN chain TEXT;
+            ALTER TABLE seal ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
+            """, then: { db throws(SQLiteError) in try EarningChain.chainAll(db) }),
     ]
 
     static var latestVersion: Int64 { migrations.last!.version }
@@ -195,6 +205,7 @@ enum Schema {
             let current = try db.firstRow("PRAGMA user_version") { $0.int64(0) } ?? 0
             for migration in migrations where migration.version > current {
                 try db.execute(migration.sql)
+                try migration.then?(db)
                 try db.execute("PRAGMA user_version = \(migration.version)")
             }
         }

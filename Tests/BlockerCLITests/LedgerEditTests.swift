@@ -32,5 +32,12 @@ import TestSupport
         #expect(verdict.detail.hasPrefix("the ledger was edited outside blocker on 20"), "\(verdict.detail)")
         #expect(verdict.detail.hasSuffix(" or later (after blocker's last write; blockerd notes it at its next one)"), "\(verdict.detail)")
         #expect(verdict.fix == "nothing stops blocker from running; this stays as the record of the edit")
+
+        // A changed earning is named, with its day.
+        let change = try run(["/usr/bin/sqlite3", path, "UPDATE earnings SET reps = 20, ms = 600000"])
+        #expect(change.status == 0, "\(change.stderr)")
+        facts.ledgerEdits = .success(DoctorFacts.describe(try LedgerIntegrity.inspect(path: path), clock: clock, now: testNow))
+        let named = try #require(Doctor.verdicts(facts).first { $0.subject == "edits" })
+        #expect(named.detail.hasSuffix("; the ledger was edited outside blocker at earning #1 of 2025-06-02 (pushups): changed, added, or one before it removed"), "\(named.detail)")
     }
 }

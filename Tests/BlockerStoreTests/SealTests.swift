@@ -15,6 +15,15 @@ import TestSupport
         #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
     }
 
+    /// Takes the file back to schema 6's predecessor as 0.2.0 left it (no
+    /// earnings chain, a seal in the sums format), then runs `sql`.
+    func downgrade(_ path: String, _ sql: String) throws {
+        try sqlite3(path, "ALTER TABLE earnings DROP COLUMN chain; ALTER TABLE seal DROP COLUMN format; \(sql)")
+        let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])
+        defer { db.close() }
+        try db.run("UPDATE seal SET digest = ?", [.text(try LedgerSeal.digest(db, .sums))])
+    }
+
     @Test func blockersOwnWritesAcrossConnectionsStayClean() throws {
         let temp = try TemporaryDirectory(create: false)
         let path: String
@@ -51,7 +60,7 @@ import TestSupport
             try ledger.endRun(1, nowMs: 2000, reason: "stopped")
         }
         // Back to schema 4 as 0.2.0 without it left the file (its seal was written then).
-        try sqlite3(path, "ALTER TABLE runs DROP COLUMN unguarded_since_ms; PRAGMA user_version = 4")
+        try downgrade(path, "ALTER TABLE runs DROP COLUMN unguarded_since_ms; PRAGMA user_version = 4")
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
         do {
             let ledger = try Ledger.open(stateDirectory: temp.path)
@@ -111,5 +120,75 @@ import TestSupport
         #expect(try LedgerIntegrity.inspect(path: ledger.path).edits.count == 1)
         try sqlite3(ledger.path, "UPDATE ledger_edits SET detected_ms = detected_ms + 1")
         #expect(try LedgerIntegrity.inspect(path: ledger.path).chainIntact == false)
+    }
+
+    /// Moving credit between two earnings keeps every sum the seal holds:
+    /// the chain names the row, and a removed one is seen at the row after it.
+    @Test func theEarningsChainNamesTheFirstEarningEditedOrRemovedByHand() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let ledger = try Ledger.open(stateDirectory: temp.path)
+        defer { ledger.close() }
+        for (index, day) in ["2024-05-01", "2024-05-02", "2024-05-03", "2024-05-04"].enumerated() {
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: Int64(index) * 1000, day: day)
+        }
+        #expect(try LedgerIntegrity.inspect(path: ledger.path).isClean)
+        try sqlite3(ledger.path, "UPDATE earnings SET ms = ms + 30000 WHERE id = 2; UPDATE earnings SET ms = ms - 30000 WHERE id = 3")
+        let moved = try LedgerIntegrity.inspect(path: ledger.path)
+        #expect(moved.brokenEarning == .init(id: 2, day: "2024-05-02", exercise: "pushups"))
+        #expect(!moved.isClean)
+
+        try sqlite3(ledger.path, "UPDATE earnings SET ms = ms - 30000 WHERE id = 2; UPDATE earnings SET ms = ms + 30000 WHERE id = 3")
+        #expect(try LedgerIntegrity.inspect(path: ledger.path).brokenEarning == nil)
+        try sqlite3(ledger.path, "DELETE FROM earnings WHERE id = 3")
+        #expect(try LedgerIntegrity.inspect(path: ledger.path).brokenEarning?.id == 4)
+
+        // blocker's next earning links to the newest row as it finds it: the break stays where it was.
+        _ = try ledger.earn(exercise: "squats", reps: 1, perRep: 30_000, atMs: 9000, day: "2024-05-05")
+        #expect(try LedgerIntegrity.inspect(path: ledger.path).brokenEarning?.id == 4)
+    }
+
+    /// Today's use moved from a limited app to another keeps the sums; the
+    /// seal holds the two newest days row by row, and sees it.
+    @Test func todaysUseMovedBetweenAppsIsSeen() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let ledger = try Ledger.open(stateDirectory: temp.path)
+        defer { ledger.close() }
+        try ledger.record(TickRecord(debit: 0, usage: [
+            UsageEntry(day: "2024-05-01", group: "games", app: "steam", ms: 50_000),
+            UsageEntry(day: "2024-05-02", group: "social", app: "firefox", ms: 60_000),
+            UsageEntry(day: "2024-05-02", group: "work", app: "emacs", ms: 1000),
+        ]))
+        #expect(try LedgerIntegrity.inspect(path: ledger.path).isClean)
+        try sqlite3(ledger.path, """
+            UPDATE usage SET ms = 1000 WHERE app = 'firefox'; UPDATE usage SET ms = 60000 WHERE app = 'emacs'
+            """)
+        #expect(try LedgerIntegrity.inspect(path: ledger.path).unsealedSinceMs != nil)
+        try ledger.record(TickRecord(debit: 0, usage: [UsageEntry(day: "2024-05-02", group: "work", app: "emacs", ms: 1)]))
+        #expect(ledger.editsFound == 1)
+    }
+
+    /// A schema 5 ledger (its seal in the sums format) upgrades to 6 without
+    /// looking edited: its earnings are chained, and the old seal still matches.
+    @Test func aSchema5LedgerIsChainedAtTheUpgradeAndKeepsItsSeal() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let path: String
+        do {
+            let ledger = try Ledger.open(stateDirectory: temp.path)
+            defer { ledger.close() }
+            path = ledger.path
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
+            _ = try ledger.earn(exercise: "squats", reps: 1, perRep: 60_000, atMs: 2000, day: "2024-05-01")
+        }
+        try downgrade(path, "PRAGMA user_version = 5")
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+
+        let ledger = try Ledger(path: path)
+        defer { ledger.close() }
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 30_000, atMs: 3000, day: "2024-05-02")
+        #expect(ledger.editsFound == 0)
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+        try sqlite3(path, "UPDATE earnings SET exercise = 'burpees' WHERE id = 1")
+        #expect(try LedgerIntegrity.inspect(path: path).brokenEarning?.id == 1)
     }
 }
