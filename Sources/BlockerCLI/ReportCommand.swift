@@ -59,10 +59,11 @@ struct ReportCommand: BlockerCommand {
         let file = try ReplacingFile.reserve(output)
         do throws(CommandFailure) {
             let days = weeks * 7
-            let (status, rows) = try context.call { service throws(BusFailure) in
-                (try service.status(), try service.history(days: days))
+            let (status, rows, gaps) = try context.call { service throws(BusFailure) in
+                (try service.status(), try service.history(days: days), HistoryGaps.fetch(service, days: days))
             }
-            let layout = ReportLayout(days: HistoryDay.days(from: rows), balanceMs: status.balanceMs)
+            let layout = ReportLayout(days: HistoryDay.days(from: rows), balanceMs: status.balanceMs, gaps: gaps,
+                                      zone: context.localClock.zone)
             do {
                 try ReportDrawing.draw(layout, format: format, to: file.temporaryPath)
             } catch {
@@ -98,6 +99,8 @@ enum ReportDrawing {
         return "wrote \(path) (\(format == .png ? "PNG" : "SVG"), \(layout.width)×\(layout.height)): "
             + "\(layout.days.count) days, earned \(DurationText.format(layout.earnedMs)), "
             + "used \(DurationText.format(layout.usedMs)), \(busiest), balance \(DurationText.format(layout.balanceMs))"
+            + (layout.offGaps > 0 ? ", off \(DurationText.format(layout.offMs)) in \(layout.offGaps) "
+                                    + (layout.offGaps == 1 ? "gap" : "gaps") : "")
     }
 }
 
