@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # blockerctl report and history --csv end to end: a real dbus-daemon, the real
 # blockerd (command probe, nothing in front so nothing is spent meanwhile) on
-# a real SQLite ledger seeded with a known week. Checks the CSV row by row,
-# the PNG's size and pixels at the bars' places, the SVG's bars (count,
-# heights), bad input (exit status, message, nothing written) and that a
-# failed report leaves the old file. Saves docs/report.png. Exit 0 = pass.
+# a real SQLite ledger seeded with a known week and two runs of blockerd before
+# the real ones. Checks the CSV row by row, the PNG's size and pixels at the
+# bars' places, the SVG's bars (count, heights), each gap's mark under its day
+# and the gaps in history's words, bad input (exit status, message, nothing
+# written) and that a failed report leaves the old file. Saves docs/report.png.
+# Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$here" && swift build --show-bin-path)
@@ -19,6 +21,9 @@ daemon=(--config "$dir/blocker.toml" --state-dir "$dir/state")
 
 # The ledger: blockerd makes it, then (stopped) it gets a known week. Minutes
 # per day, D-7 (outside one week) to today: earned, spent, and use per group.
+# And two runs before blockerd's own: one killed at D-3 22:50, the next
+# started D-2 00:44 (a gap across midnight, unguarded from 00:14) and stopped
+# 2 minutes before blockerd's first run here.
 fx_start_blockerd "$bin" "${daemon[@]}"
 fx_stop "$fx_daemon_pid"
 day() { date -u +%F -d "-$1 days"; }
@@ -38,6 +43,16 @@ for d, (earned, spent, groups) in zip(days, plan):
         db.execute("INSERT INTO usage (day, group_name, app, ms) VALUES (?, ?, 'app', ?)", (d, g, minutes * m))
 earned = sum(p[0] for p in plan) * m; spent = sum(p[1] for p in plan) * m
 db.execute("UPDATE account SET balance_ms = ?, earned_total_ms = ?, spent_total_ms = ?", (earned - spent, earned, spent))
+import datetime
+def midnight(d): return int(datetime.datetime.strptime(d, "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc).timestamp()) * 1000
+(first_start,) = db.execute("SELECT min(started_ms) FROM runs").fetchone()
+db.execute("UPDATE runs SET id = id + 10")
+h = 60 * m
+killed_at, restarted = midnight(days[4]) + 22 * h + 50 * m, midnight(days[5]) + 44 * m
+runs = [(1, 4242, midnight(days[4]) + 8 * h, killed_at, killed_at, "killed with SIGKILL", None),
+        (2, 4343, restarted, first_start - 2 * m, first_start - 2 * m, "stopped", restarted - 30 * m)]
+db.executemany("INSERT INTO runs (id, pid, started_ms, last_tick_ms, ended_ms, end_reason, unguarded_since_ms) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?)", runs)
 db.commit()
 json.dump({"days": days, "plan": plan}, open(sys.argv[1] + ".plan.json", "w"))
 PY
@@ -61,6 +76,15 @@ assert '"work, ""deep"""' in text, "the group with a comma and quotes is not quo
 PY
 ok "history --csv: $(($(wc -l <"$dir/history.csv") - 1)) rows, days in order, quoting per RFC 4180"
 
+# history's words for the gap across midnight: D-3's part had no graphical
+# session (nothing said of unguarded time), D-2's had 30 minutes of one.
+drawn=$(ctl history) || fail "history"
+grep -qx " *off 1h 10m (killed with SIGKILL)" <<<"$drawn" \
+    && grep -qx " *off 44m 00s (killed with SIGKILL; 30m 00s unguarded)" <<<"$drawn" \
+    || fail "history does not show the seeded gap on both days: $drawn"
+! grep -q " 0s unguarded" <<<"$drawn" || fail "history says 0s unguarded: $drawn"
+ok "history: $(grep -c " off " <<<"$drawn") gap lines, the one across midnight on both days"
+
 # The report, as PNG and SVG; render times from this run.
 t0=$(date +%s%N)
 png_line=$(ctl report --output "$dir/week.png") || fail "report --output week.png"
@@ -69,8 +93,9 @@ svg_line=$(ctl report --output "$dir/week.svg") || fail "report --output week.sv
 t2=$(date +%s%N)
 grep -q "busiest group social (1h 30m)" <<<"$png_line" && grep -q "balance 1h 45m" <<<"$png_line" \
     || fail "report does not name the busiest group and balance: $png_line"
+grep -q ", off 1h 5[6-9]m in 3 gaps$" <<<"$png_line" || fail "report does not total the three gaps: $png_line"
 ok "report: $png_line"
-ok "report took $(((t1 - t0) / 1000000)) ms (PNG), $(((t2 - t1) / 1000000)) ms (SVG), blockerctl start and two D-Bus calls included"
+ok "report took $(((t1 - t0) / 1000000)) ms (PNG), $(((t2 - t1) / 1000000)) ms (SVG), blockerctl start and its D-Bus calls included"
 [ -z "$(find "$dir" -maxdepth 1 -name '.week*')" ] || fail "report left temporary files: $(ls -a "$dir")"
 
 convert "$dir/week.png" -depth 8 "rgb:$dir/week.rgb" || fail "ImageMagick cannot read the PNG"
@@ -129,8 +154,40 @@ assert widths == [[280], [round(35 / 90 * 280)], [round(10 / 90 * 280)]], widths
 for c, (x, y, w, h) in zip(palette, (rects(c)[0] for c in palette)):
     assert pixel(int(x + 2), int(y + h / 2)) == c, (c, pixel(int(x + 2), int(y + h / 2)))
 print("groups: widths", widths)
+
+# The gaps, as blockerd's ledger has them, split at midnight (UTC here): each
+# part a mark on the strip under the axis at its time of day in its day's
+# column (88 + 90 px a day), 3 px below the axis, 4 px high, #777777.
+import datetime, sqlite3
+days = plan["days"][1:]
+def midnight(d): return int(datetime.datetime.strptime(d, "%Y-%m-%d").replace(tzinfo=datetime.timezone.utc).timestamp()) * 1000
+db = sqlite3.connect(plan_path.replace(".plan.json", ""))
+runs = db.execute("SELECT started_ms, coalesce(ended_ms, last_tick_ms) FROM runs ORDER BY id").fetchall()
+gaps = [(a[1], b[0]) for a, b in zip(runs, runs[1:]) if b[0] > a[1]]
+assert len(gaps) == 3, gaps
+expected = []
+for start, end in gaps:
+    while start < end:
+        day = datetime.datetime.fromtimestamp(start / 1000, datetime.timezone.utc).strftime("%Y-%m-%d")
+        low = midnight(day); high = low + 86_400_000
+        stop = max(start + 1, min(end, high))
+        if day in days:
+            offset = lambda ms: min(90, max(0, int((ms - low) / (high - low) * 90 + 0.5)))
+            x0, x1 = offset(start), offset(stop)
+            w = max(1, x1 - x0)
+            expected.append((88 + days.index(day) * 90 + min(x0, 90 - w), 423, w, 4))
+        start = stop
+off = "#777777"
+marks = [r for r in rects(off) if r[1] > 400]
+assert sorted(marks) == sorted(expected), (marks, expected)
+assert [r for r in rects(off) if r[1] < 400] == [(88 + 2 * 96, 88, 12, 4)], ("the legend's mark", rects(off))
+# The one across midnight: 22:50 to the end of D-3 (column 3), the start of D-2 (column 4) to 00:44.
+assert (88 + 3 * 90 + 86, 423, 4, 4) in marks and (88 + 4 * 90, 423, 3, 4) in marks, marks
+for x, y, w, h in marks:
+    assert pixel(int(x + w / 2), 424) == off, f"gap mark at x {x}: {pixel(int(x + w / 2), 424)}"
+print(f"gaps: {len(gaps)}, marks {sorted(marks)}, sampled in the PNG")
 PY
-ok "PNG 1070×496 and SVG: earned and used bars at the known heights, background above them, group bars"
+ok "PNG 1070×496 and SVG: earned and used bars at the known heights, background above them, group bars, a mark per day's part of a gap"
 
 # --weeks: 14 days in the picture (the summary counts them).
 line=$(ctl report --weeks 2 --output "$dir/two.svg") || fail "report --weeks 2"

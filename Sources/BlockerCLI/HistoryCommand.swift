@@ -50,12 +50,7 @@ struct HistoryCommand: BlockerCommand {
     func run(_ context: CommandContext) throws(CommandFailure) {
         let days = self.days
         let zone = context.localClock.zone
-        // The gaps are an addition of this version: an older blockerd lacks
-        // GapsEx (the unguarded time), an older still Gaps.
-        func gaps() -> [Gap] {
-            (try? context.call { service throws(BusFailure) in try service.gapsEx(days: days) })
-                ?? (try? context.call { service throws(BusFailure) in try service.gaps(days: days) }) ?? []
-        }
+        func gaps() -> [Gap] { (try? context.service()).map { HistoryGaps.fetch($0, days: days) } ?? [] }
         if gapsCSV {
             context.out.output.write(HistoryGaps.csv(HistoryGaps.byDay(gaps(), zone: zone)))
             return
@@ -178,6 +173,22 @@ enum HistoryGaps {
         return result
     }
 
+    /// The gaps overlapping the last `days` days. They are an addition of
+    /// this version: an older blockerd lacks GapsEx (the unguarded time), an
+    /// older still Gaps; then there are none to show.
+    static func fetch(_ service: any BlockerCalls, days: UInt32) -> [Gap] {
+        (try? service.gapsEx(days: days)) ?? (try? service.gaps(days: days)) ?? []
+    }
+
+    /// A day's part of a gap in words, as history and report write it:
+    /// "off 1h 10m (stopped; 1h 09m unguarded)". The unguarded share only
+    /// when there was some: 0 (no graphical session logind still had) and
+    /// nil (logind did not say) add nothing.
+    static func describe(_ part: Part, duration: (Milliseconds) -> String = DurationText.format) -> String {
+        let unguarded = part.unguardedMs.flatMap { $0 > 0 ? "; \(duration($0)) unguarded" : nil } ?? ""
+        return "off \(duration(part.endMs - part.startMs)) (\(part.reason)\(unguarded))"
+    }
+
     static let csvHeader = ["day", "start_ms", "end_ms", "reason", "unguarded_ms"]
 
     /// `history --csv --gaps`: one row per day's part of a gap, oldest first.
@@ -234,14 +245,9 @@ enum HistoryChart {
     }
 
     /// Each gap's time per local day (a gap across midnight counts on both
-    /// days), as "off 1h 10m (stopped; 1h 09m unguarded)", in the order they happened.
+    /// days), as `HistoryGaps.describe` words it, in the order they happened.
     static func offByDay(_ gaps: [Gap], zone: TimeZoneRules) -> [String: [String]] {
-        HistoryGaps.byDay(gaps, zone: zone).mapValues { parts in
-            parts.map { part in
-                let unguarded = part.unguardedMs.map { "; \(DurationText.format($0)) unguarded" } ?? ""
-                return "off \(DurationText.format(part.endMs - part.startMs)) (\(part.reason)\(unguarded))"
-            }
-        }
+        HistoryGaps.byDay(gaps, zone: zone).mapValues { parts in parts.map { HistoryGaps.describe($0) } }
     }
 
     static func render(_ days: [HistoryDay], columns: Int, printer: Printer, off: [String: [String]] = [:]) -> [String] {

@@ -18,8 +18,11 @@ struct ReportCommand: BlockerCommand {
         ],
         discussion: """
             Draws a bar per day for the time earned (green) and the metered time used (orange), the time in front of
-            each group over those days (busiest first), today's balance and the busiest group. Up to 7 weeks the
-            picture is 1070x496 pixels; from 8 weeks on it grows 12 pixels a day. The numbers: blockerctl history --csv.
+            each group over those days (busiest first), today's balance and the busiest group. Each gap (blockerd not
+            running; one across midnight on both days) is a grey mark under its day at its time of day, listed under
+            the groups as history words it ("off 1h 10m (stopped; 1h 09m unguarded)"), and the heading totals them
+            ("off 3h 05m in 2 gaps"). Up to 7 weeks the picture is 1070x496 pixels; from 8 weeks on it grows 12 pixels
+            a day. The numbers: blockerctl history --csv (--gaps for the gaps).
             """)
 
     enum Format: Equatable {
@@ -59,10 +62,11 @@ struct ReportCommand: BlockerCommand {
         let file = try ReplacingFile.reserve(output)
         do throws(CommandFailure) {
             let days = weeks * 7
-            let (status, rows) = try context.call { service throws(BusFailure) in
-                (try service.status(), try service.history(days: days))
+            let (status, rows, gaps) = try context.call { service throws(BusFailure) in
+                (try service.status(), try service.history(days: days), HistoryGaps.fetch(service, days: days))
             }
-            let layout = ReportLayout(days: HistoryDay.days(from: rows), balanceMs: status.balanceMs)
+            let layout = ReportLayout(days: HistoryDay.days(from: rows), balanceMs: status.balanceMs, gaps: gaps,
+                                      zone: context.localClock.zone)
             do {
                 try ReportDrawing.draw(layout, format: format, to: file.temporaryPath)
             } catch {
@@ -98,6 +102,8 @@ enum ReportDrawing {
         return "wrote \(path) (\(format == .png ? "PNG" : "SVG"), \(layout.width)×\(layout.height)): "
             + "\(layout.days.count) days, earned \(DurationText.format(layout.earnedMs)), "
             + "used \(DurationText.format(layout.usedMs)), \(busiest), balance \(DurationText.format(layout.balanceMs))"
+            + (layout.offGaps > 0 ? ", off \(DurationText.format(layout.offMs)) in \(layout.offGaps) "
+                                    + (layout.offGaps == 1 ? "gap" : "gaps") : "")
     }
 }
 

@@ -31,6 +31,8 @@ struct ReportLayout: Equatable {
         static let axis = ReportColor(0x999999)
         static let earned = ReportColor(0x2E9E4F)
         static let used = ReportColor(0xE8833A)
+        /// blockerd not running: darker than the axis it lies under.
+        static let off = ReportColor(0x777777)
         /// Groups, busiest first; none equals earned, used, grid or background,
         /// so a bar's color says what it is.
         static let groups: [ReportColor] = [
@@ -48,6 +50,8 @@ struct ReportLayout: Equatable {
         case earned(day: String)
         case used(day: String)
         case group(name: String)
+        /// A day's part of a gap, on the strip under the axis.
+        case off(day: String)
     }
 
     struct Rect: Equatable {
@@ -82,6 +86,11 @@ struct ReportLayout: Equatable {
     var busiestGroup: GroupTotal?
     var groups: [GroupTotal]
     var days: [HistoryDay]
+    /// Each shown day's parts of the gaps (blockerd not running), in the order they happened.
+    var off: [String: [HistoryGaps.Part]]
+    /// The time off over the days shown, and in how many gaps (one across midnight is one).
+    var offMs: Milliseconds
+    var offGaps: Int
     var balanceMs: Milliseconds
     var earnedMs: Milliseconds
     var usedMs: Milliseconds
@@ -107,6 +116,14 @@ struct ReportLayout: Equatable {
         static let groupRowHeight = 34
         static let groupBarHeight = 12
         static let shownGroups = 8
+        /// The strip under the axis where a day's gaps are marked, 00:00 at
+        /// the left of the day's column, midnight next at its right.
+        static let offStripGap = 3
+        static let offStripHeight = 4
+        /// The list of gaps under the groups: its lines, and the characters a
+        /// line gets (240 px of 11 px DejaVu Sans, about 6 px a character).
+        static let offLineHeight = 15
+        static let offLineCharacters = 40
         /// Below the plot: day names, dates, and (when there is room) the day's numbers.
         static let footer = 76
         static var height: Int { plotTop + plotHeight + footer }
@@ -152,8 +169,67 @@ struct ReportLayout: Equatable {
             .sorted { ($0.usedMs, $1.name) > ($1.usedMs, $0.name) }
     }
 
-    /// The report for `days` (oldest first, as `HistoryDay.days` gives them) and today's balance.
-    init(days: [HistoryDay], balanceMs: Milliseconds) {
+    /// `gaps` split at local midnight in `zone`, kept for the days shown;
+    /// how many gaps have a part in them, and the time off in them.
+    static func offParts(_ gaps: [Gap], days: [HistoryDay], zone: TimeZoneRules)
+        -> (byDay: [String: [HistoryGaps.Part]], ms: Milliseconds, count: Int) {
+        let shown = Set(days.map(\.day))
+        var byDay: [String: [HistoryGaps.Part]] = [:], ms: Milliseconds = 0, count = 0
+        for gap in gaps {
+            let parts = HistoryGaps.byDay([gap], zone: zone).filter { shown.contains($0.key) }
+            if !parts.isEmpty { count += 1 }
+            for (day, dayParts) in parts {
+                byDay[day, default: []] += dayParts
+                ms += dayParts.reduce(0) { $0 + $1.endMs - $1.startMs }
+            }
+        }
+        return (byDay.mapValues { $0.sorted { $0.startMs < $1.startMs } }, ms, count)
+    }
+
+    /// Where `part` lies in the column `left..<left + pitch` of the day
+    /// `dayStartMs..<dayEndMs`: x and width, at least a pixel, inside the column.
+    static func offMark(_ part: HistoryGaps.Part, dayStartMs: Int64, dayEndMs: Int64, left: Int, pitch: Int)
+        -> (x: Int, width: Int) {
+        let length = Double(max(1, dayEndMs - dayStartMs))
+        func offset(_ ms: Int64) -> Int {
+            min(pitch, max(0, Int((Double(ms - dayStartMs) / length * Double(pitch)).rounded())))
+        }
+        let start = offset(part.startMs), end = offset(part.endMs)
+        let width = max(1, end - start)
+        return (left + min(start, pitch - width), width)
+    }
+
+    /// `text` in lines of at most `width` characters, broken at spaces (a
+    /// longer word is cut); past `lines` lines the last ends in "…".
+    static func wrap(_ text: String, width: Int, lines: Int) -> [String] {
+        var result: [String] = [], current = ""
+        for word in text.split(separator: " ").map(String.init) {
+            var word = word
+            while word.count > width {
+                if !current.isEmpty { result.append(current); current = "" }
+                result.append(String(word.prefix(width)))
+                word = String(word.dropFirst(width))
+            }
+            if current.isEmpty { current = word } else if current.count + 1 + word.count <= width { current += " " + word } else {
+                result.append(current)
+                current = word
+            }
+        }
+        if !current.isEmpty { result.append(current) }
+        guard result.count > lines, lines > 0 else { return result }
+        let last = result[lines - 1]
+        return Array(result.prefix(lines - 1)) + [(last.count < width ? last : String(last.prefix(width - 1))) + "…"]
+    }
+
+    /// "off 3h 05m in 2 gaps".
+    static func offTotal(_ ms: Milliseconds, gaps: Int) -> String {
+        "off \(duration(ms)) in \(gaps) \(gaps == 1 ? "gap" : "gaps")"
+    }
+
+    /// The report for `days` (oldest first, as `HistoryDay.days` gives them),
+    /// today's balance and the gaps (blockerd not running) overlapping them,
+    /// split into days in `zone`; gaps on days not shown are left out.
+    init(days: [HistoryDay], balanceMs: Milliseconds, gaps: [Gap] = [], zone: TimeZoneRules = .utc) {
         typealias G = Geometry
         let pitch = Self.pitch(days: days.count)
         let plotLeft = G.margin + G.axisWidth
@@ -166,6 +242,7 @@ struct ReportLayout: Equatable {
         earnedMs = days.reduce(0) { $0 + $1.earnedMs }
         usedMs = days.reduce(0) { $0 + $1.usedMs }
         groups = Self.groupTotals(days)
+        (off, offMs, offGaps) = Self.offParts(gaps, days: days, zone: zone)
         busiestGroup = groups.first
         baseline = G.plotTop + G.plotHeight
         plotHeight = G.plotHeight
@@ -184,13 +261,19 @@ struct ReportLayout: Equatable {
             ?? "no group used"
         texts.append(Text(text: "balance today \(Self.duration(balanceMs))  ·  \(busiest)  ·  "
                           + "earned \(Self.duration(earnedMs)), used \(Self.duration(usedMs)) in "
-                          + "\(days.count) \(days.count == 1 ? "day" : "days")",
+                          + "\(days.count) \(days.count == 1 ? "day" : "days")"
+                          + (offGaps > 0 ? "  ·  " + Self.offTotal(offMs, gaps: offGaps) : ""),
                           x: G.margin, y: 64, size: 14, color: Palette.dimText))
-        // Legend.
+        // Legend; the gaps' mark only when there are gaps.
         for (index, (label, color)) in [("earned", Palette.earned), ("used", Palette.used)].enumerated() {
             let x = plotLeft + index * 96
             rects.append(Rect(x: x, y: 84, width: 12, height: 12, color: color, role: .legend))
             texts.append(Text(text: label, x: x + 18, y: 95, size: 13))
+        }
+        if offGaps > 0 {
+            let x = plotLeft + 2 * 96
+            rects.append(Rect(x: x, y: 88, width: 12, height: G.offStripHeight, color: Palette.off, role: .legend))
+            texts.append(Text(text: "blockerd off", x: x + 18, y: 95, size: 13))
         }
 
         // The scale: a gridline and a label at every step, the baseline last.
@@ -216,6 +299,16 @@ struct ReportLayout: Equatable {
                 if bar > 0 {
                     rects.append(Rect(x: left + offset, y: baseline - bar, width: barWidth, height: bar,
                                       color: color, role: role))
+                }
+            }
+            // The day's gaps at their time of day, on the strip under the axis.
+            if let parts = off[day.day], let date = CivilDate(iso: day.day) {
+                let dayStart = zone.startOfDay(date), dayEnd = zone.startOfDay(date.adding(days: 1))
+                for part in parts {
+                    let mark = Self.offMark(part, dayStartMs: dayStart, dayEndMs: dayEnd,
+                                            left: plotLeft + index * pitch, pitch: pitch)
+                    rects.append(Rect(x: mark.x, y: baseline + G.offStripGap, width: mark.width,
+                                      height: G.offStripHeight, color: Palette.off, role: .off(day: day.day)))
                 }
             }
             let isToday = index == days.count - 1
@@ -254,10 +347,39 @@ struct ReportLayout: Equatable {
             rects.append(Rect(x: panelLeft, y: top + 8, width: length, height: G.groupBarHeight,
                               color: Palette.groups[index % Palette.groups.count], role: .group(name: group.name)))
         }
+        var panelBottom = shown.isEmpty ? G.plotTop + 24 : G.plotTop + shown.count * G.groupRowHeight - 2
         if groups.count > shown.count {
+            panelBottom = G.plotTop + 12 + shown.count * G.groupRowHeight + 2
             texts.append(Text(text: "and \(groups.count - shown.count) more (see blockerctl history --csv)",
-                              x: panelLeft, y: G.plotTop + 12 + shown.count * G.groupRowHeight + 2, size: 11,
-                              color: Palette.dimText))
+                              x: panelLeft, y: panelBottom, size: 11, color: Palette.dimText))
+        }
+
+        // Under the groups: each day's parts of the gaps in history's words
+        // (wrapped to two lines at most), as many as fit, then how many more.
+        let offByDay = off
+        let offRows = days.flatMap { day in (offByDay[day.day] ?? []).map { (day: day.day, part: $0) } }
+        if !offRows.isEmpty {
+            let heading = panelBottom + 30, first = heading + 20
+            texts.append(Text(text: "blockerd off", x: panelLeft, y: heading, size: 14, bold: true))
+            let room = max(1, (height - 8 - first) / G.offLineHeight + 1)
+            var line = 0, listed = 0
+            for (index, row) in offRows.enumerated() {
+                let words = Self.wrap(HistoryGaps.describe(row.part, duration: Self.duration),
+                                      width: G.offLineCharacters, lines: 2)
+                // Room for this one, and for the "and N more" line if others follow.
+                guard line + words.count + (index < offRows.count - 1 ? 1 : 0) <= room else { break }
+                texts.append(Text(text: String(row.day.suffix(5)), x: panelLeft, y: first + line * G.offLineHeight,
+                                  size: 11, color: Palette.dimText))
+                for text in words {
+                    texts.append(Text(text: text, x: panelLeft + 40, y: first + line * G.offLineHeight, size: 11))
+                    line += 1
+                }
+                listed += 1
+            }
+            if listed < offRows.count {
+                texts.append(Text(text: "and \(offRows.count - listed) more (see blockerctl history)", x: panelLeft,
+                                  y: first + line * G.offLineHeight, size: 11, color: Palette.dimText))
+            }
         }
         self.rects = rects
         self.texts = texts

@@ -108,7 +108,7 @@ private let balance: Milliseconds = 6_300_000
 
     @Test func eachSeriesHasItsOwnColor() {
         typealias P = ReportLayout.Palette
-        let colors = [P.background, P.gridline, P.axis, P.earned, P.used] + P.groups
+        let colors = [P.background, P.gridline, P.axis, P.earned, P.used, P.off] + P.groups
         #expect(Set(colors).count == colors.count)
     }
 
@@ -118,6 +118,158 @@ private let balance: Milliseconds = 6_300_000
         #expect(ReportLayout.duration(2_700_000) == "45m")
         #expect(ReportLayout.duration(3_900_000) == "1h 05m")
         #expect(ReportLayout.duration(3_600_000 - 20_000) == "1h 00m")
+    }
+}
+
+/// Midnight starting 2025-06-02 UTC (the last day of the known week).
+private let june2: Int64 = 1_748_822_400_000
+private let hour: Int64 = 3_600_000
+
+@Suite struct ReportGapTests {
+    func layout(_ gaps: [Gap], zone: TimeZoneRules = .utc) -> ReportLayout {
+        ReportLayout(days: HistoryDay.days(from: knownRows()), balanceMs: balance, gaps: gaps, zone: zone)
+    }
+
+    func marks(_ layout: ReportLayout) -> [ReportLayout.Rect] {
+        layout.rects { if case .off = $0 { true } else { false } }
+    }
+
+    @Test func eachGapIsMarkedUnderItsDayAtItsTimeOfDay() {
+        // 2025-06-01 (the sixth column, x 538..<628) 12:00 to 18:00.
+        let layout = layout([Gap(fromMs: june2 - 12 * hour, toMs: june2 - 6 * hour, reason: "stopped")])
+        #expect(marks(layout) == [.init(x: 538 + 45, y: layout.baseline + 3, width: 23, height: 4,
+                                        color: ReportLayout.Palette.off, role: .off(day: "2025-06-01"))])
+        #expect((layout.offMs, layout.offGaps) == (6 * hour, 1))
+        #expect(layout.off == ["2025-06-01": [.init(startMs: june2 - 12 * hour, endMs: june2 - 6 * hour, reason: "stopped",
+                                                    unguardedMs: nil)]])
+        // Under the axis, above the day's name.
+        #expect(marks(layout).allSatisfy { $0.y > layout.baseline && $0.bottom < layout.baseline + 18 - 9 })
+    }
+
+    @Test func aGapAcrossMidnightIsMarkedListedAndCountedOnBothDays() throws {
+        // 2025-05-31 23:00 to 2025-06-01 00:40, unguarded from 00:10.
+        let midnight = june2 - 24 * hour
+        let layout = layout([Gap(fromMs: midnight - hour, toMs: midnight + 40 * 60_000, reason: "killed with SIGKILL",
+                                 unguardedSinceMs: midnight + 10 * 60_000)])
+        let marks = marks(layout)
+        #expect(marks.map(\.role) == [.off(day: "2025-05-31"), .off(day: "2025-06-01")])
+        // 23:00 is 86 px into 05-31's 90 (x 448..<538), up to its end; 06-01 from its start, 40 min = 3 px.
+        #expect(marks.map { [$0.x, $0.width] } == [[448 + 86, 4], [538, 3]])
+        #expect(marks[0].x + marks[0].width == marks[1].x, "one stretch across the two columns")
+        #expect((layout.offMs, layout.offGaps) == (100 * 60_000, 1), "one gap, counted once, its time on both days")
+        let texts = layout.texts.map(\.text)
+        #expect(texts.contains { $0.hasSuffix("in 7 days  ·  off 1h 40m in 1 gap") }, "\(texts)")
+        let heading = try #require(layout.texts.firstIndex { $0.text == "blockerd off" && $0.bold })
+        #expect(Array(texts[(heading + 1)...]) == ["05-31", "off 1h 00m (killed with SIGKILL)",
+                                                   "06-01", "off 40m (killed with SIGKILL; 30m", "unguarded)"])
+        let rows = layout.texts[(heading + 1)...]
+        #expect(rows.map(\.y) == [270, 270, 285, 285, 300], "a line each 15 px, the date on a gap's first")
+        #expect(rows.map(\.x) == [766, 806, 766, 806, 806], "under the groups (x 766), the words 40 px in")
+        // The legend names the mark.
+        #expect(layout.rects.contains { $0.role == .legend && $0.color == ReportLayout.Palette.off })
+        #expect(texts.filter { $0 == "blockerd off" }.count == 2, "the legend's and the list's heading")
+    }
+
+    @Test func theListSaysWhatHistorySaysInTheReportsMinutes() {
+        let part = HistoryGaps.Part(startMs: june2 + hour, endMs: june2 + hour + 4_200_000, reason: "stopped",
+                                    unguardedMs: 0)
+        let layout = layout([Gap(fromMs: part.startMs, toMs: part.endMs, reason: "stopped", unguardedSinceMs: part.endMs)])
+        let words = HistoryGaps.describe(part, duration: ReportLayout.duration)
+        #expect(words == "off 1h 10m (stopped)")
+        #expect(layout.texts.contains { $0.text == words })
+        #expect(!layout.texts.contains { $0.text.contains("unguarded") })
+    }
+
+    @Test func noGapsDrawNothing() {
+        let none = layout([])
+        #expect(marks(none).isEmpty && none.offGaps == 0 && none.offMs == 0 && none.off.isEmpty)
+        #expect(!none.texts.contains { $0.text.contains("off") })
+        #expect(!none.rects.contains { $0.color == ReportLayout.Palette.off })
+        #expect(none == ReportLayout(days: HistoryDay.days(from: knownRows()), balanceMs: balance))
+        // Gaps on days not shown (before the first, after the last) leave the picture as it was.
+        let outside = layout([Gap(fromMs: june2 - 9 * 24 * hour, toMs: june2 - 8 * 24 * hour, reason: "stopped"),
+                              Gap(fromMs: june2 + 25 * hour, toMs: june2 + 26 * hour, reason: "stopped")])
+        #expect(outside == none)
+    }
+
+    @Test func aGapThatBeganBeforeTheFirstDayCountsOnlyItsShownPart() {
+        // 2025-05-26 (not shown) 22:00 to 2025-05-27 (the first day) 01:00.
+        let first = june2 - 6 * 24 * hour
+        let layout = layout([Gap(fromMs: first - 2 * hour, toMs: first + hour, reason: "stopped")])
+        #expect((layout.offMs, layout.offGaps) == (hour, 1))
+        #expect(marks(layout).map { [$0.x, $0.width] } == [[88, 4]])
+    }
+
+    @Test func marksFollowTheLocalDayItsLengthAndStayInsideIt() throws {
+        // Berlin: 2025-06-01 00:00 is 22:00 UTC on 05-31; a gap 2025-05-31 22:00 to 23:00 UTC is 06-01 00:00 to 01:00.
+        let berlin = try TimeZoneRules(posix: "CET-1CEST,M3.5.0,M10.5.0/3")
+        let layout = layout([Gap(fromMs: june2 - 26 * hour, toMs: june2 - 25 * hour, reason: "stopped")], zone: berlin)
+        #expect(marks(layout).map(\.role) == [.off(day: "2025-06-01")])
+        #expect(marks(layout).map { [$0.x, $0.width] } == [[538, 4]])
+        // A 25-hour day (autumn's): 12:30 after its start is halfway.
+        let part = HistoryGaps.Part(startMs: 45_000_000, endMs: 45_000_001, reason: "", unguardedMs: nil)
+        #expect(ReportLayout.offMark(part, dayStartMs: 0, dayEndMs: 90_000_000, left: 100, pitch: 90) == (145, 1))
+        // A moment before midnight: a pixel, inside the column; the whole day: the whole column.
+        let late = HistoryGaps.Part(startMs: 86_399_000, endMs: 86_400_000, reason: "", unguardedMs: nil)
+        #expect(ReportLayout.offMark(late, dayStartMs: 0, dayEndMs: 86_400_000, left: 100, pitch: 90) == (189, 1))
+        let all = HistoryGaps.Part(startMs: 0, endMs: 86_400_000, reason: "", unguardedMs: nil)
+        #expect(ReportLayout.offMark(all, dayStartMs: 0, dayEndMs: 86_400_000, left: 100, pitch: 12) == (100, 12))
+    }
+
+    @Test func aLongListEndsInHowManyMoreAndLongWordsAreCut() {
+        // Every 6 hours from 2025-05-27 00:00, 10 minutes, killed: 28 gaps, on the week's 7 days.
+        let start = june2 - 6 * 24 * hour
+        let gaps = (0..<28).map { Gap(fromMs: start + Int64($0) * 6 * hour, toMs: start + Int64($0) * 6 * hour + 600_000,
+                                      reason: $0 == 0 ? Gap.unknown : "killed with SIGKILL") }
+        let layout = layout(gaps)
+        #expect((layout.offGaps, layout.offMs) == (28, 28 * 600_000))
+        #expect(marks(layout).count == 28)
+        let texts = layout.texts.map(\.text)
+        let heading = texts.lastIndex(of: "blockerd off")!
+        // Three groups above leave room for 15 lines: the first gap's two, 12 more, and how many more.
+        #expect(texts.last == "and 15 more (see blockerctl history)", "\(texts)")
+        #expect(texts.count - heading - 1 == 13 + 14 + 1)
+        #expect(Array(texts[(heading + 1)...(heading + 5)]) == ["05-27", "off 10m (unknown: killed with SIGKILL,",
+                                                                 "crashed or power lost; from the last…",
+                                                                 "05-27", "off 10m (killed with SIGKILL)"])
+        #expect(layout.texts.allSatisfy { $0.y <= layout.height - 8 }, "nothing below the picture's edge")
+        // Eight groups and more leave room for three lines: one gap of two, and how many more.
+        var days = HistoryDay.days(from: knownRows())
+        days[0].groups = (1...9).map { .init(name: "g\($0)", usedMs: Int64($0) * 60_000) }
+        let full = ReportLayout(days: days, balanceMs: 0, gaps: gaps, zone: .utc)
+        let fullTexts = full.texts.map(\.text)
+        #expect(fullTexts.count - fullTexts.lastIndex(of: "blockerd off")! - 1 == 1 + 2 + 1)
+        #expect(fullTexts.last == "and 27 more (see blockerctl history)")
+        #expect(full.texts.allSatisfy { $0.y <= full.height - 8 })
+    }
+
+    @Test func wordsWrapAtSpacesIntoAtMostTheLinesGiven() {
+        #expect(ReportLayout.wrap("off 40m (stopped)", width: 40, lines: 2) == ["off 40m (stopped)"])
+        #expect(ReportLayout.wrap("aaa bbb ccc", width: 7, lines: 2) == ["aaa bbb", "ccc"])
+        #expect(ReportLayout.wrap("aaa bbb ccc ddd", width: 7, lines: 2) == ["aaa bbb", "ccc ddd"])
+        #expect(ReportLayout.wrap("aaa bbb ccc ddd e", width: 7, lines: 2) == ["aaa bbb", "ccc dd…"])
+        #expect(ReportLayout.wrap("aaaaaaaaaa b", width: 4, lines: 3) == ["aaaa", "aaaa", "aa b"])
+        #expect(ReportLayout.wrap("", width: 4, lines: 2) == [])
+    }
+
+    @Test func theMarksArePaintedWhereTheLayoutPutsThem() throws {
+        let directory = try TemporaryDirectory()
+        let service = RecordingCalls()
+        service.historyRows = knownRows()
+        service.report.balanceMs = balance
+        let midnight = june2 - 24 * hour
+        service.gapRows = [Gap(fromMs: midnight - hour, toMs: midnight + 40 * 60_000, reason: "stopped"),
+                           Gap(fromMs: june2 + 2 * hour, toMs: june2 + 3 * hour, reason: "stopped")]
+        let layout = layout(service.gapRows)
+        #expect(blockerctl(["report", "--output", directory.file("week.png")], service: service).status == 0)
+        #expect(blockerctl(["report", "--output", directory.file("week.svg")], service: service).status == 0)
+        let png = try CairoPNG(path: directory.file("week.png"))
+        for mark in marks(layout) {
+            #expect(png.color(x: mark.x + mark.width / 2, y: mark.y + 1) == ReportLayout.Palette.off, "\(mark)")
+        }
+        // In the SVG as paths of the mark's grey (0x77 = 46.666667%): the legend's and the three marks.
+        let svg = try String(contentsOfFile: directory.file("week.svg"), encoding: .utf8)
+        #expect(svg.components(separatedBy: "fill:rgb(46.666667%,46.666667%,46.666667%)").count - 1 == 1 + 3)
     }
 }
 
@@ -174,7 +326,7 @@ private let balance: Milliseconds = 6_300_000
         let service = service()
         let run = blockerctl(["report", "--output", directory.file("week.png")], service: service)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(service.calls == [.status, .history(days: 7)])
+        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7)])
         #expect(run.stdout == "wrote \(directory.file("week.png")) (PNG, 1070×496): 7 days, earned 3h 00m, "
                 + "used 2h 05m, busiest group social (1h 30m), balance 1h 45m\n")
         let png = try CairoPNG(path: directory.file("week.png"))
@@ -192,6 +344,24 @@ private let balance: Milliseconds = 6_300_000
         #expect(try leftovers(directory).isEmpty)
         let mode = try FileManager.default.attributesOfItem(atPath: directory.file("week.png"))[.posixPermissions] as? Int
         #expect(mode.map { $0 & 0o044 } == 0o044, "readable like any file the user makes, not mkstemp's 0600")
+    }
+
+    @Test func thePictureMarksEachGapUnderItsDayAndTheSummaryTotalsThem() throws {
+        let directory = try TemporaryDirectory()
+        let service = service()
+        // 2025-06-01, the sixth day shown, 12:00 to 18:00 UTC.
+        let noon: Int64 = 1_748_779_200_000
+        service.gapRows = [Gap(fromMs: noon, toMs: noon + 21_600_000, reason: "stopped")]
+        let run = blockerctl(["report", "--output", directory.file("week.png")], service: service)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7)])
+        #expect(run.stdout.hasSuffix("balance 1h 45m, off 6h 00m in 1 gap\n"), "\(run.stdout)")
+        let png = try CairoPNG(path: directory.file("week.png"))
+        let background = ReportLayout.Palette.background
+        // The day's column is x 538..<628 (88 + 5 × 90); 12:00 to 18:00 is 45..<68 of its 90 px, under the axis at 420.
+        let strip = 420 + 5
+        for x in [584, 595, 605] { #expect(png.color(x: x, y: strip) != background, "x \(x): the gap's mark") }
+        for x in [540, 580, 609, 626, 88 + 2 * 90 + 45] { #expect(png.color(x: x, y: strip) == background, "x \(x): no gap") }
     }
 
     @Test func theSVGHasAPathPerRectangle() throws {
@@ -230,7 +400,7 @@ private let balance: Milliseconds = 6_300_000
         let service = service()
         let directory = try TemporaryDirectory()
         #expect(blockerctl(["report", "--weeks", "52", "--output", directory.file("y.svg")], service: service).status == 0)
-        #expect(service.calls == [.status, .history(days: 364)])
+        #expect(service.calls == [.status, .history(days: 364), .gaps(days: 364)])
     }
 
     @Test(arguments: [

@@ -82,6 +82,30 @@ import Testing
         #expect(lines.contains("off 5m 00s (killed)"), "\(run.stdout)")
     }
 
+    @Test func historySaysNothingOfUnguardedTimeWhenThereWasNone() {
+        let service = Self.service()
+        let m = Self.midnight
+        // No graphical session at all (unguarded from the gap's end), and one
+        // across midnight whose unguarded suffix lies wholly on the 2nd.
+        service.gapRows = [Gap(fromMs: m - 50_400_000, toMs: m - 46_800_000, reason: "stopped", unguardedSinceMs: m - 46_800_000),
+                           Gap(fromMs: m - 3_600_000, toMs: m + 600_000, reason: "killed with SIGKILL", unguardedSinceMs: m + 300_000)]
+        let run = blockerctl(["history", "--days", "2"], service: service, environment: ["COLUMNS": "80", "TZ": "UTC"])
+        let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("off 1h 00m (stopped)"), "\(run.stdout)")
+        #expect(lines.contains("off 1h 00m (killed with SIGKILL)"), "\(run.stdout)")
+        #expect(lines.contains("off 10m 00s (killed with SIGKILL; 5m 00s unguarded)"), "\(run.stdout)")
+        #expect(!run.stdout.contains(" 0s unguarded"), "\(run.stdout)")
+    }
+
+    @Test func oneWordingForAGapsPart() {
+        let part = { (unguarded: Int64?) in HistoryGaps.Part(startMs: 0, endMs: 4_200_000, reason: "stopped", unguardedMs: unguarded) }
+        #expect(HistoryGaps.describe(part(4_140_000)) == "off 1h 10m (stopped; 1h 09m unguarded)")
+        #expect(HistoryGaps.describe(part(0)) == "off 1h 10m (stopped)", "none unguarded: nothing said of it")
+        #expect(HistoryGaps.describe(part(nil)) == "off 1h 10m (stopped)", "logind did not say: nothing said of it")
+        #expect(HistoryGaps.describe(part(1_000)) == "off 1h 10m (stopped; 1s unguarded)")
+        #expect(HistoryGaps.describe(part(150_000), duration: ReportLayout.duration) == "off 1h 10m (stopped; 3m unguarded)")
+    }
+
     @Test func historyJSONCarriesEachDaysGaps() throws {
         let run = blockerctl(["history", "--days", "2", "--json"], service: Self.service())
         let days = try #require(try parseJSON(run.stdout) as? [[String: Any]])
