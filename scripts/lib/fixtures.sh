@@ -110,10 +110,16 @@ fx_openbox() {
     local pid
     openbox --startup "xprop -root -f _BLOCKER_WM_READY 8s -set _BLOCKER_WM_READY yes" >"$1/openbox.log" 2>&1 &
     pid=$!
-    for _ in $(seq 200); do
+    # 30 s: on a loaded 2-core machine (CI once, beside a Swift build) the
+    # first openbox took more than 10 s to run its startup command.
+    local deadline=$((SECONDS + 30))
+    while [ "$SECONDS" -lt "$deadline" ]; do
         xprop -root _BLOCKER_WM_READY 2>/dev/null | grep -q '"yes"' && { echo "$pid"; return 0; }
+        kill -0 "$pid" 2>/dev/null || break
         sleep 0.05
     done
+    echo "fx_openbox: openbox (pid $pid) not ready on $DISPLAY after $((SECONDS - deadline + 30)) s; its log:" >&2
+    tail -n 20 "$1/openbox.log" >&2
     kill -KILL "$pid" 2>/dev/null
     return 1
 }
