@@ -24,13 +24,17 @@ import TestSupport
         try db.run("UPDATE seal SET digest = ?", [.text(try LedgerSeal.digest(db, .sums))])
     }
 
+    /// A ledger in `temp` that `fill` wrote and blocker closed; its path.
+    func writtenLedger(in temp: TemporaryDirectory, _ fill: (Ledger) throws -> Void) throws -> String {
+        let ledger = try Ledger.open(stateDirectory: temp.path)
+        defer { ledger.close() }
+        try fill(ledger)
+        return ledger.path
+    }
+
     @Test func blockersOwnWritesAcrossConnectionsStayClean() throws {
         let temp = try TemporaryDirectory(create: false)
-        let path: String
-        do {
-            let ledger = try Ledger.open(stateDirectory: temp.path)
-            defer { ledger.close() }
-            path = ledger.path
+        let path = try writtenLedger(in: temp) { ledger in
             _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
             try ledger.record(TickRecord(debit: 5000, spentDay: "2024-05-01"))
         }
@@ -51,11 +55,7 @@ import TestSupport
     /// matches after the upgrade, and an edit of the new column is seen.
     @Test func theUnguardedColumnKeepsAnOlderSealAndIsCoveredOnceSet() throws {
         let temp = try TemporaryDirectory(create: false)
-        let path: String
-        do {
-            let ledger = try Ledger.open(stateDirectory: temp.path)
-            defer { ledger.close() }
-            path = ledger.path
+        let path = try writtenLedger(in: temp) { ledger in
             _ = try ledger.beginRun(pid: 1, nowMs: 1000)
             try ledger.endRun(1, nowMs: 2000, reason: "stopped")
         }
@@ -77,11 +77,7 @@ import TestSupport
 
     @Test func aHandEditIsSeenByDoctorAtOnceAndNotedAtBlockersNextWrite() throws {
         let temp = try TemporaryDirectory(create: false)
-        let path: String
-        do {
-            let ledger = try Ledger.open(stateDirectory: temp.path)
-            defer { ledger.close() }
-            path = ledger.path
+        let path = try writtenLedger(in: temp) { ledger in
             _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
         }
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
@@ -171,11 +167,7 @@ import TestSupport
     /// looking edited: its earnings are chained, and the old seal still matches.
     @Test func aSchema5LedgerIsChainedAtTheUpgradeAndKeepsItsSeal() throws {
         let temp = try TemporaryDirectory(create: false)
-        let path: String
-        do {
-            let ledger = try Ledger.open(stateDirectory: temp.path)
-            defer { ledger.close() }
-            path = ledger.path
+        let path = try writtenLedger(in: temp) { ledger in
             _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
             _ = try ledger.earn(exercise: "squats", reps: 1, perRep: 60_000, atMs: 2000, day: "2024-05-01")
         }
