@@ -153,6 +153,12 @@ public final class Daemon {
         noteLedgerEdits()
     }
 
+    /// Replaces the probe the config chose (tests: a probe no config names).
+    func use(probe: ForegroundProbe) {
+        self.probe.shutdown()
+        self.probe = probe
+    }
+
     /// Hand edits the ledger found so far, as last said in the journal.
     private var announcedLedgerEdits = 0
 

@@ -24,6 +24,8 @@ public final class DaemonLoop {
     /// A tick on the next iteration, after the lock state changed or an
     /// earning or a block changed the ledger (from inside a bus dispatch).
     private var soonTimer: EventTimer!
+    /// Reads a burst of probe events once it is over (`eventBurstUs`).
+    private var burstTimer: EventTimer!
     private var probeSource: EventSource?
     private var watched: (fd: Int32?, generation: Int) = (nil, 0)
     /// The probe's session lock whose connections this loop processes.
@@ -44,6 +46,10 @@ public final class DaemonLoop {
         pollTimer = try loop.timer { [unowned self] in self.tick() }
         wakeTimer = try loop.timer { [unowned self] in self.tick() }
         soonTimer = try loop.timer { [unowned self] in self.tick() }
+        burstTimer = try loop.timer { [unowned self] in
+            self.probeSource?.isEnabled = true
+            self.readProbeEvents()
+        }
         try loop.onSignal(SIGTERM) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGINT) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGHUP) { [unowned self] in self.reload() }
@@ -135,6 +141,9 @@ public final class DaemonLoop {
     /// One tick, then the next one armed a poll interval from now when it is
     /// needed (see `needsPolling`); otherwise only for the watchdog.
     public func tick() {
+        // The sample reads the probe's events so far, a burst's included.
+        burstTimer.disarm()
+        probeSource?.isEnabled = true
         daemon.tick()
         // A strict-mode change applies at its wall instant, as a rule would.
         let configAt = daemon.nextConfigApplyMs.map { MonotonicClock.nowMs + max($0 - WallClock.nowMs, 0) }
@@ -191,7 +200,8 @@ public final class DaemonLoop {
             || daemon.meter.isCountingDown(balance: daemon.ledger.balance)
     }
 
-    /// Event-driven probes: a focus change is handled at once, not on the next tick.
+    /// Event-driven probes: a focus change is handled at once (or when its
+    /// burst of events is over), not on the next poll.
     private func watchProbe() {
         watchSession()
         let fd = daemon.probe.eventDescriptor, generation = daemon.probe.eventGeneration
@@ -201,9 +211,18 @@ public final class DaemonLoop {
         watched = (fd, generation)
         if let fd {
             probeSource = try? loop.onReadable(fd) { [unowned self] in
-                if self.daemon.probe.drainEventsMayHaveChanged() { self.tick() }
+                let burstUs = self.daemon.probe.eventBurstUs
+                guard burstUs > 0 else { return self.readProbeEvents() }
+                // The rest of the burst waits in the socket, waking nobody.
+                self.probeSource?.isEnabled = false
+                if !self.burstTimer.isArmed { self.burstTimer.arm(afterMicroseconds: burstUs) }
             }
         }
+    }
+
+    /// A tick when what arrived may change the answer (or the connection went).
+    private func readProbeEvents() {
+        if daemon.probe.drainEventsMayHaveChanged() { tick() }
     }
 
     /// A display probe's logind and screen saver connections join this loop,

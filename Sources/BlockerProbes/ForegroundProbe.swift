@@ -23,6 +23,11 @@ public protocol ForegroundProbe: AnyObject {
     /// `drainEvents`, saying whether what arrived may have changed the answer:
     /// the loop skips the tick when it cannot (a property nobody reads changed).
     func drainEventsMayHaveChanged() -> Bool
+    /// How long one change's burst of events lasts, in µs: the loop stops
+    /// watching `eventDescriptor` at the first event and reads them all this
+    /// long after it, one wake-up and one sample for the burst. 0: each event
+    /// is read when it arrives (it carries the whole change).
+    var eventBurstUs: UInt64 { get }
     /// Ends whatever the probe runs on its own (a streaming program): blockerd
     /// calls it when it stops, since an exiting process runs no deinit.
     func shutdown()
@@ -41,6 +46,7 @@ extension ForegroundProbe {
     }
     public func shutdown() {}
     public var pidUnavailable: String? { nil }
+    public var eventBurstUs: UInt64 { 0 }
 }
 
 /// Why a backend cannot run here ("sway: SWAYSOCK is not set"): logged once

@@ -401,6 +401,7 @@ public final class LockAwareProbe: ForegroundProbe {
     public func drainEventsMayHaveChanged() -> Bool { inner.drainEventsMayHaveChanged() }
     public func shutdown() { inner.shutdown() }
     public var pidUnavailable: String? { inner.pidUnavailable }
+    public var eventBurstUs: UInt64 { inner.eventBurstUs }
 
     public func sample() -> Result<Reading, ProbeFailure> {
         // A failed sample debits nothing anyway: no need to ask the session.

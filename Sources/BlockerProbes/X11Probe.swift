@@ -55,6 +55,11 @@ public final class X11Probe: ForegroundProbe {
     private var disconnectedBecause = ""
 
     public var eventDescriptor: Int32? { connection?.fileDescriptor }
+    /// A window manager changes several root properties per focus change:
+    /// openbox the stacking list, then `_NET_ACTIVE_WINDOW` twice (the second
+    /// about a millisecond after the first). Each woke blockerd, and each
+    /// `_NET_ACTIVE_WINDOW` cost a round trip and a tick.
+    public let eventBurstUs: UInt64 = 2_000
 
     private init(display: String, followsIdle: Bool) {
         self.display = display

@@ -106,6 +106,21 @@ public class EventSource {
 
     fileprivate init() {}
 
+    /// Whether the loop watches it. A disabled fd source lets its data wait
+    /// (nobody is woken for it) until enabled again; setting the state it
+    /// has already costs no syscall.
+    public var isEnabled: Bool {
+        get {
+            var enabled: Int32 = 0
+            sd_event_source_get_enabled(source, &enabled)
+            return enabled != Int32(SD_EVENT_OFF)
+        }
+        set {
+            // The corresponding C constants are SD_EVENT_ON and SD_EVENT_OFF.
+            sd_event_source_set_enabled(source, Int32(newValue ? SD_EVENT_ON : SD_EVENT_OFF))
+        }
+    }
+
     fileprivate func release() {
         if let source { sd_event_source_disable_unref(source) }
         source = nil
@@ -140,9 +155,5 @@ public final class EventTimer: EventSource {
     }
 
     /// Whether it will fire (armed and not fired yet).
-    public var isArmed: Bool {
-        var enabled: Int32 = 0
-        sd_event_source_get_enabled(source, &enabled)
-        return enabled != Int32(SD_EVENT_OFF)
-    }
+    public var isArmed: Bool { isEnabled }
 }

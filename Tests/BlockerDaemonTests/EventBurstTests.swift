@@ -1,0 +1,98 @@
+import BlockerCore
+@testable import BlockerDaemon
+import BlockerProbes
+import BlockerSystem
+import BlockerSystemd
+import Glibc
+import Testing
+import TestSupport
+
+/// A burst of probe events is one wake-up and one sample (`eventBurstUs`):
+/// openbox changes three root properties per focus change, and a wake-up for
+/// each, a round trip and a tick for two of them were thrown away.
+@Suite struct EventBurstTests {
+    /// An event-driven probe on a pipe, a byte an event. Like xcb, a sample
+    /// reads whatever has arrived.
+    final class BurstProbe: ForegroundProbe {
+        let name = "burst"
+        let eventBurstUs: UInt64
+        private let pipe: (read: Int32, write: Int32)
+        private(set) var drains = 0
+        /// Called after each sample.
+        var sampled: (() -> Void)?
+        private(set) var samplesAtMs: [Int64] = []
+
+        init(burstUs: UInt64) throws {
+            eventBurstUs = burstUs
+            var fds: [Int32] = [0, 0]
+            guard Glibc.pipe(&fds) == 0 else { throw TestFailure("pipe: errno \(errno)") }
+            pipe = (fds[0], fds[1])
+            _ = fcntl(pipe.read, F_SETFL, O_NONBLOCK)
+        }
+        deinit {
+            close(pipe.read)
+            close(pipe.write)
+        }
+
+        var eventDescriptor: Int32? { pipe.read }
+        func event() { _ = withUnsafeBytes(of: UInt8(1)) { write(pipe.write, $0.baseAddress, 1) } }
+        private func readEvents() {
+            var byte: UInt8 = 0
+            while read(pipe.read, &byte, 1) == 1 {}
+        }
+        func sample() -> Result<Reading, ProbeFailure> {
+            readEvents()
+            samplesAtMs.append(MonotonicClock.nowMs)
+            sampled?()
+            return .success(Reading(window: Window(appID: "firefox")))
+        }
+        func drainEventsMayHaveChanged() -> Bool {
+            readEvents()
+            drains += 1
+            return true
+        }
+    }
+
+    /// Two events from a running loop: half a millisecond apart, or the second
+    /// just after the first was sampled.
+    func twoEvents(burstUs: UInt64, secondAfterTheSample: Bool = false) throws -> (probe: BurstProbe, firstAtMs: Int64) {
+        let box = try Sandbox()
+        let daemon = try box.daemon()
+        defer { daemon.shutdown(reason: "stopped") }
+        let probe = try BurstProbe(burstUs: burstUs)
+        daemon.use(probe: probe)
+        let driver = try DaemonLoop(daemon: daemon)
+        driver.tick()                                   // as run() starts: the fd joins the loop
+        #expect(probe.samplesAtMs.count == 1)
+        let second = try driver.loop.timer { probe.event() }
+        let stop = try driver.loop.timer { driver.loop.exit(code: 0) }
+        stop.arm(afterMicroseconds: 200_000)
+        let firstAtMs = MonotonicClock.nowMs
+        probe.event()
+        if secondAfterTheSample {
+            probe.sampled = {
+                probe.sampled = nil
+                probe.event()
+            }
+        } else {
+            second.arm(afterMicroseconds: 500)
+        }
+        #expect(try driver.loop.run() == 0)
+        return (probe, firstAtMs)
+    }
+
+    @Test func aBurstOfProbeEventsIsOneWakeUpAndOneSampleWhenItIsOver() throws {
+        let (probe, firstAtMs) = try twoEvents(burstUs: 2_000)
+        // Before: a wake-up and a sample per event, each at once.
+        #expect(probe.samplesAtMs.count == 2, "samples after a burst of two events: \(probe.samplesAtMs.count - 1)")
+        #expect(probe.drains == 1, "the loop woke for \(probe.drains) of the burst's 2 events")
+        let waited = (probe.samplesAtMs.last ?? 0) - firstAtMs
+        #expect(waited >= 2, "sampled \(waited) ms after the burst's first event")
+    }
+
+    @Test func aProbeWithoutBurstsIsReadAtEachEvent() throws {
+        let (probe, _) = try twoEvents(burstUs: 0, secondAfterTheSample: true)
+        #expect(probe.samplesAtMs.count == 3)
+        #expect(probe.drains == 2)
+    }
+}
