@@ -29,7 +29,7 @@ public struct SessionState: Equatable, Sendable {
 /// itself, which dispatches whatever is queued without waiting.
 public final class SessionLock {
     /// Sources that could not answer are asked again after this long, not every sample.
-    static let retryAfterNs: UInt64 = 10_000_000_000
+    public static let retryAfterNs: UInt64 = 10_000_000_000
     /// A service that does not answer within this long is treated as missing.
     static let callTimeoutUs: UInt64 = 500_000
 
@@ -53,13 +53,17 @@ public final class SessionLock {
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
+    /// How many times the screen saver was asked `GetActive` (tests).
+    var screenSaverQueries: Int { screenSaver.queries }
+
     /// Reads the bus addresses and session id from `environment`
     /// (`DBUS_SYSTEM_BUS_ADDRESS`, `DBUS_SESSION_BUS_ADDRESS` or
     /// `XDG_RUNTIME_DIR/bus`, `XDG_SESSION_ID`); connects on first use.
-    public init(environment: [String: String]) {
+    /// `retryAfterNs`: how long a source that failed waits before it is asked again.
+    public init(environment: [String: String], retryAfterNs: UInt64 = SessionLock.retryAfterNs) {
         logind = LogindSession(address: BusAddress.system(environment: environment),
                                sessionID: environment["XDG_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 })
-        screenSaver = ScreenSaver(address: BusAddress.session(environment: environment))
+        screenSaver = ScreenSaver(address: BusAddress.session(environment: environment), retryAfterNs: retryAfterNs)
     }
 
     /// Lets `loop` process the connections, now and after any reconnection;
@@ -89,6 +93,8 @@ public final class SessionLock {
 /// Why a source cannot answer, as `unavailableReason` shows it.
 private struct Problem: Error {
     var text: String
+    /// The service has no owner and cannot be started.
+    var nobodyProvides = false
     init(_ text: String) { self.text = text }
 }
 
@@ -311,12 +317,15 @@ private final class ScreenSaver {
     let link: BusLink?
     var changed: () -> Void = {}
     private(set) var problem: String?
+    private let retryAfterNs: UInt64
     private var retryAt: UInt64 = 0
     private var watches: [BusSubscription] = []
     /// nil until GetActive (or an ActiveChanged) answered, and after the service left.
     private var active: Bool?
+    private(set) var queries = 0
 
-    init(address: String?) {
+    init(address: String?, retryAfterNs: UInt64) {
+        self.retryAfterNs = retryAfterNs
         link = address.map { BusLink(address: $0, busName: "session bus") }
         if address == nil { problem = "no session bus (DBUS_SESSION_BUS_ADDRESS is not set)" }
     }
@@ -331,9 +340,10 @@ private final class ScreenSaver {
         if active == nil {
             guard now >= retryAt else { return nil }
             do throws(Problem) { try query(link) } catch {
-                // Most desktops without a screen saver service: ServiceUnknown.
                 problem = error.text
-                retryAt = now + SessionLock.retryAfterNs
+                // Most desktops have no screen saver service (ServiceUnknown):
+                // the owner watch says when one comes, so no asking meanwhile.
+                retryAt = error.nobodyProvides && !watches.isEmpty ? .max : now + retryAfterNs
                 return nil
             }
         }
@@ -359,11 +369,16 @@ private final class ScreenSaver {
         do throws(BusCallError) {
             let call = try bus.methodCall(destination: Self.name, path: Self.path, interface: Self.name,
                                           member: "GetActive", autoStart: true)
+            queries += 1
             let reply = try bus.call(call, timeoutMicroseconds: SessionLock.callTimeoutUs)
             do throws(SystemdError) { active = try reply.readBool() } catch { throw .system(error) }
             problem = nil
         } catch {
-            throw Problem("\(Self.name).GetActive failed: \(error)")
+            var problem = Problem("\(Self.name).GetActive failed: \(error)")
+            if case let .reply(reply) = error, reply.name == "org.freedesktop.DBus.Error.ServiceUnknown" {
+                problem.nobodyProvides = true
+            }
+            throw problem
         }
     }
 

@@ -218,6 +218,29 @@ import Testing
         #expect(try bus.methodCalls(saver.0, saver.1, "GetActive") == 1)
     }
 
+    /// Most desktops have no screen saver service. Before, every sample
+    /// after the retry interval asked for it again (a blocking call every
+    /// 10 s while anything was charged); now its owner watch says when one comes.
+    @Test func aMissingScreenSaverIsNotAskedAgainUntilOneAppears() throws {
+        let bus = try SessionTestBus()
+        let other = try SessionTestBus()                   // a system bus without logind
+        let lock = SessionLock(environment: ["DBUS_SYSTEM_BUS_ADDRESS": other.address,
+                                             "DBUS_SESSION_BUS_ADDRESS": bus.address], retryAfterNs: 1_000_000)
+        #expect(lock.read().locked == nil)
+        #expect(lock.unavailableReason?.contains("ServiceUnknown") == true)
+        for _ in 0..<5 {
+            Thread.sleep(forTimeInterval: 0.005)          // five retry intervals
+            #expect(lock.read().locked == nil)
+        }
+        #expect(lock.screenSaverQueries == 1)
+
+        try bus.startScreenSaverMock(active: true)
+        let until = Date().addingTimeInterval(5)
+        while lock.read().locked != true && Date() < until { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(lock.read().locked == true, "the screen saver that appeared was not asked")
+        #expect(lock.screenSaverQueries == 2)
+    }
+
     @Test func theRuntimeDirectoryBusIsFoundEvenWhenItsPathNeedsEscaping() throws {
         // $XDG_RUNTIME_DIR/bus with a space and a comma, which a D-Bus address must escape.
         let bus = try SessionTestBus(prefix: "blocker run, ")
