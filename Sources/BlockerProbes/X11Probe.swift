@@ -14,7 +14,8 @@ import Glibc
 ///   a sample with nothing changed sends no request at all. Only when
 ///   `followsIdle` (`idle-after` is set) does each sample ask the screen saver
 ///   for the time since the last input, which no event reports.
-/// - MIT-SCREEN-SAVER gives the idle time; an active screen saver counts as locked.
+/// - MIT-SCREEN-SAVER gives the idle time; an active screen saver counts as
+///   locked. Its state is asked once per connection, then followed by its notify events.
 /// - When the server goes away, samples fail with the reason, the descriptor
 ///   goes nil, and `sample()` reconnects with a short capped backoff.
 public final class X11Probe: ForegroundProbe {
@@ -40,6 +41,9 @@ public final class X11Probe: ForegroundProbe {
     public let followsIdle: Bool
     /// The last look, while no event says it is out of date.
     private var cached: Observation?
+    /// The screen saver's state: asked once per connection, then from its
+    /// notify events (or from each sample's query when following idle).
+    private var saverState: XScreenSaverInfo.State??
     /// The request whose reply `cached`'s `_NET_ACTIVE_WINDOW` is; nil when
     /// nothing cached (then every change of it counts).
     private var lastActiveRead: XCookie<XProperty?>?
@@ -111,19 +115,20 @@ public final class X11Probe: ForegroundProbe {
             } while changedMeanwhile && looks < 3
             cached = changedMeanwhile ? nil : seen
         }
+        var idle: Milliseconds?
         if followsIdle, let cookie = c.requestScreenSaverInfo() {
             switch c.reply(cookie, deadline: deadline) {
-            case let .success(info): seen.screenSaver = info
+            case let .success(info):
+                saverState = info.state
+                idle = Milliseconds(info.msSinceUserInput)
             case let .failure(failure): return .failure(fail(failure))
             }
         }
         if let error = c.error { return .failure(lose(error)) }
 
         let window = smoother.next(seen.window)
-        let saver = seen.screenSaver
-        return .success(Reading(window: window,
-                                locked: saver?.state == .on || saver?.state == .cycle,
-                                idle: followsIdle ? saver.map { Milliseconds($0.msSinceUserInput) } : nil))
+        let state = saverState ?? nil
+        return .success(Reading(window: window, locked: state == .on || state == .cycle, idle: idle))
     }
 
     public func drainEvents() { _ = drainEventsMayHaveChanged() }
@@ -169,6 +174,7 @@ public final class X11Probe: ForegroundProbe {
         watched = .none
         recent = RecentWindows(capacity: recent.capacity)
         cached = nil
+        saverState = nil
         lastActiveRead = nil                   // sequence numbers are per connection
         eventGeneration += 1
         reconnect.succeeded()
@@ -200,6 +206,7 @@ public final class X11Probe: ForegroundProbe {
         watched = .none
         recent = RecentWindows(capacity: recent.capacity)
         cached = nil
+        saverState = nil
         lastActiveRead = nil                   // sequence numbers are per connection
         disconnectedBecause = "lost the connection to the X server at \(display): \(error)"
         reconnect.failed(now: MonotonicClock.nowMs)
@@ -224,7 +231,6 @@ public final class X11Probe: ForegroundProbe {
 
     private struct Observation {
         var window: Window?
-        var screenSaver: XScreenSaverInfo?
     }
 
     /// Reads the events xcb holds; true when one of them may change the answer.
@@ -247,7 +253,8 @@ public final class X11Probe: ForegroundProbe {
                 recent.remove(window)
                 // A window manager may leave _NET_ACTIVE_WINDOW naming it.
                 if window == watched { relevant = true }
-            case .screenSaverNotify:
+            case let .screenSaverNotify(state):
+                saverState = state
                 relevant = true
             case .propertyNotify, .destroyNotify, .error, .other:
                 break                          // errors: a window we stopped following is gone
@@ -270,19 +277,23 @@ public final class X11Probe: ForegroundProbe {
 
     private func observe(_ c: XConnection, deadline: Int64) -> Result<Observation, XRequestFailure> {
         let activeCookie = c.requestProperty(c.root, atoms.netActiveWindow, maxBytes: 4)
-        let saverCookie = c.requestScreenSaverInfo()
+        // With the same round trip, the first time: its notify events follow it.
+        let saverCookie = saverState == nil ? c.requestScreenSaverInfo() : nil
         let active = c.reply(activeCookie, deadline: deadline)
         lastActiveRead = active.failure == nil ? activeCookie : nil
         let saver = saverCookie.map { c.reply($0, deadline: deadline) }
         guard case let .success(activeProperty) = active else { return .failure(active.failure!) }
-        if let saver, case let .failure(failure) = saver { return .failure(failure) }
-        let screenSaver = try? saver?.get()
+        switch saver {
+        case let .failure(failure)?: return .failure(failure)
+        case let .success(info)?: saverState = info.state
+        case nil: if saverState == nil { saverState = .some(nil) }   // no MIT-SCREEN-SAVER
+        }
 
         let window = XWindow(rawValue: activeProperty?.uint32Values.first ?? 0)
         // Selected before the reads below: a change after them is sure to wake us.
         watch(window, c)
-        guard window != .none else { return .success(Observation(window: nil, screenSaver: screenSaver)) }
-        if let known = recent[window] { return .success(Observation(window: known, screenSaver: screenSaver)) }
+        guard window != .none else { return .success(Observation(window: nil)) }
+        if let known = recent[window] { return .success(Observation(window: known)) }
 
         let classCookie = c.requestProperty(window, .wmClass)
         let netNameCookie = c.requestProperty(window, atoms.netWMName)
@@ -295,7 +306,7 @@ public final class X11Probe: ForegroundProbe {
             case let .success(value): values.append(value)
             // Closed between the two reads: like the 0x0 between focus changes.
             case .failure(.protocolError(XRequestFailure.badWindow)):
-                return .success(Observation(window: nil, screenSaver: screenSaver))
+                return .success(Observation(window: nil))
             case let .failure(failure): return .failure(failure)
             }
         }
@@ -314,7 +325,7 @@ public final class X11Probe: ForegroundProbe {
                            exe: pid.flatMap(executables.name(pid:)), title: title, pid: pid)
         // Kept only if no property changed while we read: the event is queued already.
         recent[window] = found
-        return .success(Observation(window: found, screenSaver: screenSaver))
+        return .success(Observation(window: found))
     }
 
     // MARK: Decoding (pure)
