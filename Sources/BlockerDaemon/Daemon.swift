@@ -199,9 +199,11 @@ public final class Daemon {
 
     /// Puts in force every waiting change whose instant has come (each tick).
     func applyDueConfigVersions(wall: Int64) {
-        let all = configVersions.map(\.version)
-        let base = StrictHistory.baseIndex(all, now: wall)
-        guard base > 0, configVersions.count > 1 else { return }
+        // One version (no strict change waiting), as almost always: nothing
+        // to copy every tick.
+        guard configVersions.count > 1 else { return }
+        let base = StrictHistory.baseIndex(configVersions.map(\.version), now: wall)
+        guard base > 0 else { return }
         let applied = configVersions[1...base].filter { !$0.stored.cancelled }
         do { try ledger.pruneConfigVersions(before: configVersions[base].stored.id) } catch {
             noteStorage(error)   // in memory it applies anyway; the prune is retried at the next one

@@ -92,7 +92,8 @@ extension Daemon {
 
     /// When the next waiting change applies (wall ms).
     public var nextConfigApplyMs: Int64? {
-        StrictHistory.nextApply(configVersions.map(\.version), now: WallClock.nowMs)
+        guard configVersions.count > 1 else { return nil }   // nothing waits
+        return StrictHistory.nextApply(configVersions.map(\.version), now: WallClock.nowMs)
     }
 }
 

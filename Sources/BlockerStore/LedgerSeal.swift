@@ -64,9 +64,13 @@ enum LedgerSeal {
     }
 
     /// The tables' digest in `format`: FNV-1a (64 bits) over every row, table by table.
-    static func digest(_ db: SQLiteDatabase, _ format: Format = .latest) throws(SQLiteError) -> String {
+    /// `runsUpgraded`: whether `runs` has schema 5's column; nil: ask the file
+    /// (doctor reads files that are not upgraded yet).
+    static func digest(_ db: SQLiteDatabase, _ format: Format = .latest,
+                       runsUpgraded: Bool? = nil) throws(SQLiteError) -> String {
         var hash = FNV1a()
-        let upgraded = try Self.hasColumn(db, "runs", "unguarded_since_ms")
+        var upgraded = runsUpgraded ?? false
+        if runsUpgraded == nil { upgraded = try Self.hasColumn(db, "runs", "unguarded_since_ms") }
         for (index, query) in rowQueries(format, runsUpgraded: upgraded).enumerated() {
             hash.add("table \(index)\n")
             for row in try db.rows(query, [], { $0.text(0) }) {
@@ -110,12 +114,14 @@ enum LedgerSeal {
         return true
     }
 
-    /// After blocker's change, in the same transaction.
+    /// After blocker's change, in the same transaction: the ledger writes
+    /// only once upgraded to the latest schema, so nothing is asked of the
+    /// file's columns (a query a commit, every 10 s while charging).
     static func seal(_ db: SQLiteDatabase, nowMs: Int64) throws(SQLiteError) {
         try db.run("""
             INSERT INTO seal (id, digest, at_ms, format) VALUES (1, ?1, ?2, ?3)
             ON CONFLICT (id) DO UPDATE SET digest = ?1, at_ms = ?2, format = ?3
-            """, [.text(try digest(db)), .integer(nowMs), .integer(Format.latest.rawValue)])
+            """, [.text(try digest(db, runsUpgraded: true)), .integer(nowMs), .integer(Format.latest.rawValue)])
     }
 }
 
