@@ -43,7 +43,8 @@ public final class X11Probe: ForegroundProbe {
     private var cached: Observation?
     /// The screen saver's state: asked once per connection, then from its
     /// notify events (or from each sample's query when following idle).
-    private var saverState: XScreenSaverInfo.State??
+    /// nil: not known yet (without MIT-SCREEN-SAVER asking sends nothing).
+    private var saverState: XScreenSaverInfo.State?
     /// The request whose reply `cached`'s `_NET_ACTIVE_WINDOW` is; nil when
     /// nothing cached (then every change of it counts).
     private var lastActiveRead: XCookie<XProperty?>?
@@ -127,8 +128,7 @@ public final class X11Probe: ForegroundProbe {
         if let error = c.error { return .failure(lose(error)) }
 
         let window = smoother.next(seen.window)
-        let state = saverState ?? nil
-        return .success(Reading(window: window, locked: state == .on || state == .cycle, idle: idle))
+        return .success(Reading(window: window, locked: saverState == .on || saverState == .cycle, idle: idle))
     }
 
     public func drainEvents() { _ = drainEventsMayHaveChanged() }
@@ -286,7 +286,7 @@ public final class X11Probe: ForegroundProbe {
         switch saver {
         case let .failure(failure)?: return .failure(failure)
         case let .success(info)?: saverState = info.state
-        case nil: if saverState == nil { saverState = .some(nil) }   // no MIT-SCREEN-SAVER
+        case nil: break
         }
 
         let window = XWindow(rawValue: activeProperty?.uint32Values.first ?? 0)

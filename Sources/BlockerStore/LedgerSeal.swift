@@ -69,8 +69,8 @@ enum LedgerSeal {
     static func digest(_ db: SQLiteDatabase, _ format: Format = .latest,
                        runsUpgraded: Bool? = nil) throws(SQLiteError) -> String {
         var hash = FNV1a()
-        var upgraded = runsUpgraded ?? false
-        if runsUpgraded == nil { upgraded = try Self.hasColumn(db, "runs", "unguarded_since_ms") }
+        let upgraded: Bool
+        if let runsUpgraded { upgraded = runsUpgraded } else { upgraded = try Self.hasColumn(db, "runs", "unguarded_since_ms") }
         for (index, query) in rowQueries(format, runsUpgraded: upgraded).enumerated() {
             hash.add("table \(index)\n")
             for row in try db.rows(query, [], { $0.text(0) }) {
