@@ -6,6 +6,9 @@
 # runs scripts/lib/gnome-esm-stub/run-stub-test.js under `gjs -m` with a
 # compiled stub GResource for resource:///org/gnome/shell/…, the real gi://
 # libraries and a real private session bus. See that file for the checks.
+# Then the same for the TEST-ONLY driver extension's GNOME 45+ entry point
+# (scripts/lib/gnome-test-extension/install.sh DIR 48), which itest-gnome48.sh
+# runs on a real GNOME 48: scripts/lib/gnome-esm-stub/run-driver-stub-test.js.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/fixtures.sh
@@ -29,8 +32,18 @@ stubs=scripts/lib/gnome-esm-stub/shell
 glib-compile-resources --sourcedir="$stubs" --target="$fx_dir/stub.gresource" "$stubs/stub.gresource.xml"
 read -r address pid < <(fx_session_bus "$fx_dir") || fail "dbus-daemon did not start"
 fx_track "$pid"
-DBUS_SESSION_BUS_ADDRESS=$address GI_TYPELIB_PATH=/usr/lib/gnome-shell:/usr/lib/x86_64-linux-gnu/mutter-11 \
-    LD_LIBRARY_PATH=/usr/lib/gnome-shell:/usr/lib/x86_64-linux-gnu/mutter-11 NO_AT_BRIDGE=1 \
-    timeout 30 gjs -m scripts/lib/gnome-esm-stub/run-stub-test.js "$fx_dir/stub.gresource" "$ext" >"$fx_dir/gjs.log" 2>&1 \
-    || fail "the ES-module extension against the stub shell: $(tail -n 8 "$fx_dir/gjs.log")"
-sed "s/^ok: /$fx_name: ok: /" "$fx_dir/gjs.log"
+stub_test() { # WHAT SCRIPT DIR — SCRIPT under gjs -m against the stub shell, its "ok:" lines printed
+    DBUS_SESSION_BUS_ADDRESS=$address GI_TYPELIB_PATH=/usr/lib/gnome-shell:/usr/lib/x86_64-linux-gnu/mutter-11 \
+        LD_LIBRARY_PATH=/usr/lib/gnome-shell:/usr/lib/x86_64-linux-gnu/mutter-11 NO_AT_BRIDGE=1 \
+        timeout 30 gjs -m "scripts/lib/gnome-esm-stub/$2" "$fx_dir/stub.gresource" "$3" >"$fx_dir/gjs.log" 2>&1 \
+        || fail "$1 against the stub shell: $(tail -n 8 "$fx_dir/gjs.log")"
+    sed -n "s/^ok: /$fx_name: ok: /p" "$fx_dir/gjs.log"
+}
+stub_test "the ES-module extension" run-stub-test.js "$ext"
+
+driver=$fx_dir/driver
+scripts/lib/gnome-test-extension/install.sh "$driver" 48
+grep -q '"48"' "$driver/metadata.json" && grep -q "export default class" "$driver/extension.js" && [ -f "$driver/core.js" ] \
+    || fail "install.sh DIR 48 did not install the driver's ES-module entry point: $(ls "$driver")"
+ok "test driver: install.sh DIR 48 installed core.js and the ES-module entry point (45–49)"
+stub_test "the test driver's ES-module entry point" run-driver-stub-test.js "$driver"

@@ -86,7 +86,7 @@ ge_install() {
         make --no-print-directory -C "$1/src" install-files BINSRC="$1/src/bin" || exit 1
         test=blocker-test@blockerd.github.io
         dir=$HOME/.local/share/gnome-shell/extensions/$test
-        mkdir -p "$dir" && cp "$1/src/scripts/lib/gnome-test-extension/"* "$dir/" || exit 1
+        sh "$1/src/scripts/lib/gnome-test-extension/install.sh" "$dir" 43 || exit 1
         list=$(gsettings get org.gnome.shell enabled-extensions)
         gsettings set org.gnome.shell enabled-extensions "${list%]}, '"'"'$test'"'"']"
         # No welcome tour, no screen blanking during the test.

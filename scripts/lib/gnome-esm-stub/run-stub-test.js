@@ -10,25 +10,16 @@
 // disable() lets every signal and name go. Prints "ok: …" lines; exit 1 on failure.
 import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';
-import System from 'system';
+import {fail, ok, until, pause, otherConnection, hasOwner} from './harness.js';
 
 const [resourcePath, extensionDir] = ARGV;
 Gio.resources_register(Gio.Resource.load(resourcePath));
 // Static imports of the stubs cannot come before the registration: loaded in run().
 let StubSignals, Main;
 
-function fail(message) {
-    printerr(`FAIL: ${message}`);
-    System.exit(1);
-}
-function ok(message) {
-    print(`ok: ${message}`);
-}
-
 // blockerd's side of Focus1, recording.
 const reports = [];
-const blockerd = Gio.DBusConnection.new_for_address_sync(GLib.getenv('DBUS_SESSION_BUS_ADDRESS'),
-    Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, null, null);
+const blockerd = otherConnection();
 const focusXML = `<node><interface name="io.github.blockerd.Focus1">
   <method name="Report"><arg type="a{sv}" name="focus" direction="in"/></method></interface></node>`;
 const recorder = Gio.DBusExportedObject.wrapJSObject(focusXML, {
@@ -39,25 +30,6 @@ const recorder = Gio.DBusExportedObject.wrapJSObject(focusXML, {
 recorder.export(blockerd, '/io/github/blockerd/Focus');
 
 const loop = new GLib.MainLoop(null, false);
-function until(condition, ms, what) {
-    return new Promise(resolve => {
-        const deadline = GLib.get_monotonic_time() + ms * 1000;
-        GLib.timeout_add(GLib.PRIORITY_DEFAULT, 20, () => {
-            if (condition()) {
-                resolve();
-                return GLib.SOURCE_REMOVE;
-            }
-            if (GLib.get_monotonic_time() > deadline)
-                fail(`timed out: ${what}`);
-            return GLib.SOURCE_CONTINUE;
-        });
-    });
-}
-const pause = ms => new Promise(resolve => GLib.timeout_add(GLib.PRIORITY_DEFAULT, ms, () => resolve()));
-function hasOwner(name) {
-    return blockerd.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'NameHasOwner',
-        new GLib.Variant('(s)', [name]), null, Gio.DBusCallFlags.NONE, 2000, null).deepUnpack()[0];
-}
 const last = () => reports[reports.length - 1];
 const text = (report, key) => report[key]?.deepUnpack();
 
@@ -113,7 +85,7 @@ async function run() {
         first.pid.get_type_string() !== 'i' || text(first, 'pid') !== 4242 || text(first, 'locked') !== false)
         fail(`first report: ${JSON.stringify(Object.keys(first).map(k => [k, first[k].print(true)]))}`);
     ok('enable(): the name appeared → Report {focused, app-id org.example.One, title, pid (i), locked false}');
-    await until(() => hasOwner('io.github.blockerd.Cover'), 2000, 'io.github.blockerd.Cover owned while enabled');
+    await until(() => hasOwner(blockerd, 'io.github.blockerd.Cover'), 2000, 'io.github.blockerd.Cover owned while enabled');
     ok('enable(): owns io.github.blockerd.Cover');
 
     display.focus_window = two;
@@ -142,7 +114,7 @@ async function run() {
     ok('nothing in front → focused: false');
 
     extension.disable();
-    await until(() => !hasOwner('io.github.blockerd.Cover'), 2000, 'io.github.blockerd.Cover released at disable()');
+    await until(() => !hasOwner(blockerd, 'io.github.blockerd.Cover'), 2000, 'io.github.blockerd.Cover released at disable()');
     for (const [what, object] of [['display', display], ['sessionMode', Main.sessionMode], ['layoutManager', Main.layoutManager], ['window', two]])
         if (object.handlerCount !== 0)
             fail(`disable() left ${object.handlerCount} handler(s) on the ${what}`);
