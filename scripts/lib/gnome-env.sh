@@ -1,6 +1,8 @@
 # shellcheck shell=bash
-# gnome-env.sh — a real headless GNOME Shell 43 (Wayland) for
-# itest-gnome.sh and bench-gnome.sh (sourced, after fixtures.sh's fx_begin).
+# gnome-env.sh — a real headless GNOME Shell (Wayland) for itest-gnome.sh
+# and bench-gnome.sh (GNOME Shell 43, the host's) and itest-gnome48.sh
+# (GNOME Shell 48, in the Debian 13 chroot: GE_CHROOT, see ge_init), sourced
+# after fixtures.sh's fx_begin.
 #
 # As the unprivileged user $ge_user (GNOME Shell, like sway, is run as a
 # normal user): a fresh HOME and XDG_RUNTIME_DIR in $fx_dir, blocker installed
@@ -28,6 +30,13 @@ ge_bin=
 ge_marker=
 ge_shell_pid=
 ge_blockerd_pid=
+# GE_CHROOT=DIR: the shell, its buses and clients run in the Debian 13 chroot
+# DIR (scripts/trixie.sh) in a network namespace of their own (its Xwayland's
+# abstract socket cannot meet the host's X servers); blockerd and blockerctl
+# are the host's build, on the same session bus. $fx_dir is bound into the
+# chroot at the same path, so every path means the same on both sides.
+ge_chroot=${GE_CHROOT:-}
+ge_netns_pid=
 ge_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # ge_init — the user, the directories, the copies; exports nothing global yet.
@@ -37,11 +46,14 @@ ge_init() {
     for program in blockerd blockerctl blocker-overlay; do
         [ -x "$ge_bin/$program" ] || fail "$ge_bin/$program is not built (swift build)"
     done
-    for tool in gnome-shell gjs gsettings dbus-daemon dbus-run-session gdbus setpriv useradd make python3; do
+    local needed=(gnome-shell gjs gsettings dbus-daemon dbus-run-session gdbus setpriv useradd make python3)
+    [ -z "$ge_chroot" ] || needed=(gdbus setpriv useradd nsenter unshare python3)
+    for tool in "${needed[@]}"; do
         command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
     done
     id -u "$ge_user" >/dev/null 2>&1 || useradd -m -s /usr/sbin/nologin "$ge_user"
     ge_uid=$(id -u "$ge_user") ge_gid=$(id -g "$ge_user")
+    [ -z "$ge_chroot" ] || ge_enter_chroot
     ge_marker="BLOCKER_GNOME_RUN=$fx_name-$$-$RANDOM"
     chmod 0755 "$fx_dir"
     ge_home=$fx_dir/home ge_runtime=$fx_dir/runtime
@@ -55,12 +67,40 @@ ge_init() {
     cp "$ge_bin/blockerd" "$ge_bin/blockerctl" "$ge_bin/blocker-overlay" "$fx_dir/src/bin/"
     chown -R "$ge_uid:$ge_gid" "$ge_home" "$ge_runtime" "$fx_dir/src" "$fx_dir/shots"
     ge_bin=$fx_dir/src/bin
-    ge_as_user=(setpriv --reuid="$ge_uid" --regid="$ge_gid" --init-groups -- env -i HOME="$ge_home"
+    ge_host_as_user=(setpriv --reuid="$ge_uid" --regid="$ge_gid" --clear-groups -- env -i HOME="$ge_home"
         USER="$ge_user" LOGNAME="$ge_user" SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
         XDG_RUNTIME_DIR="$ge_runtime" DBUS_SESSION_BUS_ADDRESS="unix:path=$ge_runtime/bus"
         DBUS_SYSTEM_BUS_ADDRESS="unix:path=$ge_runtime/system_bus" WAYLAND_DISPLAY=wayland-0
         GDK_BACKEND=wayland NO_AT_BRIDGE=1 "$ge_marker")
+    ge_as_user=("${ge_host_as_user[@]}")
+    [ -z "$ge_chroot" ] || ge_as_user=(nsenter --net="/proc/$ge_netns_pid/ns/net" -- chroot "$ge_chroot" "${ge_host_as_user[@]}")
 }
+
+# ge_enter_chroot — GE_CHROOT's mounts, the user (same uid and gid) in its
+# passwd, $fx_dir bound in at the same path, and a process holding the
+# network namespace every session command joins.
+ge_enter_chroot() {
+    [ -e "$ge_chroot/etc/blocker-test-packages" ] || fail "$ge_chroot is not a built chroot (scripts/trixie.sh ensure)"
+    "$ge_repo/scripts/trixie.sh" mount || fail "cannot mount the chroot's /proc, /sys, /dev, /run"
+    ge_chroot_mounted=1
+    chroot "$ge_chroot" getent group "$ge_gid" >/dev/null || chroot "$ge_chroot" groupadd -g "$ge_gid" "$ge_user"
+    chroot "$ge_chroot" getent passwd "$ge_uid" >/dev/null \
+        || chroot "$ge_chroot" useradd -M -d /nonexistent -u "$ge_uid" -g "$ge_gid" -s /usr/sbin/nologin "$ge_user"
+    mkdir -p "$ge_chroot$fx_dir"
+    mount --bind "$fx_dir" "$ge_chroot$fx_dir" || fail "cannot bind $fx_dir into the chroot"
+    ge_chroot_bound=$ge_chroot$fx_dir
+    unshare --net sleep infinity &
+    ge_netns_pid=$!
+    fx_track "$ge_netns_pid"
+    ge_wait 5 eval '[ "$(readlink /proc/$ge_netns_pid/ns/net)" != "$(readlink /proc/$$/ns/net)" ]' \
+        || fail "unshare --net made no network namespace"
+}
+ge_chroot_mounted=
+ge_chroot_bound=
+
+# The prefix that runs blockerd and blockerctl as the test user, on the host
+# (the same as ge_as_user without a chroot). Set by ge_init.
+ge_host_as_user=()
 
 # The prefix that runs a command as the test user, in its session (env -i:
 # nothing of ours leaks in). Set by ge_init.
@@ -134,6 +174,9 @@ print($2)"
 # ge_start_buses_and_shell — both buses, then the shell; one retry (1 start in
 # 20 hangs here). Ready when its driver extension owns io.github.blockerd.Test.
 ge_start_shell() {
+    # GNOME 43 runs without X11 here; GNOME 48 with Xwayland (its windows are tested too).
+    local x11=(--no-x11)
+    [ -z "$ge_chroot" ] || x11=()
     fx_bus_config "$fx_dir/system.conf" system "$ge_runtime/system_bus"
     fx_bus_config "$fx_dir/session.conf" session "$ge_runtime/bus"
     ge_spawn "$fx_dir/system-bus.log" dbus-daemon --config-file="$fx_dir/system.conf" --nofork
@@ -151,7 +194,7 @@ ge_start_shell() {
     local attempt
     for attempt in 1 2; do
         ge_spawn "$fx_dir/shell.log" env -u WAYLAND_DISPLAY -u GDK_BACKEND XDG_SESSION_TYPE=wayland \
-            XDG_CURRENT_DESKTOP=GNOME gnome-shell --headless --wayland --no-x11 --virtual-monitor 1280x800
+            XDG_CURRENT_DESKTOP=GNOME gnome-shell --headless --wayland "${x11[@]}" --virtual-monitor 1280x800
         ge_shell_pid=$ge_spawned
         if ge_wait 20 ge_has_owner io.github.blockerd.Test; then
             ge_wait 5 test -S "$ge_runtime/wayland-0" || fail "GNOME Shell opened no wayland-0 socket"
@@ -193,12 +236,14 @@ ge_client() {
 ge_start_blockerd() {
     mkdir -p -m 0700 "$fx_dir/state"
     chown "$ge_uid:$ge_gid" "$fx_dir/state" "$1"
-    ge_spawn "$fx_dir/blockerd.log" "$ge_bin/blockerd" --config "$1" --state-dir "$fx_dir/state" --probe gnome
-    ge_blockerd_pid=$ge_spawned
+    "${ge_host_as_user[@]}" "$ge_bin/blockerd" --config "$1" --state-dir "$fx_dir/state" --probe gnome \
+        >>"$fx_dir/blockerd.log" 2>&1 &
+    ge_blockerd_pid=$!
+    fx_track "$ge_blockerd_pid"
     ge_wait 10 eval 'ge_ctl status >/dev/null 2>&1' || fail "blockerd does not answer on the shell's bus"
 }
 
-ge_ctl() { ge_run "$ge_bin/blockerctl" "$@"; }
+ge_ctl() { "${ge_host_as_user[@]}" "$ge_bin/blockerctl" "$@"; }
 
 # ge_status EXPR — a Python expression over `s`, `blockerctl status --json`.
 ge_status() {
@@ -220,6 +265,11 @@ ge_cleanup() {
     for ((i = ${#fx_pids[@]} - 1; i >= 0; i--)); do fx_stop "${fx_pids[i]}"; done
     fx_pids=()
     ge_stop_marked_except
+    if [ -n "$ge_chroot_bound" ]; then
+        umount "$ge_chroot_bound" 2>/dev/null || umount -l "$ge_chroot_bound"
+        rmdir "$ge_chroot_bound"
+    fi
+    [ -z "$ge_chroot_mounted" ] || "$ge_repo/scripts/trixie.sh" umount
     rm -rf "$fx_dir"
     exit "$status"
 }

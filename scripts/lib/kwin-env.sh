@@ -1,7 +1,16 @@
 # shellcheck shell=bash
-# kwin-env.sh — a real KWin 5.27 (Wayland, virtual output, Xwayland) on a
-# private session bus, for itest-kde.sh and bench-kde.sh (sourced after
-# fixtures.sh's fx_begin).
+# kwin-env.sh — a real KWin (Wayland, virtual output, Xwayland) on a
+# private session bus, for itest-kde.sh and bench-kde.sh (the host's KWin
+# 5.27) and itest-kde6.sh (KWin 6 in the Debian 13 chroot: KW_CHROOT),
+# sourced after fixtures.sh's fx_begin.
+#
+# KW_CHROOT=DIR: KWin and its clients run in the Debian 13 chroot DIR
+# (scripts/trixie.sh) in a network namespace of their own (Xwayland's abstract
+# socket cannot meet the host's X servers); blockerd, blockerctl and
+# blocker-overlay are the host's build, on the same session bus and Wayland
+# socket. $fx_dir is bound into the chroot at the same path, so every path
+# means the same on both sides. The test-only scripts below speak both KWin
+# 5's (clientList, activeClient) and KWin 6's (windowList, activeWindow) API.
 #
 # /usr/bin/kwin_wayland carries the file capability cap_sys_resource=ep, which
 # this sandbox's bounding set lacks (exec fails: "Operation not permitted"). A
@@ -11,6 +20,12 @@
 
 kw_kwin_pid=
 kw_display=
+kw_chroot=${KW_CHROOT:-}
+kw_netns_pid=
+kw_chroot_bound=
+# The prefix that runs a command where KWin runs (nothing on the host).
+kw_in_session=()
+kw_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # kw_init — the scratch home and runtime dir, the session bus; exports the session's variables.
 kw_init() {
@@ -18,20 +33,53 @@ kw_init() {
     mkdir -m 0700 "$fx_dir/runtime" "$fx_dir/state"
     unset DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE XDG_CONFIG_HOME XDG_DATA_HOME XDG_DATA_DIRS
     export HOME=$fx_dir/home XDG_RUNTIME_DIR=$fx_dir/runtime XDG_CURRENT_DESKTOP=KDE NO_AT_BRIDGE=1 LANG=C.UTF-8
+    [ -z "$kw_chroot" ] || kw_enter_chroot
     local address pid
     read -r address pid < <(fx_session_bus "$fx_dir") || fail "dbus-daemon did not start"
     fx_track "$pid"
     export DBUS_SESSION_BUS_ADDRESS=$address
 }
 
+# kw_enter_chroot — KW_CHROOT's mounts, $fx_dir bound in at the same path,
+# and a process holding the network namespace every session command joins.
+kw_enter_chroot() {
+    [ -e "$kw_chroot/etc/blocker-test-packages" ] || fail "$kw_chroot is not a built chroot (scripts/trixie.sh ensure)"
+    "$kw_repo/scripts/trixie.sh" mount || fail "cannot mount the chroot's /proc, /sys, /dev, /run"
+    kw_chroot_mounted=1
+    mkdir -p "$kw_chroot$fx_dir"
+    mount --bind "$fx_dir" "$kw_chroot$fx_dir" || fail "cannot bind $fx_dir into the chroot"
+    kw_chroot_bound=$kw_chroot$fx_dir
+    unshare --net sleep infinity &
+    kw_netns_pid=$!
+    fx_track "$kw_netns_pid"
+    kw_in_session=(nsenter --net="/proc/$kw_netns_pid/ns/net" -- chroot "$kw_chroot")
+}
+kw_chroot_mounted=
+
+# kw_session COMMAND… — COMMAND where KWin runs, in the foreground (in the
+# background, expand "${kw_in_session[@]}" instead: $! is then its own PID).
+kw_session() { "${kw_in_session[@]}" "$@"; }
+
+# From the EXIT trap, after fx_cleanup's stops: the chroot's bind and mounts.
+kw_leave_chroot() {
+    if [ -n "$kw_chroot_bound" ]; then
+        umount "$kw_chroot_bound" 2>/dev/null || umount -l "$kw_chroot_bound"
+        rmdir "$kw_chroot_bound"
+    fi
+    [ -z "$kw_chroot_mounted" ] || "$kw_repo/scripts/trixie.sh" umount
+}
+
 kw_bus() { busctl --address="$DBUS_SESSION_BUS_ADDRESS" "$@"; }
+# NameHasOwner, not `busctl status`: that one needs the peer's credentials,
+# which a chroot or container may not give.
+kw_has_owner() { [ "$(kw_bus call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner s "$1" 2>/dev/null)" = "b true" ]; }
 kw_scripting() { kw_bus call org.kde.KWin /Scripting org.kde.kwin.Scripting "$@"; }
 kw_script_loaded() { [ "$(kw_scripting isScriptLoaded s "$1" 2>/dev/null)" = "b true" ]; }
 
 # kw_start_kwin — KWin with Xwayland on the socket wayland-blocker; sets
 # kw_display (Xwayland's DISPLAY).
 kw_start_kwin() {
-    cp /usr/bin/kwin_wayland "$fx_dir/kwin/kwin_wayland"
+    cp "$kw_chroot/usr/bin/kwin_wayland" "$fx_dir/kwin/kwin_wayland"
     # KWin grants org.kde.KWin.ScreenShot2 to a program whose desktop file (found
     # by the caller's executable) lists it, as Spectacle's does: a test-only one
     # for gjs, which takes the test's screenshots (lib/kwin-shot.js).
@@ -44,21 +92,24 @@ Exec=$(readlink -f "$(command -v gjs)")
 NoDisplay=true
 X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2
 DESKTOP
-    QT_QPA_PLATFORM=wayland "$fx_dir/kwin/kwin_wayland" --virtual \
+    # Its "application" writes down the session's environment: DISPLAY is
+    # Xwayland's (KWin 6 starts Xwayland only when an X client connects).
+    printf '#!/bin/sh\nenv >"%s.tmp" && mv "%s.tmp" "%s"\n' "$fx_dir/kwin/session.env" "$fx_dir/kwin/session.env" \
+        "$fx_dir/kwin/session.env" >"$fx_dir/kwin/write-env.sh"
+    chmod 755 "$fx_dir/kwin/write-env.sh"
+    QT_QPA_PLATFORM=wayland "${kw_in_session[@]}" "$fx_dir/kwin/kwin_wayland" --virtual \
         --width 1280 --height 800 --no-lockscreen --no-global-shortcuts --no-kactivities --xwayland \
-        --socket wayland-blocker >"$fx_dir/kwin.log" 2>&1 &
+        --socket wayland-blocker "$fx_dir/kwin/write-env.sh" >"$fx_dir/kwin.log" 2>&1 &
     kw_kwin_pid=$!
     fx_track "$kw_kwin_pid"
-    local xwayland=
     for _ in $(seq 200); do
-        xwayland=$(pgrep -P "$kw_kwin_pid" -x Xwayland || true)
-        [ -n "$xwayland" ] && kw_bus status org.kde.KWin >/dev/null 2>&1 && break
+        [ -e "$fx_dir/kwin/session.env" ] && kw_has_owner org.kde.KWin && break
         fx_alive "$kw_kwin_pid" || fail "kwin_wayland exited at start"
         sleep 0.05
     done
-    [ -n "$xwayland" ] || fail "KWin started no Xwayland within 10 s"
-    kw_display=$(tr '\0' '\n' <"/proc/$xwayland/cmdline" | grep -m1 '^:[0-9]')
-    [ -n "$kw_display" ] || fail "cannot tell Xwayland's display from its command line"
+    kw_has_owner org.kde.KWin || fail "KWin is not on the session bus within 10 s"
+    kw_display=$(sed -n 's/^DISPLAY=//p' "$fx_dir/kwin/session.env")
+    [ -n "$kw_display" ] || fail "KWin gave its session no Xwayland DISPLAY: $(cat "$fx_dir/kwin/session.env")"
     export WAYLAND_DISPLAY=wayland-blocker
 }
 
@@ -85,8 +136,8 @@ kw_run_js() {
 kw_activate() {
     cat >"$fx_dir/activate.js" <<JS
 // Test only: activates the window named "$1".
-const wanted = workspace.clientList().filter(w => String(w.resourceName) === "$1");
-if (wanted.length > 0) workspace.activeClient = wanted[0];
+const wanted = (workspace.windowList ? workspace.windowList() : workspace.clientList()).filter(w => String(w.resourceName) === "$1");
+if (wanted.length > 0) { if (workspace.windowList) workspace.activeWindow = wanted[0]; else workspace.activeClient = wanted[0]; }
 JS
     kw_run_js blocker-test-activate "$fx_dir/activate.js"
     for _ in $(seq 100); do
@@ -101,7 +152,7 @@ JS
 kw_log_activations() {
     cat >"$fx_dir/log.js" <<'JS'
 // Test only: logs every activation.
-workspace.clientActivated.connect(w => print("blocker-test activated " + (w ? String(w.resourceName) : "none")));
+(workspace.windowActivated || workspace.clientActivated).connect(w => print("blocker-test activated " + (w ? String(w.resourceName) : "none")));
 JS
     kw_run_js blocker-test-log "$fx_dir/log.js"
 }
@@ -114,7 +165,7 @@ kw_active() {
     local mark=active-$RANDOM$RANDOM
     cat >"$fx_dir/query.js" <<JS
 // Test only: says which window is active.
-const active = workspace.activeClient;
+const active = workspace.windowList ? workspace.activeWindow : workspace.activeClient;
 print("$mark " + (active ? String(active.resourceName) : "none"));
 JS
     kw_run_js blocker-test-query "$fx_dir/query.js"
@@ -130,7 +181,7 @@ kw_wait_window() {
     local mark=window-$RANDOM$RANDOM
     cat >"$fx_dir/window.js" <<JS
 // Test only: says whether a window named "$1" is managed.
-print("$mark " + workspace.clientList().some(w => String(w.resourceName) === "$1"));
+print("$mark " + (workspace.windowList ? workspace.windowList() : workspace.clientList()).some(w => String(w.resourceName) === "$1"));
 JS
     for _ in $(seq 40); do
         kw_run_js blocker-test-window "$fx_dir/window.js"
@@ -145,7 +196,7 @@ JS
 kw_xterm() {
     local instance=$1
     shift
-    DISPLAY=$kw_display xterm -class BlockerMeter -name "$instance" -T "$instance" -bg magenta -fg magenta \
+    DISPLAY=$kw_display "${kw_in_session[@]}" xterm -class BlockerMeter -name "$instance" -T "$instance" -bg magenta -fg magenta \
         -geometry 210x62+0+0 "$@" >>"$fx_dir/xterm.log" 2>&1 &
     echo $!
 }
@@ -153,7 +204,7 @@ kw_xterm() {
 # kw_open_clients INSTANCE — gtk3-demo (Wayland) and a kw_xterm INSTANCE
 # (Xwayland), tracked, once KWin manages both; the xterm's pid in kw_xterm_pid.
 kw_open_clients() {
-    gtk3-demo >"$fx_dir/gtk3-demo.log" 2>&1 &
+    "${kw_in_session[@]}" gtk3-demo >"$fx_dir/gtk3-demo.log" 2>&1 &
     fx_track $!
     kw_wait_window gtk3-demo || fail "gtk3-demo did not map on KWin"
     kw_xterm_pid=$(kw_xterm "$1")
