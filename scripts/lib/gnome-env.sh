@@ -83,6 +83,9 @@ ge_enter_chroot() {
     [ -e "$ge_chroot/etc/blocker-test-packages" ] || fail "$ge_chroot is not a built chroot (scripts/trixie.sh ensure)"
     "$ge_repo/scripts/trixie.sh" mount || fail "cannot mount the chroot's /proc, /sys, /dev, /run"
     ge_chroot_mounted=1
+    # The shell builds its lock screen only on a systemd machine (LoginManager's
+    # haveSystemd: /run/systemd/seats) with a display manager; the chroot's /run is empty.
+    mkdir -p "$ge_chroot/run/systemd/seats"
     chroot "$ge_chroot" getent group "$ge_gid" >/dev/null || chroot "$ge_chroot" groupadd -g "$ge_gid" "$ge_user"
     chroot "$ge_chroot" getent passwd "$ge_uid" >/dev/null \
         || chroot "$ge_chroot" useradd -M -d /nonexistent -u "$ge_uid" -g "$ge_gid" -s /usr/sbin/nologin "$ge_user"

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# itest-gnome48.sh — blocker on a real GNOME Shell 48 (Debian 13, headless,
+# Wayland with Xwayland), the whole chain with the real blockerd:
+# the shell runs in the Debian 13 chroot (scripts/trixie.sh: built when
+# missing, kept under /var/cache/blocker-tests) in a network namespace of its
+# own; blockerd and blockerctl are this checkout's build, on the shell's
+# session bus through its path socket (scripts/lib/gnome-env.sh, GE_CHROOT).
+#
+#   1. blocker's extension, installed as `make install` does
+#      (scripts/gnome-extension.sh install, inside the chroot), is the
+#      ES-module variant and GNOME Shell 48 runs it (state 1), with no error
+#      and no St warning about its stylesheet in the shell's log;
+#   2. a Wayland window (foot, app id blocker-meter) and an Xwayland one
+#      (xterm, class BlockerX): each focus change reaches `blockerctl status`
+#      with app id, title and the window's own pid, and so does a title change;
+#   3. the lock screen is reported and nothing is charged while locked;
+#   4. the metered foot is charged; at zero the extension's cover is up,
+#      opaque: not one pixel of foot's magenta shows (docs/cover-gnome48.png);
+#   5. 2 reps + Enter in the cover earn, and the cover goes;
+#   6. the extension disabled: blockerd says within seconds that its plugin is
+#      gone (probe not ok) and charges nothing; enabled again, it recovers.
+# Exit 0 pass, 1 fail; a missing tool, chroot or server is a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=lib/fixtures.sh
+source scripts/lib/fixtures.sh
+scripts/trixie.sh ensure || { echo "itest-gnome48: FAIL: the Debian 13 chroot could not be built" >&2; exit 1; }
+GE_CHROOT=$(scripts/trixie.sh root)
+# shellcheck source=lib/gnome-env.sh
+source scripts/lib/gnome-env.sh
+fx_begin itest-gnome48
+trap ge_cleanup EXIT
+set -E
+trap 'fail "line $LINENO: \"$BASH_COMMAND\" failed"' ERR
+started=$SECONDS
+for tool in compare identify convert; do
+    command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
+done
+ge_init
+
+# 1. Installed as make install does it, for the shell that is there: the ESM variant.
+uuid=blocker@blockerd.github.io
+ge_run env -u DBUS_SESSION_BUS_ADDRESS dbus-run-session -- sh -c '
+    "$1/src/scripts/gnome-extension.sh" install || exit 1
+    test=blocker-test@blockerd.github.io
+    "$1/src/scripts/lib/gnome-test-extension/install.sh" "$HOME/.local/share/gnome-shell/extensions/$test" 48 || exit 1
+    list=$(gsettings get org.gnome.shell enabled-extensions)
+    gsettings set org.gnome.shell enabled-extensions "${list%]}, '"'"'$test'"'"']"
+    gsettings set org.gnome.shell welcome-dialog-last-shown-version "999"
+    gsettings set org.gnome.desktop.session idle-delay 0
+    gsettings get org.gnome.shell enabled-extensions' sh "$fx_dir" >"$fx_dir/install.log" 2>&1 \
+    || fail "gnome-extension.sh install in the chroot: $(tail -n 5 "$fx_dir/install.log")"
+ge_stop_marked_except
+ext=$ge_home/.local/share/gnome-shell/extensions/$uuid
+grep -q '"48"' "$ext/metadata.json" || fail "the installed metadata.json does not name GNOME 48: $(cat "$ext/metadata.json")"
+grep -q "export default class" "$ext/extension.js" || fail "GNOME 48 got the legacy entry point"
+ge_start_shell
+version=$(ge_gdbus call --session --dest org.gnome.Shell --object-path /org/gnome/Shell \
+    --method org.freedesktop.DBus.Properties.Get org.gnome.Shell ShellVersion)
+[[ $version == *"'48."* ]] || fail "the chroot's shell is not GNOME Shell 48: $version"
+state=$(ge_extension_state "$uuid")
+[ "$state" = 1.0 ] || fail "GNOME Shell 48 has blocker's extension in state $state, not 1: $(grep -i blocker "$fx_dir/shell.log" | tail -n 5)"
+ge_leave_overview
+ok "1. the ES-module extension installed by gnome-extension.sh runs on GNOME Shell ${version//[^0-9.]/} (state 1)"
+
+# 2. A Wayland foot (metered, magenta) and an Xwayland xterm (metered).
+ge_client foot foot --app-id=blocker-meter -o colors.background=ff00ff sh -c \
+    'printf "\033]2;meter before\007"; while [ ! -e retitle ]; do sleep 0.1; done; printf "\033]2;meter after\007"; exec sleep 3600'
+foot_pid=$ge_spawned
+xdisplay() { sed -n 's/.*Using public X11 display \(:[0-9]*\).*/\1/p' "$fx_dir/shell.log" | head -n 1; }
+ge_wait 20 eval '[ -n "$(xdisplay)" ]' || fail "GNOME Shell 48 started no Xwayland: $(grep -i xwayland "$fx_dir/shell.log" | tail -n 3)"
+xauth=$(ls "$ge_runtime"/.mutter-Xwaylandauth.* 2>/dev/null | head -n 1)
+ge_client xterm env -u WAYLAND_DISPLAY -u GDK_BACKEND DISPLAY="$(xdisplay)" XAUTHORITY="$xauth" \
+    xterm -class BlockerX -T "x meter" -bg magenta -e sleep 3600
+xterm_pid=$ge_spawned
+windows_up() { [ "$(ge_json Windows "len(j)")" -ge 2 ]; }
+ge_wait 20 windows_up || fail "foot and xterm did not map: $(ge_test Windows)"
+focus() { ge_json State "(j['focus'] or {}).get('wm_class')"; }
+activate() { # WM_CLASS — and wait until the shell has it in front
+    local want=$1
+    ge_test Activate "'$want'" >/dev/null
+    ge_wait 5 eval '[ "$(focus)" = "$want" ]' || fail "the shell did not focus $want (focus: $(focus))"
+}
+activate blocker-meter
+
+fx_config "$fx_dir/blocker.toml" /dev/null gnome 1s 0.05
+printf '[[group]]\nname = "meter"\napps = ["blocker-meter", "blockerx"]\n' >>"$fx_dir/blocker.toml"
+ge_start_blockerd "$fx_dir/blocker.toml"
+front() { ge_status '(lambda f: "%s|%s|%s" % (f.get("app"), f.get("title"), f.get("pid")))(s["foreground"] or {})'; }
+front_is() { [ "$(front)" = "$1" ]; }
+ge_wait 5 front_is "blocker-meter|meter before|$foot_pid" \
+    || fail "blockerd did not hear foot (Wayland) in front with its title and pid $foot_pid: $(front)"
+[ "$(ge_status 's["probe"]["name"], s["probe"]["ok"]')" = "gnome True" ] || fail "the gnome probe is not ok: $(ge_status 's["probe"]')"
+touch "$fx_dir/shots/retitle"
+ge_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "foot's title change did not reach blockerd: $(front)"
+activate BlockerX
+xterm_app=$(ge_status '(s["foreground"] or {}).get("app")')
+ge_wait 5 front_is "$xterm_app|x meter|$xterm_pid" || fail "blockerd did not hear the Xwayland xterm (pid $xterm_pid): $(front)"
+[ "$(tr '[:upper:]' '[:lower:]' <<<"$xterm_app")" = blockerx ] || fail "the Xwayland xterm's app id is $xterm_app, not its class BlockerX"
+activate blocker-meter
+ge_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "blockerd did not hear foot come back: $(front)"
+ok "2. Wayland foot and Xwayland xterm ($xterm_app) reached blockerd with app id, title and pid; the title change too"
+
+# 3. Locked: reported, nothing charged.
+ge_ctl earn 2 pushups >/dev/null || fail "blockerctl earn failed"
+locked() { [ "$(ge_status 's["locked"]')" = True ]; }
+ge_test Lock >/dev/null
+ge_wait 10 locked || fail "blockerd did not hear the lock: $(ge_test State)"
+balance=$(ge_status 's["balance_ms"]')
+sleep 1.5
+[ "$(ge_status 's["balance_ms"]')" -ge $((balance - 300)) ] \
+    || fail "blockerd charged while the screen was locked ($balance → $(ge_status 's["balance_ms"]') ms)"
+ge_test Unlock >/dev/null
+ge_wait 10 eval '! locked' || fail "blockerd did not hear the unlock: $(ge_test State)"
+ge_wait 5 eval '[ "$(focus)" = blocker-meter ]' || activate blocker-meter
+ok "3. lock and unlock reported; nothing charged while locked"
+
+# 4. Charged, then covered at zero: opaque over foot's magenta.
+magenta() { # PNG — the share of pixels that are foot's magenta (0–1)
+    convert "$1" -fuzz 12% -fill black +opaque '#ff00ff' -fill white -opaque '#ff00ff' -format '%[fx:mean]' info:
+}
+shot() { # NAME — a screenshot through the driver, into $fx_dir/shots/NAME.png
+    rm -f "$fx_dir/shots/$1.png"
+    ge_test Screenshot "'$fx_dir/shots/$1.png'" | grep true >/dev/null || fail "the screenshot $1 failed"
+}
+shot uncovered
+python3 -c "import sys; sys.exit(0 if float('$(magenta "$fx_dir/shots/uncovered.png")') > 0.2 else 1)" \
+    || fail "foot's magenta is not on screen before the cover (check shots/uncovered.png)"
+balance=$(ge_status 's["balance_ms"]')
+sleep 1.5
+[ "$(ge_status 's["balance_ms"]')" -lt "$balance" ] || fail "blockerd did not charge the metered foot (balance $balance ms)"
+shield_active() { [ "$(ge_status 's["shield"]["active"]')" = True ]; }
+ge_wait 10 shield_active || fail "the shield did not go up when the balance ran out ($(ge_status 's["balance_ms"]') ms)"
+cover_up() { [ "$(ge_json State "j['cover_visible']")" = True ]; }
+ge_wait 5 cover_up || fail "the extension did not draw its cover for the shield: $(ge_test State)"
+sleep 0.5
+shot covered
+covered=$(magenta "$fx_dir/shots/covered.png")
+tinted=$(fx_magenta_tinted "$fx_dir/shots/covered.png")
+python3 -c "import sys; sys.exit(0 if float('$covered') == 0 and $tinted == 0 else 1)" \
+    || fail "foot's magenta shows through the cover ($covered of the pixels magenta, $tinted tinted by it)"
+mkdir -p docs
+cp "$fx_dir/shots/covered.png" docs/cover-gnome48.png
+ok "4. charged, covered at zero: opaque, not one pixel magenta or tinted by it (docs/cover-gnome48.png)"
+
+# 5. Reps + Enter in the cover earn; the cover goes.
+ge_test Keys "'Escape'" >/dev/null
+ge_wait 3 eval '[ "$(ge_json State "j[\"key_focus_in_cover\"]")" = True ]' \
+    || fail "the keyboard is not in the extension's cover: $(ge_test State)"
+earned=$(grep -c "event=earn" "$fx_dir/blockerd.log" || true)
+ge_test Keys "'type:2 Return'" >/dev/null
+ge_wait 5 eval '! cover_up' || fail "the cover stayed after reps + Enter: $(ge_test State)"
+[ "$(grep -c "event=earn" "$fx_dir/blockerd.log")" -gt "$earned" ] || fail "reps + Enter earned nothing"
+shield_active && fail "the shield is still up after earning"
+ok "5. 2 reps + Enter in the cover earned; the cover went"
+
+# No St warning about blocker's stylesheet, no JS error from blocker's extension.
+! grep -E "Couldn't parse|JS ERROR.*blocker@|blocker@blockerd.github.io.*(Error|error)" "$fx_dir/shell.log" \
+    || fail "GNOME Shell 48 logged errors for blocker's extension (above)"
+echo "pass in $((SECONDS - started)) s"
