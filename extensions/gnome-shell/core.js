@@ -3,7 +3,8 @@
 //
 // This file is an ES module that imports nothing: the entry point hands it
 // the libraries (Gio, GLib, St, Clutter), the shell's `Main` and `global`, and
-// a log function. GNOME 45+ loads it with a static `import`, GNOME 43–44 with
+// two log functions (`log` for what went wrong, `debug` for what happened).
+// GNOME 45+ loads it with a static `import`, GNOME 43–44 with
 // a dynamic `import()` from the legacy entry point; the stub test
 // (scripts/itest-gnome-esm-stub.sh, scripts/lib/gnome-esm-stub/) loads it against a stub shell.
 //
@@ -126,7 +127,7 @@ export function shieldFrom(dict) {
 
 /**
  * One instance per enable(): `new BlockerShell(deps).enable()`, then
- * `disable()`. deps = {Gio, GLib, St, Clutter, Main, global, log}.
+ * `disable()`. deps = {Gio, GLib, St, Clutter, Main, global, log, debug}.
  */
 export class BlockerShell {
     constructor(deps) {
@@ -139,13 +140,13 @@ export class BlockerShell {
     enable() {
         this._focus.enable();
         this._cover.enable();
-        this._d.log(`blocker: enabled (reporting to ${Names.focus}, covering as ${Names.cover})`);
+        this._d.debug(`blocker: enabled (reporting to ${Names.focus}, covering as ${Names.cover})`);
     }
 
     disable() {
         this._cover.disable();
         this._focus.disable();
-        this._d.log('blocker: disabled');
+        this._d.debug('blocker: disabled');
     }
 }
 
@@ -487,7 +488,7 @@ class ShieldCover {
             this._form.entry.grab_key_focus();
         }
         this._refreshWords();
-        this._d.log(`blocker: cover shown over ${this._shield.app} (${this._shield.reason}) on ` +
+        this._d.debug(`blocker: cover shown over ${this._shield.app} (${this._shield.reason}) on ` +
             `${layout.monitors.length} monitor(s)`);
     }
 
@@ -505,7 +506,7 @@ class ShieldCover {
         this._actor = null;
         this._cards = [];
         this._form = null;
-        this._d.log('blocker: cover hidden');
+        this._d.debug('blocker: cover hidden');
     }
 
     _makeCard(withForm) {
@@ -660,7 +661,7 @@ class ShieldCover {
                 return;
             }
             const [earned, balance] = reply;
-            this._d.log(`blocker: logged ${parsed.reps} ${exercise || 'reps'}: earned ${earned} ms`);
+            this._d.debug(`blocker: logged ${parsed.reps} ${exercise || 'reps'}: earned ${earned} ms`);
             this._setMessage(`Earned ${durationText(Number(earned))} — balance ${durationText(Number(balance))}`,
                 'success');
         });

@@ -10,11 +10,18 @@ import {BlockerShell} from './core.js';
 
 export default class BlockerExtension extends Extension {
     enable() {
-        this._core = new BlockerShell({Gio, GLib, St, Clutter, Main, global, log: message => console.log(message)});
+        this._core = new BlockerShell({
+            Gio, GLib, St, Clutter, Main, global,
+            log: message => console.warn(message), debug: message => console.debug(message),
+        });
         this._core.enable();
     }
 
     disable() {
+        // Session modes user and unlock-dialog: the shell disables the extension
+        // when the user logs out, not when the screen locks. In unlock-dialog it
+        // tells blockerd the screen is locked (nothing is charged meanwhile); its
+        // cover, with every keyboard handler, is down while the screen is locked.
         this._core?.disable();
         this._core = null;
     }

@@ -19,12 +19,19 @@ class BlockerLegacyEntry {
             // disable() may have come before the module finished loading.
             if (!this._enabled || this._core)
                 return;
-            this._core = new core.BlockerShell({Gio, GLib, St, Clutter, Main, global, log});
+            this._core = new core.BlockerShell({
+                Gio, GLib, St, Clutter, Main, global,
+                log, debug: message => console.debug(message),
+            });
             this._core.enable();
         }).catch(e => logError(e, 'blocker: cannot load core.js'));
     }
 
     disable() {
+        // Session modes user and unlock-dialog: the shell disables the extension
+        // when the user logs out, not when the screen locks. In unlock-dialog it
+        // tells blockerd the screen is locked (nothing is charged meanwhile); its
+        // cover, with every keyboard handler, is down while the screen is locked.
         this._enabled = false;
         this._core?.disable();
         this._core = null;
