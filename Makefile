@@ -3,6 +3,8 @@
 #   make check      install test dependencies, build, run every test
 #   make bench      benchmarks, printed as a table
 #   make deb        the Debian package, build/deb/blocker_VERSION_amd64.deb
+#   make gnome-extension-zip  the GNOME 45–49 extension for extensions.gnome.org,
+#                   build/blocker@blockerd.github.io.shell-extension.zip
 PREFIX   ?= $(HOME)/.local
 BINDIR   ?= $(PREFIX)/bin
 DOCDIR   ?= $(PREFIX)/share/doc/blocker
@@ -21,7 +23,7 @@ DESKTOP_ENTRIES := io.github.blockerd.LogExercise.desktop
 # GNOME Shell extension (extensions/gnome-shell/): installed and enabled for GNOME users.
 GNOME_EXTENSION := scripts/gnome-extension.sh
 
-.PHONY: all build release check deps install install-files uninstall bench clean deb
+.PHONY: all build release check deps install install-files uninstall bench clean deb gnome-extension-zip
 
 all: build
 
@@ -92,6 +94,10 @@ deb: deps
 	debian/rules clean
 	debian/rules binary SWIFT="$(SWIFT)" DEB_OUTDIR="$(abspath $(DEB_OUTDIR))"
 	@echo "built $(DEB_OUTDIR)/blocker_$$(dpkg-parsechangelog -S Version)_amd64.deb"
+
+# The upload for extensions.gnome.org (GNOME 45–49), checked by scripts/lib/gnome-extension-lint.py.
+gnome-extension-zip:
+	@$(GNOME_EXTENSION) pack build
 
 clean:
 	rm -rf .build build/deb

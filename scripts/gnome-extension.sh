@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# gnome-extension.sh install|uninstall — blocker's GNOME Shell extension
-# (extensions/gnome-shell/) for the current user, from `make install-files`
-# and `make uninstall`.
+# gnome-extension.sh install|uninstall|pack [DIR] — blocker's GNOME Shell
+# extension (extensions/gnome-shell/) for the current user, from `make
+# install-files` and `make uninstall`; pack for extensions.gnome.org, from
+# `make gnome-extension-zip`.
 #
 # install: copies the entry point for this GNOME Shell (legacy/ for 43–44,
 # esm/ for 45+; GNOME_SHELL_VERSION=NN overrides what `gnome-shell --version`
@@ -11,6 +12,12 @@
 # disable-user-extensions) when gsettings and the schema are there; else says
 # what to do. Without GNOME Shell (and no GNOME_SHELL_VERSION) it installs nothing.
 # uninstall: removes that directory and takes the extension out of enabled-extensions.
+# pack [DIR]: DIR/blocker@blockerd.github.io.shell-extension.zip (DIR default
+# build/ in the source tree) for GNOME 45–49, the upload for
+# extensions.gnome.org: esm/'s extension.js and metadata.json, core.js,
+# stylesheet.css — by `gnome-extensions pack` (--extra-source=core.js), or
+# with Python's zipfile when gnome-extensions is not installed — then checked
+# by scripts/lib/gnome-extension-lint.py.
 set -euo pipefail
 uuid=blocker@blockerd.github.io
 source_dir=$(cd "$(dirname "$0")/../extensions/gnome-shell" && pwd)
@@ -132,8 +139,35 @@ uninstall_extension() {
     fi
 }
 
+pack_extension() {
+    local out=${1:-$source_dir/../../build} stage zip
+    mkdir -p "$out"
+    out=$(cd "$out" && pwd)
+    zip=$out/$uuid.shell-extension.zip
+    stage=$(mktemp -d)
+    cp "$source_dir/esm/extension.js" "$source_dir/esm/metadata.json" "$source_dir/core.js" \
+        "$source_dir/stylesheet.css" "$stage/"
+    rm -f "$zip"
+    if command -v gnome-extensions >/dev/null 2>&1; then
+        gnome-extensions pack "$stage" --extra-source=core.js --out-dir="$out" --force
+        say "packed $zip (gnome-extensions pack)"
+    else
+        python3 - "$stage" "$zip" <<'PY'
+import sys, zipfile
+stage, zip_path = sys.argv[1:]
+with zipfile.ZipFile(zip_path, 'w', zipfile.ZIP_DEFLATED) as z:
+    for name in ('metadata.json', 'extension.js', 'core.js', 'stylesheet.css'):
+        z.write(f'{stage}/{name}', name)
+PY
+        say "packed $zip (gnome-extensions is not installed: Python's zipfile, the same four files)"
+    fi
+    rm -rf "$stage"
+    python3 "$(dirname "$0")/lib/gnome-extension-lint.py" "$zip"
+}
+
 case "${1:-}" in
 install) install_extension ;;
 uninstall) uninstall_extension ;;
-*) echo "usage: $0 install|uninstall" >&2; exit 2 ;;
+pack) pack_extension "${2:-}" ;;
+*) echo "usage: $0 install|uninstall|pack [DIR]" >&2; exit 2 ;;
 esac

@@ -47,3 +47,70 @@ grep -q '"48"' "$driver/metadata.json" && grep -q "export default class" "$drive
     || fail "install.sh DIR 48 did not install the driver's ES-module entry point: $(ls "$driver")"
 ok "test driver: install.sh DIR 48 installed core.js and the ES-module entry point (45–49)"
 stub_test "the test driver's ES-module entry point" run-driver-stub-test.js "$driver"
+
+# The upload for extensions.gnome.org: `gnome-extension.sh pack` (make
+# gnome-extension-zip), what it holds, and the static check it passes.
+lint=scripts/lib/gnome-extension-lint.py
+scripts/gnome-extension.sh pack "$fx_dir/zip" >"$fx_dir/pack.log" 2>&1 || fail "gnome-extension.sh pack: $(cat "$fx_dir/pack.log")"
+zip=$fx_dir/zip/blocker@blockerd.github.io.shell-extension.zip
+[ -f "$zip" ] || fail "gnome-extension.sh pack made no $zip: $(cat "$fx_dir/pack.log")"
+python3 - "$zip" <<'PY' || fail "the zip's contents or metadata are wrong"
+import json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+names = sorted(z.namelist())
+assert names == ['core.js', 'extension.js', 'metadata.json', 'stylesheet.css'], names
+meta = json.loads(z.read('metadata.json'))
+assert meta['shell-version'] == ['45', '46', '47', '48', '49'], meta['shell-version']
+assert meta['uuid'] == 'blocker@blockerd.github.io' and meta['url'], meta
+assert b'export default class' in z.read('extension.js')
+PY
+python3 "$lint" "$zip" >"$fx_dir/lint.log" || fail "the packed extension fails the static check: $(cat "$fx_dir/lint.log")"
+ok "pack: $(basename "$zip") holds metadata.json (45–49, url), extension.js (ES module), core.js, stylesheet.css; the static check passes"
+
+# The check itself: a clean extension passes; each rule catches its fault.
+good=$fx_dir/lint/good
+mkdir -p "$good"
+cat >"$good/metadata.json" <<'JSON'
+{"uuid": "lint@blockerd.github.io", "name": "lint", "description": "A test.", "shell-version": ["48"],
+ "url": "https://example.org/lint"}
+JSON
+cat >"$good/extension.js" <<'JS'
+import * as Main from 'resource:///org/gnome/shell/ui/main.js';
+import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
+const WORDS = Object.freeze(['a', 'b']);
+
+export default class LintExtension extends Extension {
+    enable() {
+        this._id = Main.layoutManager.connect('monitors-changed', () => this._changed(WORDS));
+    }
+
+    _changed(words) {
+        return words.length / 2;
+    }
+
+    disable() {
+        Main.layoutManager.disconnect(this._id);
+    }
+}
+JS
+printf '.a { font-family: "DejaVu Sans", Cantarell, sans-serif; }\n' >"$good/stylesheet.css"
+python3 "$lint" "$good" >"$fx_dir/lint.log" || fail "the static check fails a clean extension: $(cat "$fx_dir/lint.log")"
+faulty() { # RULE WHAT FILE SED-SCRIPT — a copy of the clean extension with FILE edited must fail with RULE
+    local dir=$fx_dir/lint/$1-$RANDOM
+    cp -r "$good" "$dir"
+    sed -i "$4" "$dir/$3"
+    if python3 "$lint" "$dir" >"$fx_dir/lint.log"; then fail "the static check passed $2"; fi
+    grep -q ": $1: " "$fx_dir/lint.log" || fail "$2: not found as $1: $(cat "$fx_dir/lint.log")"
+}
+faulty sync-call "a call_sync( in enable()" extension.js \
+    's|^    enable() {|&\n        Gio.DBus.session.call_sync(null, "/", "a.b", "C", null, null, 0, -1, null);|'
+faulty sync-call "Gio.DBusProxy.new_for_bus_sync(" extension.js \
+    's|^    disable() {|&\n        this._p = Gio.DBusProxy.new_for_bus_sync(Gio.BusType.SESSION, 0, null, "a.b", "/", "a.b", null);|'
+faulty top-level "a top-level call" extension.js 's|^const WORDS.*|&\nMain.panel.addToStatusArea("lint", null);|'
+faulty top-level "a top-level new" extension.js 's|^const WORDS.*|&\nconst settings = new Gio.Settings({schema_id: "a.b"});|'
+faulty enable-disable "a connect( in enable() with no disconnect( in disable()" extension.js \
+    's|^        Main.layoutManager.disconnect(this._id);|        this._id = 0;|'
+faulty eval "eval(" extension.js 's|^        return words.length / 2;|        return eval("1");|'
+faulty stylesheet "a quoted font family after the first" stylesheet.css 's|Cantarell|"Cantarell"|'
+faulty metadata "no url" metadata.json 's|"url"|"homepage"|'
+ok "static check: a clean extension passes; caught: call_sync(, Gio.DBusProxy.new_for_bus_sync(, a top-level call, a top-level new, connect( without disconnect(, eval(, a quoted second font family, no url"
