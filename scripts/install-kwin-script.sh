@@ -67,7 +67,13 @@ set_enabled() {
 
 # --- KWin, live --------------------------------------------------------------
 
-kwin_running() { busctl --user status org.kde.KWin >/dev/null 2>&1; }
+# Asked of the bus (NameHasOwner), not `busctl status org.kde.KWin`: that one
+# reads the peer's credentials, and fails ("Failed to get credentials: No
+# medium found") where /sys/fs/cgroup is empty, as in a chroot or container.
+kwin_running() {
+    [ "$(busctl --user call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+        NameHasOwner s org.kde.KWin 2>/dev/null)" = "b true" ]
+}
 scripting() { busctl --user call org.kde.KWin /Scripting org.kde.kwin.Scripting "$@"; }
 
 unload_live() {

@@ -13,7 +13,12 @@
 #   4. an ordinary-window cover (KWin on X11: no layer-shell) is pinned
 #      (keep-above, fullscreen, out of taskbar and switcher), is never reported
 #      as the foreground, and takes the focus back when another window is activated;
-#   5. the script leaves no error in the host's log.
+#   5. the script leaves no error in the host's log;
+#   6. scripts/install-kwin-script.sh install finds the (fake) KWin on the bus
+#      and loads the script into it live, with /sys/fs/cgroup hidden as in a
+#      chroot (where `busctl status` fails: "Failed to get credentials").
+# And once, statically: no top-level const/let of main.js is named before its
+# declaration (KWin 6's JS engine warns: "used before its declaration").
 # Exit 0 pass, 1 fail; a missing tool is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -126,9 +131,39 @@ print(all(w[k] for k in ('keepAbove', 'fullScreen', 'skipTaskbar', 'skipSwitcher
 
     grep -E "script error|failed" "$log" && fail "$shape: errors in the host's log"
     ok "$shape: 5. no script errors"
+
+    local runs said hidden="/sys/fs/cgroup hidden"
+    runs=$(grep -c "^ran blocker$" "$log")
+    local install=(env KWIN=yes KPACKAGETOOL=none KWRITECONFIG=none scripts/install-kwin-script.sh install)
+    if unshare -m true 2>/dev/null; then
+        said=$(unshare -m sh -c 'mount -t tmpfs none /sys/fs/cgroup && exec "$@"' sh "${install[@]}" 2>&1) \
+            || fail "$shape: install-kwin-script.sh install: $said"
+    else
+        hidden="/sys/fs/cgroup left as it is (unshare -m is not permitted here)"
+        said=$("${install[@]}" 2>&1) || fail "$shape: install-kwin-script.sh install: $said"
+    fi
+    grep -q "loaded into the running KWin" <<<"$said" || fail "$shape: install-kwin-script.sh did not find KWin on the bus: $said"
+    wait_for 5 eval '[ "$(grep -c "^ran blocker$" "$log")" -gt "$runs" ]' \
+        || fail "$shape: install-kwin-script.sh said it loaded the script, but the host ran no new one"
+    ok "$shape: 6. install-kwin-script.sh found KWin by NameHasOwner and loaded the script live ($hidden)"
     fx_stop $daemon
     fx_stop $host
 }
+
+python3 - extensions/kwin/contents/code/main.js <<'PY' || fail "main.js names a top-level const/let before its declaration"
+import re, sys
+lines = open(sys.argv[1]).read().split('\n')
+declared = {}
+for number, line in enumerate(lines):
+    match = re.match(r'(?:const|let)\s+(\w+)', line)
+    if match:
+        declared.setdefault(match.group(1), number)
+early = [f'{name} (line {at + 1}) on line {n + 1}' for name, at in declared.items()
+         for n, line in enumerate(lines[:at]) if re.search(rf'\b{name}\b', line.split('//')[0])]
+if early:
+    sys.exit('\n'.join(early))
+PY
+ok "main.js: no top-level const/let is named before its declaration"
 
 run_shape plasma6
 run_shape plasma5

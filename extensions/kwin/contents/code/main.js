@@ -70,11 +70,6 @@ function focusOf(window) {
     return focus;
 }
 
-function report(window) {
-    captionTimer.stop();
-    callDBus(FOCUS_SERVICE, FOCUS_PATH, FOCUS_INTERFACE, "Report", focusOf(window));
-}
-
 // The window whose caption changes are reported: the active one.
 let watched = null;
 
@@ -88,6 +83,11 @@ captionTimer.interval = CAPTION_COALESCE_MS;
 captionTimer.timeout.connect(function () {
     if (watched && watched === api.active()) report(watched);
 });
+
+function report(window) {
+    captionTimer.stop();
+    callDBus(FOCUS_SERVICE, FOCUS_PATH, FOCUS_INTERFACE, "Report", focusOf(window));
+}
 
 function captionChanged() {
     if (!captionTimer.active) captionTimer.start();
