@@ -2,7 +2,8 @@
 #   make install    build (release) and install for the current user, then start it
 #   make check      install test dependencies, build, run every test
 #   make bench      benchmarks, printed as a table
-#   make deb        the Debian package, build/deb/blocker_VERSION_amd64.deb
+#   make deb        the Debian package for this machine's release, build/deb/blocker_VERSION_amd64.deb
+#   make deb13      the Debian 13 package, built in a Debian 13 chroot, build/deb13/ (root)
 #   make gnome-extension-zip  the GNOME 45–49 extension for extensions.gnome.org,
 #                   build/blocker@blockerd.github.io.shell-extension.zip
 PREFIX   ?= $(HOME)/.local
@@ -23,7 +24,7 @@ DESKTOP_ENTRIES := io.github.blockerd.LogExercise.desktop
 # GNOME Shell extension (extensions/gnome-shell/): installed and enabled for GNOME users.
 GNOME_EXTENSION := scripts/gnome-extension.sh
 
-.PHONY: all build release check deps install install-files uninstall bench clean deb gnome-extension-zip
+.PHONY: all build release check deps install install-files uninstall bench clean deb deb13 gnome-extension-zip
 
 all: build
 
@@ -99,5 +100,11 @@ deb: deps
 gnome-extension-zip:
 	@$(GNOME_EXTENSION) pack build
 
+# The Debian 13 package from a Debian 12 machine: `make deb` inside the Debian
+# 13 chroot that scripts/trixie.sh builds (debootstrap; kept in
+# /var/cache/blocker-tests), with this machine's Swift toolchain bound in.
+deb13:
+	scripts/trixie.sh deb $(abspath build/deb13)
+
 clean:
-	rm -rf .build build/deb
+	rm -rf .build build/deb build/deb13

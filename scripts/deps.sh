@@ -11,6 +11,8 @@ check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm pi
 check+=(man-db groff-base zsh fish waybar debhelper lintian fakeroot dpkg-dev)
 # The desktop entry (itest-log-exercise.sh).
 check+=(desktop-file-utils)
+# GNOME Shell 48, KWin 6 and the Debian 13 package in a Debian 13 chroot (scripts/trixie.sh).
+check+=(debootstrap)
 check+=(gnome-shell gjs gtk-3-examples libglib2.0-bin libglib2.0-dev-bin dconf-service dconf-gsettings-backend)
 bench=(sway foot fonts-dejavu-core xvfb openbox xterm xdotool x11-utils dbus-daemon python3 python3-dbusmock libglib2.0-bin util-linux timekpr-next)
 want=("${build[@]}")
