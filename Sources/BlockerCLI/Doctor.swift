@@ -164,8 +164,12 @@ enum Doctor {
                 + "(then blockerctl doctor again)"
         }
         if probeMessage.contains(KWinShell.scriptProblemMarker) { return kwinScriptFix }
+        if probeMessage.contains(GnomeShell.notEnabledMarker) { return gnomeExtensionFix }
         return nil
     }
+
+    static let gnomeExtensionFix = "gnome-extensions enable \(GnomeShell.extensionUUID) (or turn blocker on in the "
+        + "Extensions app); blockerd follows it at once"
 
     static let kwinScriptFix = "make install (installs, enables and loads the KWin script), or enable \"blocker\" in "
         + "System Settings → Window Management → KWin Scripts"
