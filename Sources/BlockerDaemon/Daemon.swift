@@ -179,14 +179,29 @@ public final class Daemon {
 
     /// Puts `fresh` in force: the meter, the warnings and (when [daemon] changed) the probe.
     private func install(_ fresh: Config) {
-        let probeChanged = fresh.daemon != config.daemon
+        let previous = config
         config = fresh
         meter.reconfigure(fresh)
         notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
-        if probeChanged {
-            probe = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
-                                     launcher: launcher, log: log)
-        }
+        if fresh.daemon != previous.daemon { reopenProbe(fresh, previous: previous) }
+    }
+
+    /// A new probe for changed [daemon] settings. The old one is closed first:
+    /// the gnome and kde probes own io.github.blockerd.Focus, which a second
+    /// probe cannot take while the first holds it (it would stay blind, or
+    /// `auto` would fall back to X11, until a restart). If none can run with
+    /// the new settings, one as before is opened again: blockerd keeps seeing.
+    private func reopenProbe(_ fresh: Config, previous: Config) {
+        probe.shutdown()
+        let selected = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
+                                        launcher: launcher, log: log)
+        guard let unavailable = selected as? UnavailableProbe else { return probe = selected }
+        let restored = Self.selectProbe(config: previous, override: options.probe, environment: environment,
+                                        launcher: launcher, log: log)
+        guard !(restored is UnavailableProbe) else { return probe = selected }
+        log.write(LogEvent(priority: .warning, "Keeping the \(restored.name) probe as before the reload: the new "
+                           + "[daemon] settings' probe cannot run: \(unavailable.reason)"))
+        probe = restored
     }
 
     private func logAdoption(_ adoption: ConfigAdoption) {
