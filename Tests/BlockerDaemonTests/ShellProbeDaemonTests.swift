@@ -72,4 +72,44 @@ import TestSupport
         try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "discord"])
         try tick(daemon, &clock, until: "a report to the kept probe") { front(daemon) == "discord" }
     }
+
+    @Test func aDisabledExtensionIsBlindTimeLoggedOnceChargedNothingAndInTheGaps() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: 1)
+        let box = try Sandbox(config: Self.config())
+        let log = MemoryLog()
+        let daemon = try box.daemon(log: log, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        var clock = Clock()
+        _ = try daemon.earn(exercise: Exercise(name: "pushups", perRep: 30_000), reps: 20, wall: clock.wall)
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "discord"])
+        try tick(daemon, &clock, until: "discord in front") { front(daemon) == "discord" }
+        #expect(daemon.isSpending)
+
+        try bus.setExtensionState(2)
+        let noticed = Date()
+        try tick(daemon, &clock, until: "the probe to fail") { daemon.probeError != nil }
+        #expect(Date().timeIntervalSince(noticed) < 3, "noticed within a few seconds")
+        let blindFrom = clock.wall - 100
+        #expect(daemon.probeError == "GNOME Shell: the blocker extension is not enabled (state disabled): "
+            + "gnome-extensions enable blocker@blockerd.github.io")
+        let balance = daemon.ledger.balance
+        for _ in 0..<30 { clock.advance(100); daemon.tick(clock) }    // 3 s blind
+        #expect(daemon.ledger.balance == balance, "nothing charged from the stale report")
+        #expect(!daemon.isSpending)
+        #expect(log.events(.probeError).count == 1)
+        #expect(log.events(.probeError).first?.message.contains("the blocker extension is not enabled") == true)
+
+        try bus.setExtensionState(1)
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "firefox"])
+        try tick(daemon, &clock, until: "the probe to see again") { front(daemon) == "firefox" }
+        let blindTo = clock.wall - 100
+        #expect(log.events(.probeRecovered).count == 1)
+        let blind = try daemon.gaps(sinceMs: 0, now: clock.wall).filter { Gap.blindReason($0.reason) != nil }
+        #expect(blind.count == 1, "\(blind)")
+        #expect(blind.first?.fromMs == blindFrom && blind.first?.toMs == blindTo, "\(blind) \(blindFrom) \(blindTo)")
+        #expect(blind.first.flatMap { Gap.blindReason($0.reason) }
+            == "gnome: GNOME Shell: the blocker extension is not enabled (state disabled): "
+                + "gnome-extensions enable blocker@blockerd.github.io")
+        daemon.shutdown(wall: clock.wall)
+    }
 }
