@@ -141,7 +141,7 @@ enum Doctor {
             return DoctorCheck(.ok, "probe", "\(name) answers: \(front.app) is in front")
         case .nothing:
             return DoctorCheck(.ok, "probe", "\(name) answers: nothing is in front")
-        case let .failed(message) where message.contains(FocusReport.busName + " is already taken"):
+        case let .failed(message) where message.contains(FocusReport.nameTaken):
             // blockerd's own gnome/kde probe holds the name the shell reports to:
             // doctor cannot sample beside it, and the daemon line says how it does.
             return DoctorCheck(.ok, "probe", "\(name): blockerd holds \(FocusReport.busName) and hears the shell "

@@ -194,7 +194,7 @@ public final class ShellReportProbe: ForegroundProbe {
         do { try connection.requestName(FocusReport.busName) } catch {
             let holder = connection.ownerPID(of: FocusReport.busName).map { " by pid \($0)" } ?? ""
             throw ProbeFailure(error.errno == EEXIST
-                ? "\(FocusReport.busName) is already taken\(holder) (a running blockerd? `blockerctl status` shows "
+                ? "\(FocusReport.nameTaken)\(holder) (a running blockerd? `blockerctl status` shows "
                     + "what it sees)"
                 : "cannot take \(FocusReport.busName): \(error)")
         }
