@@ -141,7 +141,7 @@ enum Doctor {
             return DoctorCheck(.ok, "probe", "\(name) answers: \(front.app) is in front")
         case .nothing:
             return DoctorCheck(.ok, "probe", "\(name) answers: nothing is in front")
-        case let .failed(message) where message.contains(FocusReport.busName + " is already taken"):
+        case let .failed(message) where message.contains(FocusReport.nameTaken):
             // blockerd's own gnome/kde probe holds the name the shell reports to:
             // doctor cannot sample beside it, and the daemon line says how it does.
             return DoctorCheck(.ok, "probe", "\(name): blockerd holds \(FocusReport.busName) and hears the shell "
@@ -164,8 +164,12 @@ enum Doctor {
                 + "(then blockerctl doctor again)"
         }
         if probeMessage.contains(KWinShell.scriptProblemMarker) { return kwinScriptFix }
+        if probeMessage.contains(GnomeShell.notEnabledMarker) { return gnomeExtensionFix }
         return nil
     }
+
+    static let gnomeExtensionFix = "gnome-extensions enable \(GnomeShell.extensionUUID) (or turn blocker on in the "
+        + "Extensions app); blockerd follows it at once"
 
     static let kwinScriptFix = "make install (installs, enables and loads the KWin script), or enable \"blocker\" in "
         + "System Settings → Window Management → KWin Scripts"

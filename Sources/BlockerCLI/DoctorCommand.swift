@@ -115,22 +115,13 @@ extension DoctorFacts {
     /// (KWin runs a script it loads from its own loop): wait up to a second for it.
     static func sampleProbe(_ config: Config, environment: [String: String], daemon: StatusReport?)
         -> (name: String, passedOver: [String], sample: ProbeObservation) {
-        let shellProbes = [ProbeChoice.kde.rawValue, ProbeChoice.gnome.rawValue]
-        if let daemon, shellProbes.contains(daemon.probeName),
-           config.daemon.probe == .auto || config.daemon.probe.rawValue == daemon.probeName {
-            let sample: ProbeObservation = if !daemon.probeOK {
-                .failed(daemon.probeError ?? "failing")
-            } else if let front = daemon.foreground {
-                .window(front, locked: daemon.locked)
-            } else {
-                .nothing(locked: daemon.locked)
-            }
+        if let daemon, let sample = ProbeObservation.blockerds(daemon, choice: config.daemon.probe) {
             return (daemon.probeName, [], sample)
         }
         let selection = ProbeSelection.select(config.daemon.probe, settings: config.daemon, environment: environment)
         let matcher = Matcher(groups: config.groups)
         var sample = ProbeObservation(selection.probe.sample(), matcher: matcher)
-        if shellProbes.contains(selection.probe.name) {
+        if [ProbeChoice.kde.rawValue, ProbeChoice.gnome.rawValue].contains(selection.probe.name) {
             for _ in 0..<20 {
                 guard case let .failed(message) = sample, message.hasSuffix("has not reported the window in front yet")
                 else { break }

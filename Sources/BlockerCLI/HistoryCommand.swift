@@ -181,10 +181,14 @@ enum HistoryGaps {
     }
 
     /// A day's part of a gap in words, as history and report write it:
-    /// "off 1h 10m (stopped; 1h 09m unguarded)". The unguarded share only
+    /// "off 1h 10m (stopped; 1h 09m unguarded)", or for blind time "probe
+    /// blind 2m 05s (gnome: GNOME Shell: …)". The unguarded share only
     /// when there was some: 0 (no graphical session logind still had) and
     /// nil (logind did not say) add nothing.
     static func describe(_ part: Part, duration: (Milliseconds) -> String = DurationText.format) -> String {
+        if let why = Gap.blindReason(part.reason) {
+            return "probe blind \(duration(part.endMs - part.startMs)) (\(why))"
+        }
         let unguarded = part.unguardedMs.flatMap { $0 > 0 ? "; \(duration($0)) unguarded" : nil } ?? ""
         return "off \(duration(part.endMs - part.startMs)) (\(part.reason)\(unguarded))"
     }

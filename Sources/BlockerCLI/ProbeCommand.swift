@@ -6,20 +6,25 @@ import BlockerProbes
 import BlockerSystem
 
 /// `blockerctl probe [--json] [--watch] [--config FILE]`: the probe blockerd
-/// would use, run here, without the daemon.
+/// would use, run here, without the daemon; or, where blockerd's gnome or
+/// kde probe holds the name the shell reports to, blockerd's answer.
 struct ProbeCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["probe"],
-        abstract: "Show which window the probe sees in front (runs the probe here, no daemon needed)",
+        abstract: "Show which window the probe sees in front (runs the probe here, or asks blockerd's gnome/kde probe)",
         options: [
-            .flag("--json", help: "print {app, title, pid, groups, probe} (app etc. null when nothing is in front; "
-                  + "pid_unavailable says why pid is always null, for probes that never know it)"),
+            .flag("--json", help: "print {app, title, pid, groups, probe, source} (app etc. null when nothing is in front; "
+                  + "source: \"here\" or \"blockerd\"; pid_unavailable says why pid is always null, for probes that "
+                  + "never know it)"),
             .flag("--watch", help: "print one line per change until Ctrl-C"),
             .value("--config", "FILE", help: "read [daemon] and the groups from FILE (default: the XDG config)",
                     completion: .file),
         ],
         discussion: """
             The probe is chosen as blockerd chooses it: [daemon] probe in blocker.toml (auto: \(autoOrder)).
+            On GNOME and KDE the shell reports the window in front to whoever owns \(FocusReport.busName): while
+            blockerd runs, that is its own probe, so this command asks blockerd what it sees and says so
+            ("blockerd's gnome probe answers"; --json: "source": "blockerd"; --watch asks again every poll-interval).
             When none can run, each backend's reason is printed and the status is 1.
             """)
 
@@ -39,42 +44,90 @@ struct ProbeCommand: BlockerCommand {
         let probe = selection.probe
         let matcher = Matcher(groups: config.groups)
         let first = ProbeObservation(probe.sample(), matcher: matcher)
+        if let blockerds = ProbeSetup.blockerdsProbe(first, selection: selection, config: config, context: context) {
+            return try runBlockerds(blockerds, config: config, context: context)
+        }
         if case let .failed(message) = first {
             throw ProbeSetup.unavailable(probe: probe is UnavailableProbe ? nil : probe.name, message: message,
                                          passedOver: selection.passedOver)
         }
+        let answer = ProbeAnswer(probe: probe.name, source: .here, pidUnavailable: probe.pidUnavailable)
         guard watch else {
-            if json {
-                context.out.line(first.json(probe: probe.name, pidUnavailable: probe.pidUnavailable).rendered)
-            } else {
-                for line in first.humanRows(probe: probe.name, passedOver: selection.passedOver,
-                                            pidUnavailable: probe.pidUnavailable) { context.out.line(line) }
-            }
+            print(first, answer: answer, passedOver: selection.passedOver, context: context)
             return
         }
         SystemCalls.exitQuietlyOnInterrupt()
-        let clock = context.localClock
         var last = first
-        emit(first, probe: probe, clock: clock, context: context)
+        emit(first, answer: answer, context: context)
         while true {
             if SystemCalls.waitReadable(probe.eventDescriptor, timeoutMs: config.daemon.pollInterval) {
                 probe.drainEvents()
             }
             let next = ProbeObservation(probe.sample(), matcher: matcher)
             if next != last {
-                emit(next, probe: probe, clock: clock, context: context)
+                emit(next, answer: answer, context: context)
                 last = next
             }
         }
     }
 
-    private func emit(_ observation: ProbeObservation, probe: ForegroundProbe, clock: LocalClock, context: CommandContext) {
-        if json {
-            context.out.line(observation.json(probe: probe.name, pidUnavailable: probe.pidUnavailable).rendered)
-        } else {
-            context.out.line(clock.timeOfDay(context.invocation.clock()) + "  " + observation.watchLine)
+    /// blockerd's own probe answers (from `Status`), once or every poll-interval.
+    private func runBlockerds(_ first: (name: String, observation: ProbeObservation), config: Config,
+                              context: CommandContext) throws(CommandFailure) {
+        let answer = ProbeAnswer(probe: first.name, source: .blockerd, pidUnavailable: nil)
+        if case let .failed(message) = first.observation {
+            throw CommandFailure("\(answer.sourceText) cannot tell what is in front: \(message)")
+        }
+        guard watch else {
+            print(first.observation, answer: answer, passedOver: [], context: context)
+            return
+        }
+        SystemCalls.exitQuietlyOnInterrupt()
+        var last = first.observation
+        if !json { context.out.line("(\(answer.sourceText) answers; asked every \(DurationText.format(config.daemon.pollInterval)))") }
+        emit(last, answer: answer, context: context)
+        while true {
+            _ = SystemCalls.waitReadable(nil, timeoutMs: config.daemon.pollInterval)
+            let next: ProbeObservation
+            do throws(CommandFailure) {
+                next = ProbeObservation(daemon: try context.call { service throws(BusFailure) in try service.status() })
+            } catch {
+                next = .failed("blockerd does not answer: \(error.message)")
+            }
+            if next != last {
+                emit(next, answer: answer, context: context)
+                last = next
+            }
         }
     }
+
+    private func print(_ observation: ProbeObservation, answer: ProbeAnswer, passedOver: [String], context: CommandContext) {
+        if json {
+            context.out.line(observation.json(answer).rendered)
+        } else {
+            for line in observation.humanRows(answer, passedOver: passedOver) { context.out.line(line) }
+        }
+    }
+
+    private func emit(_ observation: ProbeObservation, answer: ProbeAnswer, context: CommandContext) {
+        if json {
+            context.out.line(observation.json(answer).rendered)
+        } else {
+            context.out.line(context.localClock.timeOfDay(context.invocation.clock()) + "  " + observation.watchLine)
+        }
+    }
+}
+
+/// Whose probe answered, for the words and the JSON.
+struct ProbeAnswer: Equatable {
+    enum Source: String { case here, blockerd }
+    var probe: String
+    var source: Source
+    /// Why this backend never knows a pid (wlroots), nil where it gives one.
+    var pidUnavailable: String?
+
+    /// "blockerd's gnome probe"
+    var sourceText: String { source == .blockerd ? "blockerd's \(probe) probe" : "the \(probe) probe" }
 }
 
 /// "hyprland, then sway, then x11"
@@ -91,6 +144,20 @@ enum ProbeSetup {
             context.warn("using the default [daemon] settings and no groups: \(error)")
             return Config()
         }
+    }
+
+    /// blockerd's gnome or kde probe's answer (its name and what it sees),
+    /// when this command's own probe could not take the name the shell
+    /// reports to because blockerd holds it (`FocusReport.nameTaken`); nil:
+    /// the probe here answers for itself.
+    static func blockerdsProbe(_ sample: ProbeObservation, selection: ProbeSelection, config: Config,
+                               context: CommandContext) -> (name: String, observation: ProbeObservation)? {
+        var messages = selection.passedOver
+        if case let .failed(message) = sample { messages.append(message) }
+        guard messages.contains(where: { $0.contains(FocusReport.nameTaken) }),
+              let status = try? context.call({ service throws(BusFailure) in try service.status() }),
+              let observation = ProbeObservation.blockerds(status, choice: config.daemon.probe) else { return nil }
+        return (status.probeName, observation)
     }
 
     /// `probe` is nil when no backend could even start (the message then says why).
@@ -125,10 +192,31 @@ enum ProbeObservation: Equatable {
         }
     }
 
-    /// The `foreground` object plus `"probe"`; the foreground's keys are null
+    /// What blockerd's own probe sees, from its `Status`, when it is the gnome
+    /// or kde probe that `choice` picks (auto, or the same): that probe owns
+    /// io.github.blockerd.Focus, so none can run beside it (`probe`, doctor).
+    static func blockerds(_ daemon: StatusReport, choice: ProbeChoice) -> ProbeObservation? {
+        let shellProbes = [ProbeChoice.kde.rawValue, ProbeChoice.gnome.rawValue]
+        guard shellProbes.contains(daemon.probeName), choice == .auto || choice.rawValue == daemon.probeName else { return nil }
+        return ProbeObservation(daemon: daemon)
+    }
+
+    /// blockerd's probe's answer, as its `Status` says it.
+    init(daemon: StatusReport) {
+        if !daemon.probeOK {
+            self = .failed(daemon.probeError ?? "failing")
+        } else if let front = daemon.foreground {
+            self = .window(front, locked: daemon.locked)
+        } else {
+            self = .nothing(locked: daemon.locked)
+        }
+    }
+
+    /// The `foreground` object plus `"probe"` and `"source"` ("here", or
+    /// "blockerd" for its probe's answer); the foreground's keys are null
     /// (groups empty) when nothing is in front, so every line has the same keys.
     /// A probe that never knows a pid (wlroots) adds `"pid_unavailable"`: why.
-    func json(probe: String, pidUnavailable: String? = nil) -> JSONValue {
+    func json(_ answer: ProbeAnswer) -> JSONValue {
         var pairs: [(String, JSONValue)]
         switch self {
         case let .window(front, _):
@@ -137,16 +225,20 @@ enum ProbeObservation: Equatable {
         case .nothing, .failed:
             pairs = [("app", .null), ("title", .null), ("pid", .null), ("groups", .array([]))]
         }
-        pairs.append(("probe", .string(probe)))
-        if let pidUnavailable { pairs.append(("pid_unavailable", .string(pidUnavailable))) }
+        pairs.append(("probe", .string(answer.probe)))
+        pairs.append(("source", .string(answer.source.rawValue)))
+        if let pidUnavailable = answer.pidUnavailable { pairs.append(("pid_unavailable", .string(pidUnavailable))) }
         return .object(pairs)
     }
 
-    func humanRows(probe: String, passedOver: [String], pidUnavailable: String? = nil) -> [String] {
+    func humanRows(_ answer: ProbeAnswer, passedOver: [String]) -> [String] {
+        let probe = answer.source == .blockerd
+            ? "\(answer.probe) (\(answer.sourceText) answers: blockerd holds \(FocusReport.busName))" : answer.probe
         var rows: [(label: String, value: String)] = [("probe", probe)]
         switch self {
         case let .window(front, locked):
-            rows += [("app", front.app), ("title", front.title), ("pid", front.pid.map(String.init) ?? pidUnavailable.map { "none (\($0))" } ?? "unknown"),
+            rows += [("app", front.app), ("title", front.title),
+                     ("pid", front.pid.map(String.init) ?? answer.pidUnavailable.map { "none (\($0))" } ?? "unknown"),
                      ("groups", front.groups.isEmpty ? "(none: not in any group)" : front.groups.joined(separator: ", ")),
                      ("locked", locked ? "yes" : "no")]
         case let .nothing(locked):

@@ -57,4 +57,17 @@ public struct Gap: Equatable, Sendable {
     public var unguardedMs: Int64? { unguardedSinceMs.map { max(0, toMs - max(fromMs, $0)) } }
 
     public static let unknown = "unknown: killed with SIGKILL, crashed or power lost; from the last tick it noted"
+
+    /// A blind stretch (blockerd ran, its probe could not see) travels as a
+    /// gap whose reason starts with this, so every reader of gaps (history,
+    /// report, an older blockerctl) shows it without a new D-Bus method.
+    public static let blindPrefix = "probe blind: "
+
+    /// The reason of a blind stretch whose probe failed with `why`.
+    public static func blind(_ why: String) -> String { blindPrefix + why }
+
+    /// What made the probe blind, from a gap's `reason`; nil for a gap of blockerd's own.
+    public static func blindReason(_ reason: String) -> String? {
+        reason.hasPrefix(blindPrefix) ? String(reason.dropFirst(blindPrefix.count)) : nil
+    }
 }

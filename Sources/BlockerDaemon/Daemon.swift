@@ -96,8 +96,10 @@ public final class Daemon {
     /// The current probe failure streak's message, nil while the probe answers.
     public private(set) var probeError: String?
     /// When the current streak of failed samples began, and whether it made the journal.
-    private var probeFailingSince: Int64?
+    private var probeFailingSince: (monotonic: Int64, wall: Int64)?
     private var probeFailureLogged = false
+    /// The ledger's row for the blind stretch a logged streak is (`Ledger.beginBlind`).
+    private var blindID: Int64?
     /// The current storage failure, nil while the ledger writes.
     public private(set) var storageError: String?
     /// Whether the last answering probe said the screen is locked.
@@ -179,14 +181,29 @@ public final class Daemon {
 
     /// Puts `fresh` in force: the meter, the warnings and (when [daemon] changed) the probe.
     private func install(_ fresh: Config) {
-        let probeChanged = fresh.daemon != config.daemon
+        let previous = config
         config = fresh
         meter.reconfigure(fresh)
         notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
-        if probeChanged {
-            probe = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
-                                     launcher: launcher, log: log)
-        }
+        if fresh.daemon != previous.daemon { reopenProbe(fresh, previous: previous) }
+    }
+
+    /// A new probe for changed [daemon] settings. The old one is closed first:
+    /// the gnome and kde probes own io.github.blockerd.Focus, which a second
+    /// probe cannot take while the first holds it (it would stay blind, or
+    /// `auto` would fall back to X11, until a restart). If none can run with
+    /// the new settings, one as before is opened again: blockerd keeps seeing.
+    private func reopenProbe(_ fresh: Config, previous: Config) {
+        probe.shutdown()
+        let selected = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
+                                        launcher: launcher, log: log)
+        guard let unavailable = selected as? UnavailableProbe else { return probe = selected }
+        let restored = Self.selectProbe(config: previous, override: options.probe, environment: environment,
+                                        launcher: launcher, log: log)
+        guard !(restored is UnavailableProbe) else { return probe = selected }
+        log.write(LogEvent(priority: .warning, "Keeping the \(restored.name) probe as before the reload: the new "
+                           + "[daemon] settings' probe cannot run: \(unavailable.reason)"))
+        probe = restored
     }
 
     private func logAdoption(_ adoption: ConfigAdoption) {
@@ -247,7 +264,7 @@ public final class Daemon {
         touchRun(wall: wall)
         noteLedgerEdits()
         let reading = probe.sample()
-        noteProbe(reading, monotonic: monotonic)
+        noteProbe(reading, monotonic: monotonic, wall: wall)
         let before = snapshot(at: wall)
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
@@ -361,27 +378,40 @@ public final class Daemon {
     /// X11 query. `status` shows it at once all the same.
     static let probeFailureLogAfterMs: Int64 = 2_000
 
-    /// Logs a failing probe once per streak that lasts, and its recovery.
-    private func noteProbe(_ reading: Result<Reading, ProbeFailure>, monotonic: Int64) {
+    /// Logs a failing probe once per streak that lasts, and its recovery; such
+    /// a streak is blind time, recorded in the ledger from its first failure.
+    private func noteProbe(_ reading: Result<Reading, ProbeFailure>, monotonic: Int64, wall: Int64) {
         switch reading {
         case let .failure(failure):
             probeError = failure.message
-            let since = probeFailingSince ?? monotonic
+            let since = probeFailingSince ?? (monotonic, wall)
             probeFailingSince = since
-            if !probeFailureLogged, monotonic - since >= Self.probeFailureLogAfterMs {
+            if !probeFailureLogged, monotonic - since.monotonic >= Self.probeFailureLogAfterMs {
                 probeFailureLogged = true
                 log.write(LogEvent(.probeError, "Probe \(probe.name) failing: \(failure.message)",
                                    fields: [("PROBE", probe.name)]))
+                if let runID {
+                    do throws(StoreError) {
+                        blindID = try ledger.beginBlind(runID: runID, fromMs: since.wall, reason: "\(probe.name): \(failure.message)")
+                    } catch { noteStorage(error) }
+                }
             }
         case let .success(sample):
             locked = sample.locked
             if probeFailureLogged {
                 log.write(LogEvent(.probeRecovered, "Probe \(probe.name) answers again", fields: [("PROBE", probe.name)]))
             }
+            endBlind(wall: wall)
             probeError = nil
             probeFailingSince = nil
             probeFailureLogged = false
         }
+    }
+
+    private func endBlind(wall: Int64) {
+        guard let id = blindID else { return }
+        blindID = nil
+        do throws(StoreError) { try ledger.endBlind(id, toMs: wall) } catch { noteStorage(error) }
     }
 
     /// True while an earning re-decides the shield: a shield lifting then
@@ -522,6 +552,7 @@ public final class Daemon {
         ServiceManager.notify("STOPPING=1")
         probe.shutdown()
         launcher?.stop()
+        endBlind(wall: wall)
         do { try ledger.flushPending() } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
         if let runID {
             do { try ledger.endRun(runID, nowMs: wall, reason: reason) } catch {

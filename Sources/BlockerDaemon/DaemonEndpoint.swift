@@ -39,7 +39,9 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             throw .storageError("\(error)")
         }
         let decision = daemon.meter.lastDecision
-        let foreground = daemon.meter.lastWindow.map {
+        // A failing probe's last answer is no foreground: the window may be
+        // gone (a shell plugin switched off), and nothing is charged to it.
+        let foreground = daemon.probeError != nil ? nil : daemon.meter.lastWindow.map {
             StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: decision.groups)
         }
         let balance = daemon.balance()

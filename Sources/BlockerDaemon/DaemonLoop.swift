@@ -166,9 +166,12 @@ public final class DaemonLoop {
         if status != lastStatus { state.append("STATUS=\(status)") }
         lastStatus = status
         if !state.isEmpty { ServiceManager.notify(state.joined(separator: "\n")) }
+        // The probe's own check (KWin asked whether its script runs) comes on time too.
+        let checkUs = daemon.probe.nextCheckMs.map { UInt64(max($0, 0)) * 1000 }
         if needsPolling {
-            pollTimer.arm(afterMicroseconds: UInt64(daemon.config.daemon.pollInterval) * 1000)
-        } else if let at = [nextCommitUs, nextPingUs].compactMap({ $0 }).min() {
+            let pollUs = loop.now + UInt64(daemon.config.daemon.pollInterval) * 1000
+            pollTimer.arm(atMicroseconds: min(pollUs, checkUs ?? pollUs))
+        } else if let at = [nextCommitUs, nextPingUs, checkUs].compactMap({ $0 }).min() {
             pollTimer.arm(atMicroseconds: at)
         } else {
             pollTimer.disarm()

@@ -85,8 +85,11 @@ extension Daemon {
         do { try ledger.touchRun(runID, nowMs: wall) } catch { noteStorage(error) }
     }
 
-    /// The gaps overlapping `sinceMs…now`, oldest first.
-    public func gaps(sinceMs: Int64) throws(StoreError) -> [Gap] {
-        Gap.between(try ledger.runs(sinceMs: sinceMs)).filter { $0.toMs > sinceMs }
+    /// The gaps overlapping `sinceMs…now`, with the stretches blockerd ran
+    /// blind (`Gap.blind`), oldest first.
+    public func gaps(sinceMs: Int64, now: Int64 = WallClock.nowMs) throws(StoreError) -> [Gap] {
+        let off = Gap.between(try ledger.runs(sinceMs: sinceMs))
+        let blind = try ledger.blindStretches(sinceMs: sinceMs, nowMs: now)
+        return (off + blind).filter { $0.toMs > sinceMs }.sorted { $0.fromMs < $1.fromMs }
     }
 }

@@ -17,6 +17,9 @@ import BlockerSystemd
 /// - `locked` b: the shell shows its lock screen.
 public enum FocusReport {
     public static let busName = "io.github.blockerd.Focus"
+    /// In the failure of a probe that could not take `busName` because
+    /// another holds it (a running blockerd's): `probe` and doctor ask blockerd then.
+    public static let nameTaken = "\(busName) is already taken"
     public static let objectPath = "/io/github/blockerd/Focus"
     public static let interface = "io.github.blockerd.Focus1"
     public static let report = BusMethodSpec(member: "Report", signature: "a{sv}", parameterNames: "focus",

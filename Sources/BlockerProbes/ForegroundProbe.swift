@@ -31,6 +31,10 @@ public protocol ForegroundProbe: AnyObject {
     /// Ends whatever the probe runs on its own (a streaming program): blockerd
     /// calls it when it stops, since an exiting process runs no deinit.
     func shutdown()
+    /// A monotonic instant (ms) at which the probe must be sampled even if no
+    /// event came (the kde probe asks KWin then whether its script still
+    /// runs); nil: events and the poll are enough.
+    var nextCheckMs: Int64? { get }
     /// Why this backend never knows a window's pid (wlroots: the protocol has
     /// none), for `blockerctl probe`; nil when it gives one where it can.
     var pidUnavailable: String? { get }
@@ -47,6 +51,7 @@ extension ForegroundProbe {
     public func shutdown() {}
     public var pidUnavailable: String? { nil }
     public var eventBurstUs: UInt64 { 0 }
+    public var nextCheckMs: Int64? { nil }
 }
 
 /// Why a backend cannot run here ("sway: SWAYSOCK is not set"): logged once

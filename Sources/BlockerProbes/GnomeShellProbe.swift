@@ -38,15 +38,34 @@ public struct GnomeShell: ReportingShell {
             return "the blocker extension is not installed: run `make install` (or install the package), then "
                 + "log out and back in"
         case .success(let state?) where state != Self.enabled:
-            return "the blocker extension is installed but not running (state \(Self.stateName(state))): "
-                + "gnome-extensions enable \(Self.extensionUUID), then log out and back in"
+            return Self.notEnabled(state)
         case .success:
             return nil
         }
     }
 
+    /// Every problem of an installed extension that is not running starts with this (doctor gives its fix).
+    public static let notEnabledMarker = "the blocker extension is not enabled"
+
+    /// A loaded extension that is off: `gnome-extensions enable` turns it on at once, no new login.
+    static func notEnabled(_ state: Double) -> String {
+        "\(notEnabledMarker) (state \(stateName(state))): gnome-extensions enable \(extensionUUID)"
+    }
+
     /// The extension watches `io.github.blockerd.Focus` and reports when it appears.
     public func requestReport(on connection: BusConnection) {}
+
+    /// GNOME Shell signals every change of an extension's state; the match's
+    /// sender is checked by the bus daemon, so only the shell's own signal counts.
+    public func followPlugin(on connection: BusConnection, changed: @escaping (PluginState) -> Void)
+        throws(SystemdError) -> BusSubscription? {
+        try connection.matchSignal(sender: busName, path: "/org/gnome/Shell", interface: "org.gnome.Shell.Extensions",
+                                   member: "ExtensionStateChanged") { message in
+            guard (try? message.readString()) == Self.extensionUUID,
+                  case let .double(state)? = (try? message.readDictionary())?["state"] else { return }
+            changed(state == Self.enabled ? .running : .stopped(Self.notEnabled(state)))
+        }
+    }
 
     /// `ExtensionState.ENABLED` (43–44) and `ACTIVE` (45+) are both 1.
     static let enabled = 1.0
@@ -73,6 +92,7 @@ public struct GnomeShell: ReportingShell {
         case 2: "disabled"
         case 3: "error: see journalctl --user -b /usr/bin/gnome-shell"
         case 4: "out of date: this GNOME Shell version is not in its metadata.json"
+        case 99: "uninstalled"
         default: "\(Int(state))"
         }
     }

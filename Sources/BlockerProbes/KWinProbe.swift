@@ -19,10 +19,14 @@ public struct KWinShell: ReportingShell {
     public let opensWithoutPlugin = true
     /// Where the script's main.js may be, first found wins.
     let scriptCandidates: [String]
+    /// KWin says nothing when a script is unloaded (System Settings, a
+    /// `qdbus` call): the probe asks this often whether it still runs.
+    public let pluginCheckEveryMs: Int64?
 
-    public init(environment: [String: String]) {
+    public init(environment: [String: String], scriptCheckEveryMs: Int64 = 3_000) {
         let data = XDGPaths(environment: environment)
         scriptCandidates = data.dataSearchPath.map { $0 + "/kwin/scripts/\(Self.scriptName)/contents/code/main.js" }
+        pluginCheckEveryMs = scriptCheckEveryMs
     }
 
     /// Every problem `pluginProblem` names starts with this (doctor gives its fix).
@@ -34,15 +38,29 @@ public struct KWinShell: ReportingShell {
                 + "run `make install` (or install the package)"
         }
         do throws(BusCallError) {
-            guard try scripting(on: connection, "isScriptLoaded", Self.scriptName).readBoolOrThrow() else {
-                // KWin unloads it again at once when kwinrc says it is disabled.
-                return "\(Self.scriptProblemMarker) loaded: enable it in System Settings → Window Management → "
-                    + "KWin Scripts, or run `make install` again (it sets [Plugins] blockerEnabled=true in kwinrc "
-                    + "and loads it)"
-            }
-            return nil
+            // KWin unloads it again at once when kwinrc says it is disabled.
+            return try scripting(on: connection, "isScriptLoaded", Self.scriptName).readBoolOrThrow() ? nil : Self.notLoaded
         } catch {
             return "cannot ask KWin about its scripts: \(error)"
+        }
+    }
+
+    static let notLoaded = "\(scriptProblemMarker) loaded: enable it in System Settings → Window Management → "
+        + "KWin Scripts, or run `make install` again (it sets [Plugins] blockerEnabled=true in kwinrc and loads it)"
+
+    /// `isScriptLoaded`, without waiting: the answer comes while the probe's connection is processed.
+    public func askPlugin(on connection: BusConnection, answer: @escaping (PluginState) -> Void) {
+        do throws(BusCallError) {
+            let call = try scriptingCall(on: connection, "isScriptLoaded", [Self.scriptName])
+            do throws(SystemdError) {
+                try connection.callAsync(call, timeoutMicroseconds: 2_000_000) { reply in
+                    // A KWin that cannot answer says nothing about the script.
+                    guard let loaded = try? reply.get().readBool() else { return answer(.unknown) }
+                    answer(loaded ? .running : .stopped(Self.notLoaded))
+                }
+            } catch { throw .system(error) }
+        } catch {
+            answer(.unknown)
         }
     }
 
@@ -74,12 +92,17 @@ public struct KWinShell: ReportingShell {
 
     private func scripting(on connection: BusConnection, _ member: String, _ arguments: String...) throws(BusCallError)
         -> BusMessage {
+        try connection.call(try scriptingCall(on: connection, member, arguments), timeoutMicroseconds: 2_000_000)
+    }
+
+    private func scriptingCall(on connection: BusConnection, _ member: String, _ arguments: [String])
+        throws(BusCallError) -> BusMessage {
         let call = try connection.methodCall(destination: busName, path: "/Scripting",
                                              interface: "org.kde.kwin.Scripting", member: member)
         for argument in arguments {
             do throws(SystemdError) { try call.append(argument) } catch { throw .system(error) }
         }
-        return try connection.call(call, timeoutMicroseconds: 2_000_000)
+        return call
     }
 }
 

@@ -27,10 +27,34 @@ public protocol ReportingShell {
     /// the shell loads the plugin by itself once the user enables it (KWin
     /// runs an enabled script at once, and the script reports as it starts).
     var opensWithoutPlugin: Bool { get }
+    /// Follows the plugin while the shell runs, for the shell that signals
+    /// its plugins' changes (GNOME); nil: it says nothing, and the probe asks
+    /// (`askPlugin`) every `pluginCheckEveryMs`. Without either, a plugin
+    /// switched off would leave its last report standing for good.
+    func followPlugin(on connection: BusConnection, changed: @escaping (PluginState) -> Void)
+        throws(SystemdError) -> BusSubscription?
+    /// How often to ask whether the plugin runs; nil: the shell signals it.
+    var pluginCheckEveryMs: Int64? { get }
+    /// Asks whether the plugin runs, without waiting: `answer` is called as
+    /// the probe's connection is processed (a loop never waits on the shell).
+    func askPlugin(on connection: BusConnection, answer: @escaping (PluginState) -> Void)
+}
+
+/// What the shell says of its plugin.
+public enum PluginState: Equatable, Sendable {
+    case running
+    /// Why it is not running and how to fix it.
+    case stopped(String)
+    /// The shell did not answer: nothing changes.
+    case unknown
 }
 
 extension ReportingShell {
     public var opensWithoutPlugin: Bool { false }
+    public func followPlugin(on connection: BusConnection, changed: @escaping (PluginState) -> Void)
+        throws(SystemdError) -> BusSubscription? { nil }
+    public var pluginCheckEveryMs: Int64? { nil }
+    public func askPlugin(on connection: BusConnection, answer: @escaping (PluginState) -> Void) {}
 }
 
 /// `probe = "gnome"` and `probe = "kde"`: owns `io.github.blockerd.Focus` on
@@ -47,8 +71,16 @@ public final class ShellReportProbe: ForegroundProbe {
     private var session: Session?
     private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
     private var lastConnectError = ""
-    /// The last accepted report; nil before the first and after the shell left.
+    /// The last accepted report; nil before the first, after the shell left
+    /// and while its plugin is off.
     private(set) var latest: Reading?
+    /// Why the plugin stopped, as the shell last said; nil while it runs. A
+    /// report from the shell says it runs again.
+    private var pluginStopped: String?
+    /// When to ask the shell about its plugin next (`pluginCheckEveryMs`), and
+    /// whether an answer is awaited.
+    private var nextPluginCheckMs: Int64?
+    private var pluginAsked = false
     /// The shell's unique name on the bus ("" while it is not there).
     private var shellOwner = ""
     /// Reports accepted and refused so far (tests and `blockerctl probe`).
@@ -60,6 +92,7 @@ public final class ShellReportProbe: ForegroundProbe {
         let connection: BusConnection
         let export: BusExport
         let ownerWatch: BusSubscription
+        let pluginWatch: BusSubscription?
     }
 
     init(shell: ReportingShell, address: String) {
@@ -88,6 +121,8 @@ public final class ShellReportProbe: ForegroundProbe {
     public func sample() -> Result<Reading, ProbeFailure> {
         if let failure = connectIfDue() { return .failure(failure) }
         drainEvents()
+        askPluginIfDue()
+        if let pluginStopped { return .failure(ProbeFailure("\(shell.displayName): \(pluginStopped)")) }
         if let latest { return .success(latest) }
         guard let connection = session?.connection else {
             return .failure(ProbeFailure("\(shell.displayName): \(lastConnectError)"))
@@ -100,6 +135,19 @@ public final class ShellReportProbe: ForegroundProbe {
         drainEvents()
         if let latest { return .success(latest) }
         return .failure(ProbeFailure("\(shell.displayName): \(problem ?? "it has not reported the window in front yet")"))
+    }
+
+    /// When the loop must sample even without events: the shell is asked
+    /// about its plugin then.
+    public var nextCheckMs: Int64? { session == nil ? nil : nextPluginCheckMs }
+
+    /// Gives `io.github.blockerd.Focus` back before the connection closes, so
+    /// a probe opened next (a reload) can take it at once.
+    public func shutdown() {
+        guard let connection = session?.connection else { return }
+        try? connection.releaseName(FocusReport.busName)
+        session = nil
+        latest = nil
     }
 
     public func drainEvents() {
@@ -146,7 +194,7 @@ public final class ShellReportProbe: ForegroundProbe {
         do { try connection.requestName(FocusReport.busName) } catch {
             let holder = connection.ownerPID(of: FocusReport.busName).map { " by pid \($0)" } ?? ""
             throw ProbeFailure(error.errno == EEXIST
-                ? "\(FocusReport.busName) is already taken\(holder) (a running blockerd? `blockerctl status` shows "
+                ? "\(FocusReport.nameTaken)\(holder) (a running blockerd? `blockerctl status` shows "
                     + "what it sees)"
                 : "cannot take \(FocusReport.busName): \(error)")
         }
@@ -156,10 +204,44 @@ public final class ShellReportProbe: ForegroundProbe {
                 self?.shellChanged(owner: owner)
             }
         } catch { throw ProbeFailure("cannot follow \(shell.busName) on the session bus: \(error)") }
+        let pluginWatch: BusSubscription?
+        do {
+            pluginWatch = try shell.followPlugin(on: connection) { [weak self] state in self?.pluginChanged(state) }
+        } catch { throw ProbeFailure("cannot follow \(shell.displayName)'s plugins on the session bus: \(error)") }
         shellOwner = (try? connection.owner(of: shell.busName))??.uniqueName ?? ""
         latest = nil
+        pluginStopped = nil
+        pluginAsked = false
+        nextPluginCheckMs = shell.pluginCheckEveryMs.map { MonotonicClock.nowMs + $0 }
         if !shellOwner.isEmpty { shell.requestReport(on: connection) }
-        return Session(connection: connection, export: export, ownerWatch: watch)
+        return Session(connection: connection, export: export, ownerWatch: watch, pluginWatch: pluginWatch)
+    }
+
+    /// Asks the shell about its plugin when `pluginCheckEveryMs` has passed,
+    /// one question at a time; the answer arrives on the connection.
+    private func askPluginIfDue() {
+        guard let every = shell.pluginCheckEveryMs, let connection = session?.connection, !shellOwner.isEmpty,
+              !pluginAsked else { return }
+        let now = MonotonicClock.nowMs
+        if let next = nextPluginCheckMs, now < next { return }
+        nextPluginCheckMs = now + every
+        pluginAsked = true
+        shell.askPlugin(on: connection) { [weak self] state in
+            self?.pluginAsked = false
+            self?.pluginChanged(state)
+        }
+    }
+
+    /// The plugin stopped: its last report no longer holds (the app it named
+    /// may be gone, and must not be charged); running again: its next report counts.
+    private func pluginChanged(_ state: PluginState) {
+        switch state {
+        case .running: pluginStopped = nil
+        case let .stopped(why):
+            pluginStopped = why
+            latest = nil
+        case .unknown: break
+        }
     }
 
     private func disconnect(because reason: String) {
@@ -174,6 +256,7 @@ public final class ShellReportProbe: ForegroundProbe {
     private func shellChanged(owner: String) {
         shellOwner = owner
         latest = nil
+        pluginStopped = nil   // a shell that starts loads its plugins; one that left says so itself
     }
 
     private func receive(_ call: BusMessage) -> Result<BusMessage, BusErrorReply> {
@@ -198,6 +281,7 @@ public final class ShellReportProbe: ForegroundProbe {
             return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.InvalidArgs", message: invalid.description))
         case let .success(reading):
             latest = reading
+            pluginStopped = nil   // only a running plugin reports
             reportsAccepted += 1
             do { return .success(try call.makeReply()) } catch {
                 return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)"))

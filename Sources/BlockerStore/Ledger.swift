@@ -386,6 +386,11 @@ public final class Ledger {
                                  [.integer(open.lastTickMs), .text(open.endReason!), .integer(open.id)])
                 previous = open
             }
+            if let previous {
+                // Blind until that run ended (a kill -9 leaves the stretch open).
+                try database.run("UPDATE blind SET to_ms = max(from_ms, ?) WHERE to_ms IS NULL",
+                                 [.integer(previous.lastSignMs)])
+            }
             let id = try database.firstRow("INSERT INTO runs (pid, started_ms, last_tick_ms) VALUES (?, ?, ?) RETURNING id",
                                            [.integer(Int64(pid)), .integer(nowMs), .integer(nowMs)]) { $0.int64(0) } ?? 0
             return (id, previous)
@@ -428,6 +433,36 @@ public final class Ledger {
             try database.run("UPDATE runs SET ended_ms = ?, end_reason = ? WHERE id = ?",
                              [.integer(last.endedMs!), .text(reason), .integer(last.id)])
             return last
+        }
+    }
+
+    /// Notes that run `runID` has been blind since `fromMs` (its probe failing);
+    /// returns the stretch's id for `endBlind`.
+    public func beginBlind(runID: Int64, fromMs: Int64, reason: String) throws(StoreError) -> Int64 {
+        try write("cannot record the blind time") { () throws(SQLiteError) in
+            try database.firstRow("INSERT INTO blind (run_id, from_ms, reason) VALUES (?, ?, ?) RETURNING id",
+                                  [.integer(runID), .integer(fromMs), .text(reason)]) { $0.int64(0) } ?? 0
+        }
+    }
+
+    /// Ends the blind stretch `id` at `toMs` (the probe sees again, or blockerd stops).
+    public func endBlind(_ id: Int64, toMs: Int64) throws(StoreError) {
+        try write("cannot record the end of the blind time") { () throws(SQLiteError) in
+            try database.run("UPDATE blind SET to_ms = max(from_ms, ?) WHERE id = ? AND to_ms IS NULL",
+                             [.integer(toMs), .integer(id)])
+        }
+    }
+
+    /// The blind stretches that ended at or after `sinceMs` (an open one ends
+    /// at `nowMs`), oldest first, as gaps (`Gap.blind`).
+    public func blindStretches(sinceMs: Int64, nowMs: Int64) throws(StoreError) -> [Gap] {
+        try read("cannot read the blind time") { () throws(SQLiteError) in
+            try database.rows("""
+                SELECT from_ms, coalesce(to_ms, max(from_ms, ?2)), reason FROM blind
+                WHERE coalesce(to_ms, ?2) >= ?1 ORDER BY from_ms, id
+                """, [.integer(sinceMs), .integer(nowMs)]) {
+                Gap(fromMs: $0.int64(0), toMs: $0.int64(1), reason: Gap.blind($0.text(2)))
+            }
         }
     }
 

@@ -17,8 +17,11 @@ enum LedgerSeal {
         /// newest days of spent_by_day and usage one by one (moving today's
         /// time from a limited app to another keeps the sums).
         case recentRows = 2
+        /// Schema 7: also the blind stretches, by count and sums (an open
+        /// one's end is set once, when it ends).
+        case blindTime = 3
 
-        static let latest = Format.recentRows
+        static let latest = Format.blindTime
     }
 
     /// What the digest covers: the small tables row by row, each column
@@ -40,12 +43,16 @@ enum LedgerSeal {
             runsQuery(upgraded: runsUpgraded),
             "SELECT quote(id)||','||quote(sealed_ms)||','||quote(detected_ms)||','||quote(hash) FROM ledger_edits ORDER BY id",
         ]
-        if format == .recentRows {
+        if format.rawValue >= Format.recentRows.rawValue {
             queries += [
                 "SELECT quote(chain) FROM earnings ORDER BY id DESC LIMIT 1",
                 "SELECT quote(day)||','||quote(spent_ms) FROM spent_by_day WHERE day >= \(newestDays("spent_by_day")) ORDER BY day",
                 "SELECT quote(day)||','||quote(group_name)||','||quote(app)||','||quote(ms) FROM usage WHERE day >= \(newestDays("usage")) ORDER BY day, group_name, app",
             ]
+        }
+        if format.rawValue >= Format.blindTime.rawValue {
+            queries.append("SELECT count(*)||','||coalesce(sum(run_id), 0)||','||coalesce(sum(from_ms), 0)||','||"
+                + "coalesce(sum(to_ms), 0)||','||count(to_ms)||','||coalesce(sum(length(reason)), 0) FROM blind")
         }
         return queries
     }

@@ -126,6 +126,20 @@ enum Schema {
             ALTER TABLE earnings ADD COLUMN chain TEXT;
             ALTER TABLE seal ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
             """, then: { db throws(SQLiteError) in try EarningChain.chainAll(db) }),
+        Migration(version: 7, sql: """
+            -- Each stretch blockerd ran but could not see the window in front
+            -- (its probe failing 2 s or more: GNOME's extension disabled, the
+            -- KWin script unloaded, the display gone), which history shows
+            -- beside the gaps. to_ms NULL: blind still; the next start ends it
+            -- where its run ended.
+            CREATE TABLE blind (
+                id INTEGER PRIMARY KEY,
+                run_id INTEGER NOT NULL,
+                from_ms INTEGER NOT NULL,
+                to_ms INTEGER,
+                reason TEXT NOT NULL
+            ) STRICT;
+            """),
     ]
 
     static var latestVersion: Int64 { migrations.last!.version }

@@ -52,6 +52,13 @@ public final class BusConnection {
         try SystemdError.check(sd_bus_request_name(bus, name, 0), "sd_bus_request_name")
     }
 
+    /// Gives `name` up and waits for the bus daemon's answer: once this
+    /// returns, another connection can take it (closing the connection frees
+    /// it too, but the bus daemon may read a new owner's request first).
+    public func releaseName(_ name: String) throws(SystemdError) {
+        try SystemdError.check(sd_bus_release_name(bus, name), "sd_bus_release_name")
+    }
+
     /// The pid of the process owning `name`, as the bus daemon reports it.
     public func ownerPID(of name: String) -> Int32? {
         var creds: OpaquePointer?

@@ -98,6 +98,27 @@ import TestSupport
         #expect(probe.detail == "gnome: blockerd holds io.github.blockerd.Focus and hears the shell (its probe is in the daemon line)")
     }
 
+    /// blockerd's gnome probe hears the extension switched off: the probe and
+    /// daemon lines say so, with `gnome-extensions enable` as the fix.
+    @Test func aDisabledGnomeExtensionSaysHowToEnableIt() throws {
+        var facts = Self.healthy()
+        facts.probeChoice = .gnome
+        facts.probeName = "gnome"
+        let off = "GNOME Shell: the blocker extension is not enabled (state disabled): gnome-extensions enable "
+            + "blocker@blockerd.github.io"
+        facts.probeSample = .failed(off)
+        var report = RecordingCalls.sampleReport
+        report.probeName = "gnome"
+        report.probeOK = false
+        report.probeError = off
+        facts.daemon = .success(report)
+        let probe = try check("probe", in: facts)
+        #expect(probe.level == .fail && probe.fix == Doctor.gnomeExtensionFix && probe.detail.contains(off))
+        let daemon = try check("daemon", in: facts)
+        #expect(daemon.level == .warn && daemon.fix == Doctor.gnomeExtensionFix)
+        #expect(Doctor.gnomeExtensionFix.hasPrefix("gnome-extensions enable blocker@blockerd.github.io"))
+    }
+
     @Test func aKDEProbeWithoutItsKWinScriptSaysHowToLoadIt() throws {
         var facts = Self.healthy()
         facts.probeChoice = .kde

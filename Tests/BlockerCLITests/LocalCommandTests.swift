@@ -2,6 +2,8 @@
 import Foundation
 import Testing
 import TestSupport
+import BlockerBus
+import BlockerProbes
 
 @Suite struct ConfigCheckTests {
     static let good = """
@@ -97,7 +99,8 @@ import TestSupport
         let run = blockerctl(["probe", "--json", "--config", config], environment: [:])
         #expect(run.status == 0 && run.stderr.isEmpty && run.connections == 0)
         let json = try object(parseJSON(run.stdout))
-        #expect(Set(json.keys) == ["app", "title", "pid", "groups", "probe"])
+        #expect(Set(json.keys) == ["app", "title", "pid", "groups", "probe", "source"])
+        #expect(json["source"] as? String == "here")
         #expect(json["app"] as? String == "Firefox")
         #expect(json["title"] as? String == "Cats \"live\"")
         #expect(json["pid"] as? Int == Int(getpid()))
@@ -155,5 +158,68 @@ import TestSupport
         let run = blockerctl(["probe", "--config", config], environment: [:])
         #expect(run.status == 1)
         #expect(run.stderr.hasPrefix("blockerctl: error: the command probe cannot tell what is in front: "))
+    }
+}
+
+/// `blockerctl probe` on GNOME while blockerd runs: blockerd's gnome probe
+/// owns io.github.blockerd.Focus (here a probe of the test holds it, beside a
+/// fake GNOME Shell on a real dbus-daemon), so the command asks blockerd.
+@Suite(.serialized) struct ProbeBesideBlockerdFakeShellTests {
+    let bus: SessionTestBus
+    let held: ShellReportProbe
+    let config: String
+    let directory: TemporaryDirectory
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": bus.address, "TZ": "UTC"] }
+
+    init() throws {
+        bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: 1)
+        held = try ShellReportProbe.open(GnomeShell(environment: [:]), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]).get()
+        directory = try TemporaryDirectory()
+        config = try directory.write("blocker.toml", "[daemon]\nprobe = \"gnome\"\n\n[[group]]\nname = \"social\"\napps = [\"discord\"]\n")
+    }
+
+    static func blockerd(foreground: StatusReport.Foreground?, probeError: String? = nil) -> RecordingCalls {
+        let service = RecordingCalls()
+        service.report.probeName = "gnome"
+        service.report.foreground = foreground
+        service.report.probeOK = probeError == nil
+        service.report.probeError = probeError
+        return service
+    }
+
+    @Test func itPrintsWhatBlockerdsGnomeProbeSeesAndSaysItIsBlockerds() throws {
+        let service = Self.blockerd(foreground: .init(app: "discord", title: "#general", pid: 42, groups: ["social"]))
+        let run = blockerctl(["probe", "--config", config], service: service, environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == """
+            probe   gnome (blockerd's gnome probe answers: blockerd holds io.github.blockerd.Focus)
+            app     discord
+            title   #general
+            pid     42
+            groups  social
+            locked  no
+
+            """, "\(run.stdout)")
+        #expect(service.calls == [.status])
+
+        let json = try object(parseJSON(blockerctl(["probe", "--json", "--config", config], service: service,
+                                                   environment: environment).stdout))
+        #expect(Set(json.keys) == ["app", "title", "pid", "groups", "probe", "source"])
+        #expect(json["source"] as? String == "blockerd" && json["probe"] as? String == "gnome" && json["app"] as? String == "discord")
+    }
+
+    @Test func blockerdsFailingProbeIsAFailureNamingIt() {
+        let service = Self.blockerd(foreground: nil, probeError: "GNOME Shell: the blocker extension is not enabled (state disabled): "
+            + "gnome-extensions enable blocker@blockerd.github.io")
+        let run = blockerctl(["probe", "--config", config], service: service, environment: environment)
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("blockerctl: error: blockerd's gnome probe cannot tell what is in front: GNOME Shell: "
+            + "the blocker extension is not enabled"), "\(run.stderr)")
+    }
+
+    @Test func withoutBlockerdTheNameHoldersFailureStands() {
+        let run = blockerctl(["probe", "--config", config], service: nil, environment: environment)
+        #expect(run.status == 1 && run.stderr.contains("io.github.blockerd.Focus is already taken"), "\(run.stderr)")
     }
 }

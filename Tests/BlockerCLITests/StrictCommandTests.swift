@@ -106,6 +106,18 @@ import Testing
         #expect(HistoryGaps.describe(part(150_000), duration: ReportLayout.duration) == "off 1h 10m (stopped; 3m unguarded)")
     }
 
+    /// blockerd ran but its probe could not see (a shell plugin switched off):
+    /// a gap whose reason is `Gap.blind`, worded as such in history.
+    @Test func blindTimeShowsInHistoryAsProbeBlind() {
+        let service = Self.service()
+        let why = "gnome: GNOME Shell: the blocker extension is not enabled (state disabled): "
+            + "gnome-extensions enable blocker@blockerd.github.io"
+        service.gapRows = [Gap(fromMs: Self.midnight + 3_600_000, toMs: Self.midnight + 3_725_000, reason: Gap.blind(why))]
+        let run = blockerctl(["history", "--days", "2"], service: service, environment: ["COLUMNS": "200", "TZ": "UTC"])
+        let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("probe blind 2m 05s (\(why))"), "\(run.stdout)")
+    }
+
     @Test func historyJSONCarriesEachDaysGaps() throws {
         let run = blockerctl(["history", "--days", "2", "--json"], service: Self.service())
         let days = try #require(try parseJSON(run.stdout) as? [[String: Any]])

@@ -32,8 +32,9 @@ final class Sandbox {
 
     var options: DaemonOptions { DaemonOptions(configPath: configPath, stateDirectory: stateDirectory) }
 
-    func daemon(log: MemoryLog = MemoryLog()) throws -> Daemon {
-        try Daemon(options: options, log: log, environment: ["TZ": "UTC", "HOME": root])
+    /// `environment`: added to the daemon's (a private session bus).
+    func daemon(log: MemoryLog = MemoryLog(), environment: [String: String] = [:]) throws -> Daemon {
+        try Daemon(options: options, log: log, environment: ["TZ": "UTC", "HOME": root].merging(environment) { $1 })
     }
 }
 

@@ -3,6 +3,7 @@ import BlockerSystemd
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import BlockerProbes
 
 /// logind and org.freedesktop.ScreenSaver simulated by python3-dbusmock on a

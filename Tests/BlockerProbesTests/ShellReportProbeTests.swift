@@ -149,3 +149,67 @@ import TestSupport
             "GNOME Shell is not on the session bus (org.gnome.Shell has no owner)")))
     }
 }
+
+/// The plugin switched off while the shell runs: GNOME's extension disabled
+/// (a fake GNOME Shell emits ExtensionStateChanged), the KWin script unloaded
+/// (a fake KWin answers isScriptLoaded). The last report must not stand.
+@Suite(.serialized) struct ShellPluginGoneFakeShellTests {
+    private func waitForFailure(_ probe: ShellReportProbe, containing text: String, within seconds: Double) throws {
+        let started = Date()
+        try waitUntil("the probe to fail with '\(text)'", timeout: seconds) {
+            if case let .failure(failure) = probe.sample() { return failure.message.contains(text) }
+            usleep(20_000)
+            return false
+        }
+        #expect(Date().timeIntervalSince(started) < seconds)
+    }
+
+    private func waitForWindow(_ probe: ShellReportProbe, _ wmClass: String) throws {
+        try waitUntil("the probe to read \(wmClass)") {
+            (try? probe.sample().get())?.window?.wmClass == wmClass
+        }
+    }
+
+    @Test func aDisabledExtensionBlindsTheProbeAtOnceAndEnablingItAgainRecovers() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: 1)
+        let probe = try ShellReportProbe.open(GnomeShell(environment: [:]), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]).get()
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "discord"])
+        try waitForWindow(probe, "discord")
+
+        try bus.setExtensionState(2)   // gnome-extensions disable
+        try waitForFailure(probe, containing: "GNOME Shell: the blocker extension is not enabled (state disabled): "
+            + "gnome-extensions enable blocker@blockerd.github.io", within: 2)
+
+        try bus.setExtensionState(1)   // enabled again: the extension reports as it starts
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "firefox"])
+        try waitForWindow(probe, "firefox")
+        // Another extension's state changes nothing.
+        try bus.busctl(["call", "org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Mock", "EmitSignal",
+                        "sssav", "org.gnome.Shell.Extensions", "ExtensionStateChanged", "sa{sv}", "2",
+                        "s", "other@example.com", "a{sv}", "1", "state", "d", "2"])
+        usleep(200_000)
+        #expect((try? probe.sample().get())?.window?.wmClass == "firefox")
+    }
+
+    @Test func anUnloadedKWinScriptIsNoticedWithinTheCheckIntervalAndLoadingItRecovers() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeKWin(scriptLoaded: true)
+        let data = try TemporaryDirectory()
+        try data.write("kwin/scripts/blocker/contents/code/main.js", "// the script")
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_DATA_HOME": data.path]
+        let shell = KWinShell(environment: environment, scriptCheckEveryMs: 300)
+        let probe = try ShellReportProbe.open(shell, environment: environment).get()
+        #expect(probe.nextCheckMs != nil)
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "discord"], from: "org.kde.KWin")
+        try waitForWindow(probe, "discord")
+
+        try bus.busctl(["call", "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", "s", "blocker"])
+        try waitForFailure(probe, containing: "KWin: the blocker KWin script is not loaded", within: 2)
+
+        try bus.busctl(["call", "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "loadScript", "ss",
+                        "main.js", "blocker"])
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "firefox"], from: "org.kde.KWin")
+        try waitForWindow(probe, "firefox")
+    }
+}

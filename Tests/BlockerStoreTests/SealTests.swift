@@ -18,7 +18,7 @@ import TestSupport
     /// Takes the file back to schema 6's predecessor as 0.2.0 left it (no
     /// earnings chain, a seal in the sums format), then runs `sql`.
     func downgrade(_ path: String, _ sql: String) throws {
-        try sqlite3(path, "ALTER TABLE earnings DROP COLUMN chain; ALTER TABLE seal DROP COLUMN format; \(sql)")
+        try sqlite3(path, "DROP TABLE blind; ALTER TABLE earnings DROP COLUMN chain; ALTER TABLE seal DROP COLUMN format; \(sql)")
         let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])
         defer { db.close() }
         try db.run("UPDATE seal SET digest = ?", [.text(try LedgerSeal.digest(db, .sums))])
@@ -161,6 +161,49 @@ import TestSupport
         #expect(try LedgerIntegrity.inspect(path: ledger.path).unsealedSinceMs != nil)
         try ledger.record(TickRecord(debit: 0, usage: [UsageEntry(day: "2024-05-02", group: "work", app: "emacs", ms: 1)]))
         #expect(ledger.editsFound == 1)
+    }
+
+    /// A schema 6 ledger (its seal in the recentRows format) upgrades to 7
+    /// without looking edited; the blind time it records then is sealed
+    /// (format 3), a hand edit of it is seen, and a stretch a kill -9 left
+    /// open ends where its run did at the next start.
+    @Test func aSchema6LedgerGainsBlindTimeKeepsItsSealAndSealsTheNewTable() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let path = try writtenLedger(in: temp) { ledger in
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
+        }
+        try sqlite3(path, "DROP TABLE blind; PRAGMA user_version = 6")
+        do {
+            let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])
+            defer { db.close() }
+            try db.run("UPDATE seal SET digest = ?, format = 2", [.text(try LedgerSeal.digest(db, .recentRows))])
+        }
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+        do {
+            let ledger = try Ledger.open(stateDirectory: temp.path)
+            defer { ledger.close() }
+            #expect(try ledger.database.firstRow("PRAGMA user_version") { $0.int64(0) } == 7)
+            let (run, _) = try ledger.beginRun(pid: 1, nowMs: 10_000)
+            let first = try ledger.beginBlind(runID: run, fromMs: 12_000, reason: "gnome: extension off")
+            try ledger.endBlind(first, toMs: 15_000)
+            _ = try ledger.beginBlind(runID: run, fromMs: 20_000, reason: "gnome: extension off again")
+            try ledger.touchRun(run, nowMs: 70_000)
+            #expect(ledger.editsFound == 0)
+            #expect(try ledger.blindStretches(sinceMs: 0, nowMs: 30_000).map { [$0.fromMs, $0.toMs] }
+                == [[12_000, 15_000], [20_000, 30_000]])
+            #expect(try ledger.blindStretches(sinceMs: 0, nowMs: 30_000).first?.reason == Gap.blind("gnome: extension off"))
+        }
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+        do {
+            // killed: the open stretch ends at the run's last sign of life.
+            let ledger = try Ledger(path: path)
+            defer { ledger.close() }
+            _ = try ledger.beginRun(pid: 2, nowMs: 100_000)
+            #expect(try ledger.blindStretches(sinceMs: 16_000, nowMs: 100_000).map { [$0.fromMs, $0.toMs] } == [[20_000, 70_000]])
+        }
+        #expect(try LedgerIntegrity.inspect(path: path).isClean)
+        try sqlite3(path, "DELETE FROM blind WHERE id = 2")
+        #expect(try LedgerIntegrity.inspect(path: path).unsealedSinceMs != nil)
     }
 
     /// A schema 5 ledger (its seal in the sums format) upgrades to 6 without

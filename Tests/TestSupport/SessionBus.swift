@@ -1,19 +1,18 @@
 import Foundation
 import Glibc
-import TestSupport
 
 /// A private dbus-daemon (TestSupport's PrivateBus) plus the python-dbusmock
 /// services a test starts on it; all stopped by PID on deinit.
-final class SessionTestBus {
+public final class SessionTestBus {
     private let bus: PrivateBus
     private var services: [ChildProcess] = []
     private var logind: ChildProcess?
-    var directory: String { bus.directory.path }
-    var address: String { bus.address }
+    public var directory: String { bus.directory.path }
+    public var address: String { bus.address }
 
     /// `prefix`: the temporary directory's name before its random part; one
     /// with a space or comma needs escaping in a D-Bus address.
-    init(prefix: String = "blocker-bus-") throws {
+    public init(prefix: String = "blocker-bus-") throws {
         bus = try PrivateBus(directoryPrefix: prefix)
     }
 
@@ -24,11 +23,11 @@ final class SessionTestBus {
     }
 
     /// D-Bus address escaping, as the tests write it themselves.
-    static func escape(_ value: String) -> String { escapeAddressValue(value) }
+    public static func escape(_ value: String) -> String { escapeAddressValue(value) }
 
     /// python3-dbusmock's logind template, on this bus as if it were the system
     /// bus; every call it answers is logged to `logindLog`.
-    func startLogindMock() throws {
+    public func startLogindMock() throws {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SYSTEM_BUS_ADDRESS"] = address
         // The distribution's python has dbusmock and gi; a pyenv one on PATH may not.
@@ -38,7 +37,7 @@ final class SessionTestBus {
     }
 
     /// Stops the logind mock (its objects go with it), as when logind restarts.
-    func stopLogindMock() throws {
+    public func stopLogindMock() throws {
         logind?.stop()
         logind = nil
         try waitUntil("org.freedesktop.login1 to leave \(address)") {
@@ -46,12 +45,12 @@ final class SessionTestBus {
         }
     }
 
-    var logindLog: String { directory + "/logind.log" }
+    public var logindLog: String { directory + "/logind.log" }
 
     /// The calls a session lock makes of logind that the mock logged:
     /// GetSession/GetSessionByPID, and Get/GetAll on a session object (the
     /// mock's own Get/GetAll on seats and users while adding a session are not counted).
-    func logindCalls() -> [String] {
+    public func logindCalls() -> [String] {
         let text = (try? String(contentsOfFile: logindLog, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init).filter { line in
             let words = line.split(separator: " ")
@@ -65,7 +64,7 @@ final class SessionTestBus {
     }
 
     /// How often the mock at `service` `path` was called with `method` (dbusmock's GetMethodCalls).
-    func methodCalls(_ service: String, _ path: String, _ method: String) throws -> Int {
+    public func methodCalls(_ service: String, _ path: String, _ method: String) throws -> Int {
         let out = try busctl(["call", service, path, "org.freedesktop.DBus.Mock", "GetMethodCalls", "s", method])
         // "a(tav) N …"
         let words = out.split(separator: " ")
@@ -76,7 +75,7 @@ final class SessionTestBus {
     }
 
     /// A mock org.freedesktop.ScreenSaver whose GetActive returns its `Active` property.
-    func startScreenSaverMock(active: Bool) throws {
+    public func startScreenSaverMock(active: Bool) throws {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = address
         services.append(try ChildProcess(["/usr/bin/python3", "-m", "dbusmock", "--session",
@@ -91,42 +90,88 @@ final class SessionTestBus {
 
     /// A fake GNOME Shell (python3-dbusmock owning `org.gnome.Shell`; the real
     /// shell is tested in scripts/itest-gnome.sh): `GetExtensionInfo` answers
-    /// `state` for blocker's extension (nil: not installed), and `SendReport`
-    /// makes the shell's own connection call `Report(a{sv})` as the extension
-    /// does, without waiting for the answer; errors land in `reportErrors`.
-    func startFakeGnomeShell(extensionState: Double?) throws {
+    /// `state` for blocker's extension (nil: not installed), `setExtensionState`
+    /// changes it and emits `ExtensionStateChanged` as the shell does, and
+    /// `sendReport` makes the shell's own connection call `Report(a{sv})` as the
+    /// extension does.
+    public func startFakeGnomeShell(extensionState: Double?) throws {
+        let mock = try startFakeShell("org.gnome.Shell", path: "/org/gnome/Shell", interface: "org.gnome.Shell.Extensions")
+        try busctl(["call"] + mock + ["AddMethod", "sssss", "org.gnome.Shell.Extensions", "GetExtensionInfo", "s", "a{sv}",
+                                      "s = getattr(self, 'blocker_state', None)\n"
+                                          + "ret = dbus.Dictionary({'state': dbus.Double(s)} if s is not None and args[0] == "
+                                          + "'blocker@blockerd.github.io' else {}, signature='sv')"])
+        try busctl(["call"] + mock + ["AddMethod", "sssss", Self.fakeShellInterface, "SetExtensionState", "d", "",
+                                      "self.blocker_state = args[0]\n"
+                                          + "self.EmitSignal('org.gnome.Shell.Extensions', 'ExtensionStateChanged', 'sa{sv}', "
+                                          + "['blocker@blockerd.github.io', {'state': dbus.Double(args[0])}])"])
+        if let extensionState { try setExtensionState(extensionState) }
+    }
+
+    /// Sets blocker's extension's state in the fake GNOME Shell and emits
+    /// `ExtensionStateChanged` (1: enabled, 2: disabled), as `gnome-extensions enable/disable` do.
+    public func setExtensionState(_ state: Double) throws {
+        try busctl(["call", "org.gnome.Shell", "/org/gnome/Shell", Self.fakeShellInterface, "SetExtensionState", "d",
+                    String(state)])
+    }
+
+    /// A fake KWin (python3-dbusmock owning `org.kde.KWin`; the real one is
+    /// tested in scripts/itest-kde.sh): `org.kde.kwin.Scripting` at `/Scripting`
+    /// with `isScriptLoaded`, `loadScript` (path, name), `unloadScript` and
+    /// `start`, keeping which scripts are loaded; `sendReport(…, from: "org.kde.KWin")`
+    /// reports as the script does. `scriptLoaded`: whether `blocker` starts loaded.
+    public func startFakeKWin(scriptLoaded: Bool) throws {
+        let mock = try startFakeShell("org.kde.KWin", path: "/Scripting", interface: "org.kde.kwin.Scripting")
+        let scripting = "org.kde.kwin.Scripting"
+        let methods: [(String, String, String, String)] = [
+            ("isScriptLoaded", "s", "b", "ret = args[0] in getattr(self, 'scripts', set())"),
+            ("loadScript", "ss", "i", "self.scripts = getattr(self, 'scripts', set()) | {args[1]}\nret = 0"),
+            ("unloadScript", "s", "b", "ret = args[0] in getattr(self, 'scripts', set())\n"
+                + "self.scripts = getattr(self, 'scripts', set()) - {args[0]}"),
+            ("start", "", "", ""),
+        ]
+        for (name, inSignature, outSignature, code) in methods {
+            try busctl(["call"] + mock + ["AddMethod", "sssss", scripting, name, inSignature, outSignature, code])
+        }
+        if scriptLoaded { try busctl(["call", "org.kde.KWin", "/Scripting", scripting, "loadScript", "ss", "", "blocker"]) }
+    }
+
+    /// The fake shells' own test methods live here (not on the shell's interfaces).
+    static let fakeShellInterface = "io.github.blockerd.Test.FakeShell"
+
+    /// python3-dbusmock owning `name` with `path`, and `SendReport(a{sv})`: the
+    /// shell's own connection calls `Report(a{sv})` as its plugin does, without
+    /// waiting for the answer; errors land in `reportErrors`. Returns the
+    /// `busctl call` words of its Mock interface.
+    private func startFakeShell(_ name: String, path: String, interface: String) throws -> [String] {
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = address
-        services.append(try ChildProcess(["/usr/bin/python3", "-m", "dbusmock", "--session", "org.gnome.Shell",
-                                          "/org/gnome/Shell", "org.gnome.Shell.Extensions"], environment: env))
-        try waitForName("org.gnome.Shell")
-        let mock = ["org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Mock"]
-        let info = extensionState.map { "{'state': dbus.Double(\($0))} if args[0] == 'blocker@blockerd.github.io' else {}" } ?? "{}"
-        try busctl(["call"] + mock + ["AddMethod", "sssss", "org.gnome.Shell.Extensions", "GetExtensionInfo", "s",
-                                      "a{sv}", "ret = dbus.Dictionary(\(info), signature='sv')"])
+        services.append(try ChildProcess(["/usr/bin/python3", "-m", "dbusmock", "--session", name, path, interface],
+                                         environment: env))
+        try waitForName(name)
+        let mock = [name, path, "org.freedesktop.DBus.Mock"]
         let send = "self.connection.call_async('io.github.blockerd.Focus', '/io/github/blockerd/Focus', "
             + "'io.github.blockerd.Focus1', 'Report', 'a{sv}', [args[0]], None, "
             + "lambda e: open('\(reportErrors)', 'a').write(e.get_dbus_name() + ': ' + e.get_dbus_message() + '\\n'))"
-        try busctl(["call"] + mock + ["AddMethod", "sssss", "org.gnome.Shell.Extensions", "SendReport", "a{sv}", "",
-                                      send])
+        try busctl(["call"] + mock + ["AddMethod", "sssss", Self.fakeShellInterface, "SendReport", "a{sv}", "", send])
+        return mock
     }
 
-    var reportErrors: String { directory + "/report-errors.log" }
+    public var reportErrors: String { directory + "/report-errors.log" }
 
     /// Stops the mock services started so far (not logind's), as when the desktop's shell exits.
-    func stopServices() {
+    public func stopServices() {
         for service in services.reversed() { service.stop() }
         services = []
     }
 
     /// Makes the fake shell report `entries` (busctl's `a{sv}` words: count, then name type value…).
-    func sendReport(_ entries: [String]) throws {
-        try busctl(["call", "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions", "SendReport",
-                    "a{sv}"] + entries)
+    public func sendReport(_ entries: [String], from shell: String = "org.gnome.Shell") throws {
+        let path = shell == "org.kde.KWin" ? "/Scripting" : "/org/gnome/Shell"
+        try busctl(["call", shell, path, Self.fakeShellInterface, "SendReport", "a{sv}"] + entries)
     }
 
     /// Sets the screen saver's `Active` and emits `ActiveChanged(b)`, as a desktop's screen saver does.
-    func setScreenSaverActive(_ active: Bool) throws {
+    public func setScreenSaverActive(_ active: Bool) throws {
         let object = ["org.freedesktop.ScreenSaver", "/org/freedesktop/ScreenSaver"]
         try update(object[0], object[1], "org.freedesktop.ScreenSaver", [("Active", "b", String(active))])
         try busctl(["call"] + object + ["org.freedesktop.DBus.Mock", "EmitSignal", "sssav", "org.freedesktop.ScreenSaver",
@@ -135,7 +180,7 @@ final class SessionTestBus {
 
     /// `AddSession` of the logind mock; the session's object path.
     @discardableResult
-    func addSession(_ id: String) throws -> String {
+    public func addSession(_ id: String) throws -> String {
         let out = try busctl(["call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.DBus.Mock",
                               "AddSession", "ssusb", id, "seat0", String(getuid()), "tester", "true"])
         let path = "/org/freedesktop/login1/session/\(id)"
@@ -145,14 +190,14 @@ final class SessionTestBus {
 
     /// Sets properties of a mock object through org.freedesktop.DBus.Mock.UpdateProperties.
     /// `values`: (name, D-Bus type, value as busctl writes it).
-    func update(_ service: String, _ path: String, _ interface: String, _ values: [(String, String, String)]) throws {
+    public func update(_ service: String, _ path: String, _ interface: String, _ values: [(String, String, String)]) throws {
         var args = ["call", service, path, "org.freedesktop.DBus.Mock", "UpdateProperties", "sa{sv}", interface, String(values.count)]
         for (name, type, value) in values { args += [name, type, value] }
         try busctl(args)
     }
 
     @discardableResult
-    func busctl(_ arguments: [String]) throws -> String {
+    public func busctl(_ arguments: [String]) throws -> String {
         try output(of: ["busctl", "--address=\(address)"] + arguments, timeout: 5)
     }
 
@@ -164,7 +209,7 @@ final class SessionTestBus {
 }
 
 /// CLOCK_MONOTONIC in µs, the clock of logind's `…Monotonic` properties.
-func monotonicMicroseconds() -> UInt64 {
+public func monotonicMicroseconds() -> UInt64 {
     var t = timespec()
     clock_gettime(CLOCK_MONOTONIC, &t)
     return UInt64(t.tv_sec) * 1_000_000 + UInt64(t.tv_nsec) / 1000
