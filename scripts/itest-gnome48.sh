@@ -17,8 +17,12 @@
 #   4. the metered foot is charged; at zero the extension's cover is up,
 #      opaque: not one pixel of foot's magenta shows (docs/cover-gnome48.png);
 #   5. 2 reps + Enter in the cover earn, and the cover goes;
-#   6. the extension disabled: blockerd says within seconds that its plugin is
-#      gone (probe not ok) and charges nothing; enabled again, it recovers.
+#   6. `blockerctl probe` beside the running blockerd answers with what
+#      blockerd's gnome probe sees, saying so; a reload that changes
+#      [daemon] poll-interval leaves the gnome probe seeing;
+#   7. the extension disabled: blockerd says at once that its plugin is gone
+#      (probe not ok, naming the fix; no foreground) and charges nothing;
+#      enabled again, it recovers; `history` shows the blind time.
 # Exit 0 pass, 1 fail; a missing tool, chroot or server is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -153,6 +157,44 @@ ge_wait 5 eval '! cover_up' || fail "the cover stayed after reps + Enter: $(ge_t
 [ "$(grep -c "event=earn" "$fx_dir/blockerd.log")" -gt "$earned" ] || fail "reps + Enter earned nothing"
 shield_active && fail "the shield is still up after earning"
 ok "5. 2 reps + Enter in the cover earned; the cover went"
+
+# 6. blockerctl probe beside blockerd; a reload of [daemon] keeps the probe.
+ge_ctl earn 20 pushups >/dev/null || fail "blockerctl earn failed"
+probe_out=$(ge_ctl probe --config "$fx_dir/blocker.toml" 2>&1) || fail "blockerctl probe beside blockerd failed: $probe_out"
+grep -q "blockerd's gnome probe answers" <<<"$probe_out" || fail "blockerctl probe does not say blockerd answers: $probe_out"
+probe_json=$(ge_ctl probe --json --config "$fx_dir/blocker.toml") || fail "blockerctl probe --json beside blockerd failed"
+python3 -c 'import json, sys; j = json.loads(sys.argv[1]); sys.exit(0 if j["source"] == "blockerd" and j["app"] == "blocker-meter" else 1)' \
+    "$probe_json" || fail "blockerctl probe --json: $probe_json"
+sed -i 's/^poll-interval = .*/poll-interval = "2s"/' "$fx_dir/blocker.toml"
+ge_ctl reload >/dev/null || fail "blockerctl reload failed"
+sleep 0.5
+[ "$(ge_status 's["probe"]["name"], s["probe"]["ok"]')" = "gnome True" ] || fail "after the reload the probe is $(ge_status 's["probe"]')"
+activate BlockerX
+ge_wait 5 front_is "$xterm_app|x meter|$xterm_pid" || fail "after the reload blockerd does not hear the focus change: $(front)"
+activate blocker-meter
+ge_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "after the reload blockerd does not hear foot: $(front)"
+ok "6. blockerctl probe answers with blockerd's gnome probe (says so; --json source blockerd); a reload of [daemon] keeps it seeing"
+
+# 7. The extension disabled: blockerd knows at once; nothing charged; enabled: back.
+balance=$(ge_status 's["balance_ms"]')
+sleep 1.5
+[ "$(ge_status 's["balance_ms"]')" -lt "$balance" ] || fail "the metered foot is not being charged before the extension goes (the control)"
+ge_test SetExtensionEnabled "'$uuid'" false >/dev/null
+probe_down() { [ "$(ge_status 's["probe"]["ok"]')" = False ]; }
+ge_wait 5 probe_down || fail "blockerd did not notice the extension was disabled: $(ge_status 's["probe"]')"
+error=$(ge_status 's["probe"]["error"]')
+grep -q "gnome-extensions enable $uuid" <<<"$error" || fail "the probe's error does not name the fix: $error"
+[ "$(ge_status 's["foreground"]')" = None ] || fail "with the extension gone blockerd still has a foreground: $(front)"
+balance=$(ge_status 's["balance_ms"]')
+sleep 2.5
+[ "$(ge_status 's["balance_ms"]')" -eq "$balance" ] || fail "blockerd charged with its extension gone ($balance → $(ge_status 's["balance_ms"]') ms)"
+ge_wait 5 grep -q "event=probe-error" "$fx_dir/blockerd.log" || fail "no probe-error event in blockerd's log"
+ge_test SetExtensionEnabled "'$uuid'" true >/dev/null
+ge_wait 10 eval '! probe_down' || fail "blockerd did not recover when the extension came back: $(ge_status 's["probe"]')"
+ge_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "after the extension came back blockerd does not see foot: $(front)"
+history=$(ge_ctl history --days 1) || fail "blockerctl history failed"
+grep -q "probe blind" <<<"$history" || fail "history does not show the blind time: $history"
+ok "7. the extension disabled: probe not ok at once ($error), no foreground, nothing charged, probe-error logged; enabled: back; history: $(grep -o 'probe blind [0-9a-z ]*' <<<"$history" | head -n 1)"
 
 # No St warning about blocker's stylesheet, no JS error from blocker's extension.
 ! grep -E "Couldn't parse|JS ERROR.*blocker@|blocker@blockerd.github.io.*(Error|error)" "$fx_dir/shell.log" \
