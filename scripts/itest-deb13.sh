@@ -79,6 +79,9 @@ ok "Debian 13's lintian: no error, no warning"
 
 # --- apt-get install, run, purge ------------------------------------------------------
 chmod 755 "$R$work" "$R$work/deb"
+# What is named like blocker before the install (the chroot's own test files), to compare after the purge.
+leftovers() { in_chroot sh -c "find /usr /etc /var/lib/dpkg/info /var/lib/systemd -name '*blocker*' 2>/dev/null | sort"; }
+leftovers >"$fx_dir/before"
 in_chroot env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" >"$fx_dir/install.log" 2>&1 \
     || fail "apt-get install $deb in the chroot: $(tail -n 20 "$fx_dir/install.log")"
 [ "$(in_chroot dpkg-query -W -f='${Version}' blocker)" = "$version" ] || fail "dpkg does not list blocker $version as installed"
@@ -120,11 +123,11 @@ ok "the installed blockerd: covered discord at zero, earned 2 min, charged disco
 for ((i = ${#fx_pids[@]} - 1; i >= 0; i--)); do fx_stop "${fx_pids[i]}"; done
 fx_pids=()
 
-in_chroot sh -c "find /usr /etc /var/lib/dpkg/info -name '*blocker*' | sort" >"$fx_dir/before" 2>/dev/null || true
 in_chroot env DEBIAN_FRONTEND=noninteractive apt-get remove --purge -y -q blocker >"$fx_dir/purge.log" 2>&1 \
     || fail "apt-get remove --purge blocker: $(tail -n 20 "$fx_dir/purge.log")"
 installed && fail "dpkg still lists blocker after the purge"
-left=$(in_chroot sh -c "find /usr /etc /var/lib/dpkg/info /var/lib/systemd -name '*blocker*' ! -name 'blocker-test-packages'" 2>/dev/null || true)
+leftovers >"$fx_dir/after"
+left=$(diff "$fx_dir/before" "$fx_dir/after" | grep '^>' || true)
 [ -z "$left" ] || fail "the purge left: $left"
 ok "apt-get remove --purge: nothing named blocker left in /usr, /etc, /var/lib"
 echo "pass in $((SECONDS - started)) s"
