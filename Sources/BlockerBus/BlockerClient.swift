@@ -214,17 +214,23 @@ public final class BlockerClient {
 
     // MARK: the shell's own cover
 
-    /// Whether a desktop shell plugin draws the cover (owns `BusNames.shellCover`) now.
-    public func isShellCovering() throws(BusFailure) -> Bool {
-        do { return try connection.hasOwner(BusNames.shellCover) } catch {
-            throw Self.failure(error, member: "NameHasOwner")
+    /// Who owns `BusNames.shellCover` now, checked (`CoverClaim`); nil when nobody does.
+    /// Only an owner whose program is a desktop shell draws the cover.
+    public func shellCoverOwner() throws(BusFailure) -> CoverClaim? {
+        let owner: BusPeer?
+        do { owner = try connection.owner(of: BusNames.shellCover) } catch {
+            throw Self.failure(error, member: "GetNameOwner")
         }
+        return owner.map { CoverClaim.check($0.uniqueName, on: connection, overlayPath: nil) }
     }
 
-    /// Called with true when a shell plugin takes `BusNames.shellCover` and false when it lets go.
-    public func onShellCoverChanged(_ handler: @escaping (Bool) -> Void) throws(BusFailure) -> BlockerSubscription {
+    /// Called with the new owner of `BusNames.shellCover`, checked, when it
+    /// changes; nil when it has none any more.
+    public func onShellCoverChanged(_ handler: @escaping (CoverClaim?) -> Void) throws(BusFailure) -> BlockerSubscription {
         do {
-            return BlockerSubscription(try connection.watchOwner(of: BusNames.shellCover) { handler(!$0.isEmpty) })
+            return BlockerSubscription(try connection.watchOwner(of: BusNames.shellCover) { [unowned self] owner in
+                handler(owner.isEmpty ? nil : CoverClaim.check(owner, on: self.connection, overlayPath: nil))
+            })
         } catch {
             throw .transport("cannot watch \(BusNames.shellCover) on the session bus: \(error)")
         }

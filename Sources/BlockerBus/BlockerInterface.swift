@@ -15,7 +15,8 @@ public enum BusNames {
     public static let interface = "io.github.blockerd.Blocker1"
     /// Owned by a desktop shell plugin that draws the cover itself (blocker's
     /// GNOME Shell extension) while it is enabled: blocker-overlay stays hidden
-    /// while this name has an owner. A name only, no object.
+    /// while its owner is such a shell (`CoverProgram.shell`), and blockerd
+    /// counts the cover drawn. Any other owner is ignored. A name only, no object.
     public static let shellCover = "io.github.blockerd.Cover"
 }
 
@@ -192,6 +193,9 @@ public protocol BlockerMethods: AnyObject {
     func cancelPending() throws(MethodError) -> UInt32
     /// The stretches blockerd did not run in the last `days` local days.
     func gaps(days: UInt32) throws(MethodError) -> [Gap]
+    /// `caller`: the call's sender, its unique name on the bus, whose process
+    /// blockerd checks is blocker-overlay.
+    func coverShown(_ shown: Bool, caller: String) throws(MethodError)
 }
 
 extension BlockerMethods {
@@ -214,6 +218,11 @@ extension BlockerClient: BlockerCalls {
     public func cancelPending() throws(BusFailure) -> UInt32 { try call(BlockerInterface.cancelPending, ()) }
     public func gaps(days: UInt32) throws(BusFailure) -> [Gap] { try call(BlockerInterface.gaps, days) }
     public func gapsEx(days: UInt32) throws(BusFailure) -> [Gap] { try call(BlockerInterface.gapsEx, days) }
+}
+
+extension BlockerClient {
+    /// blocker-overlay only: its cover is drawn (true) or hidden (false). See `BlockerInterface.coverShown`.
+    public func coverShown(_ shown: Bool) throws(BusFailure) { try call(BlockerInterface.coverShown, (shown, "")) }
 }
 
 /// One config version waiting in strict mode: when it applies, when blockerd
@@ -452,10 +461,29 @@ public enum BlockerInterface {
             } catch { throw WireMismatch(error) }
         })
 
+    /// `CoverShown(b shown)`: blocker-overlay says it has drawn its cover
+    /// (at its first frame) or hidden it, and says false once as it starts,
+    /// so blockerd knows its process before it ever draws. blockerd checks
+    /// the caller's process (`/proc/PID/exe` of the sender's pid) and refuses
+    /// any other program with AccessDenied. The caller is the message's
+    /// sender, never an argument.
+    public static let coverShown = BlockerMethod<(shown: Bool, caller: String), Void>(
+        member: "CoverShown", inputs: [BusArgument("shown", "b")], outputs: [],
+        writeArguments: { (arguments: (shown: Bool, caller: String), call: BusMessage) throws(SystemdError) in
+            try call.append(arguments.shown)
+        },
+        readArguments: { (call: BusMessage) throws(SystemdError) in (try call.readBool(), call.sender ?? "") },
+        check: { (_: (shown: Bool, caller: String)) in nil },
+        perform: { (handler: any BlockerMethods, arguments: (shown: Bool, caller: String)) throws(MethodError) in
+            try handler.coverShown(arguments.shown, caller: arguments.caller)
+        },
+        writeReply: { (_: Void, _: BusMessage) throws(SystemdError) in },
+        readReply: { (_: BusMessage) throws(WireMismatch) in })
+
     /// Every method, in the order introspection lists them.
     static let routes: [MethodRoute] = [status.route, earn.route, blockFor.route, unblock.route, history.route,
                                         reload.route, pendingChanges.route, cancelPending.route, gaps.route,
-                                        gapsEx.route]
+                                        gapsEx.route, coverShown.route]
 
     /// `ShieldChanged(a{sv} shield)`, on every change, at once: see `ShieldState.busDictionary`.
     public static let shieldChanged = BlockerSignal<ShieldState>(

@@ -4,11 +4,15 @@ public struct Charge: Equatable, Sendable {
     public var app: String
     public var groups: [String]
     public var metered: Bool
+    /// A shield was up but no cover was drawn (`CoverSupervisor`): the app
+    /// could be used, so the time is charged, and recorded as uncovered.
+    public var uncovered: Bool
 
-    public init(app: String, groups: [String], metered: Bool) {
+    public init(app: String, groups: [String], metered: Bool, uncovered: Bool = false) {
         self.app = app
         self.groups = groups
         self.metered = metered
+        self.uncovered = uncovered
     }
 }
 

@@ -26,13 +26,18 @@ public struct TickInput: Sendable {
     /// interval this sample opens may be charged that long. Nil for a probe
     /// that is polled every poll interval.
     public var heartbeat: Milliseconds?
+    /// Whether a shield, if one is up, has a cover drawn over it (or one
+    /// within its grace: `CoverSupervisor`). A shield with none is no cover:
+    /// the time until the next sample is charged as if it were down.
+    public var covered: Bool
 
     public init(monotonic: Int64, wall: Int64, reading: Result<Reading, ProbeFailure>,
-                heartbeat: Milliseconds? = nil) {
+                heartbeat: Milliseconds? = nil, covered: Bool = true) {
         self.monotonic = monotonic
         self.wall = wall
         self.reading = reading
         self.heartbeat = heartbeat
+        self.covered = covered
     }
 }
 
@@ -47,6 +52,9 @@ public struct ProbeFailure: Error, Equatable, Sendable, CustomStringConvertible 
 public struct TickOutcome: Equatable, Sendable {
     public var debit: Milliseconds
     public var usage: [UsageEntry]
+    /// Of the interval this tick closed, what was charged under a shield
+    /// with no cover drawn (0 otherwise).
+    public var uncoveredMs: Milliseconds = 0
     /// The foreground after this sample, or nil when the sample failed.
     public var window: Window?
     public var decision: Decision
@@ -127,8 +135,10 @@ public struct Meter: Sendable {
         // Charge the interval since the previous sample to what it saw.
         var debit: Milliseconds = 0
         var usage: [UsageEntry] = []
+        var uncovered: Milliseconds = 0
         if let (elapsed, charge) = accountant.sample(at: input.monotonic, failed: reading == nil) {
             if charge.metered { debit = min(elapsed, ledger.balance) }
+            if charge.uncovered { uncovered = elapsed }
             usage = usageEntries(charge, elapsed: elapsed, endingAt: input.wall)
         }
         ledger.balance -= debit
@@ -139,12 +149,13 @@ public struct Meter: Sendable {
 
         guard let reading else {
             // Don't trust a burst: keep showing what we had, charge nothing.
-            return TickOutcome(debit: debit, usage: usage, window: nil, decision: lastDecision,
+            return TickOutcome(debit: debit, usage: usage, uncoveredMs: uncovered, window: nil, decision: lastDecision,
                                warnings: [], zeroAt: nil, nextRuleChange: nil, wakeAt: nil, ledger: ledger)
         }
         let decision = decide(window: reading.window, ledger: ledger, now: input.wall)
-        // A shielded app is covered: the time until the next sample is not its use.
-        accountant.charge(chargeIfLooking(reading, decision: decision),
+        // A shielded app is covered: the time until the next sample is not
+        // its use — unless no cover is drawn over it.
+        accountant.charge(chargeIfLooking(reading, decision: decision, covered: input.covered),
                           cap: input.heartbeat.map { config.daemon.sampleGapCap + $0 })
         lastDecision = decision
         lastWindow = reading.window
@@ -155,7 +166,7 @@ public struct Meter: Sendable {
             .flatMap { accountant.instant(balance: ledger.balance, reaches: $0) }
         let ruleChange = nextRuleChange(window: reading.window, decision: decision, ledger: ledger, now: input.wall)
         return TickOutcome(
-            debit: debit, usage: usage, window: reading.window, decision: decision,
+            debit: debit, usage: usage, uncoveredMs: uncovered, window: reading.window, decision: decision,
             warnings: thresholdsCrossed(from: before.balance, to: ledger.balance, thresholds: config.warnBefore),
             zeroAt: zeroAt, nextRuleChange: ruleChange,
             wakeAt: [zeroAt, warnAt, ruleChange.map { input.monotonic + ($0 - input.wall) }].compactMap { $0 }.min(),
@@ -183,12 +194,13 @@ public struct Meter: Sendable {
     }
 
     /// What the coming interval belongs to, or nil when nobody is using a grouped app.
-    private func chargeIfLooking(_ reading: Reading, decision: Decision) -> Charge? {
-        guard let window = reading.window, !reading.locked, decision.shield == nil else { return nil }
+    private func chargeIfLooking(_ reading: Reading, decision: Decision, covered: Bool) -> Charge? {
+        guard let window = reading.window, !reading.locked, decision.shield == nil || !covered else { return nil }
         if let idleAfter = config.daemon.idleAfter, let idle = reading.idle, idle >= idleAfter { return nil }
         let groups = matcher.groups(for: window)
         guard !groups.isEmpty else { return nil }
-        return Charge(app: window.app, groups: groups.map(\.name), metered: groups.contains { $0.metered })
+        return Charge(app: window.app, groups: groups.map(\.name), metered: groups.contains { $0.metered },
+                      uncovered: decision.shield != nil)
     }
 
     /// Splits [end − elapsed, end) at local midnight so one day's usage never leaks into the next.

@@ -60,6 +60,12 @@ public protocol DaemonObserver: AnyObject {
     func shieldChanged(_ shield: Shield?, balance: Milliseconds)
     func balanceChanged(_ balance: Milliseconds)
     func warning(remaining: Milliseconds)
+    /// A shield is up, nothing covers it, and no blocker-overlay is on the bus.
+    func coverMissing()
+}
+
+extension DaemonObserver {
+    public func coverMissing() {}
 }
 
 /// The daemon without its loop: config, ledger, probe and meter, one tick at a
@@ -116,7 +122,7 @@ public final class Daemon {
         -> Result<[Int64], GraphicalSessions.Unavailable>
 
     public init(options: DaemonOptions, log: LogSink, environment: [String: String],
-                wall: Int64 = WallClock.nowMs,
+                wall: Int64 = WallClock.nowMs, monotonic: Int64 = MonotonicClock.nowMs,
                 sessionStarts: SessionStarts = GraphicalSessions.startsMs) throws(StartFailure) {
         self.options = options
         self.log = log
@@ -143,6 +149,7 @@ public final class Daemon {
         do { (runID, previousRun) = try ledger.beginRun(pid: getpid(), nowMs: wall) } catch { throw .storage(error) }
         lastRunTouchMs = wall
         meter = Meter(config: config, zone: zone)
+        covers = CoverSupervisor(startedAt: monotonic)
         notificationPlan = NotificationPlan(thresholds: config.warnBefore)
         launcher = options.probeLauncher.map(ProbeLauncher.init(executable:))
         probe = Self.selectProbe(config: config, override: options.probe, environment: environment,
@@ -159,7 +166,15 @@ public final class Daemon {
     func use(probe: ForegroundProbe) {
         self.probe.shutdown()
         self.probe = probe
+        overlayFilter = OverlayFilter()
     }
+
+    /// Who draws the cover, and whether one is drawn (see CoverWatch.swift).
+    public internal(set) var covers: CoverSupervisor
+    /// The stretch of time a shield has had no cover drawn, while it lasts.
+    var uncovered: UncoveredStretch?
+    /// Keeps the window beneath blocker's cover in front (the cover known by its process).
+    var overlayFilter = OverlayFilter()
 
     /// Hand edits the ledger found so far, as last said in the journal.
     private var announcedLedgerEdits = 0
@@ -195,6 +210,7 @@ public final class Daemon {
     /// the new settings, one as before is opened again: blockerd keeps seeing.
     private func reopenProbe(_ fresh: Config, previous: Config) {
         probe.shutdown()
+        overlayFilter = OverlayFilter()
         let selected = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
                                         launcher: launcher, log: log)
         guard let unavailable = selected as? UnavailableProbe else { return probe = selected }
@@ -263,13 +279,14 @@ public final class Daemon {
         applyDueConfigVersions(wall: wall)
         touchRun(wall: wall)
         noteLedgerEdits()
-        let reading = probe.sample()
+        let reading = withoutTheCover(probe.sample())
         noteProbe(reading, monotonic: monotonic, wall: wall)
         let before = snapshot(at: wall)
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
         let heartbeat = probe.eventDescriptor != nil ? Self.commitEveryMs : nil
-        let outcome = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading, heartbeat: heartbeat),
+        let outcome = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading, heartbeat: heartbeat,
+                                           covered: coveredIfShielded(at: monotonic)),
                                  ledger: before)
         lastTick = outcome
         var committing = false
@@ -307,6 +324,7 @@ public final class Daemon {
             observer?.warning(remaining: outcome.ledger.balance)
         }
         let raised = show(outcome.decision.shield, balance: outcome.ledger.balance)
+        superviseCover(outcome, monotonic: monotonic, wall: wall)
         sendNotifications(app: outcome.window?.app, metered: outcome.decision.metered,
                           balance: outcome.ledger.balance, crossed: outcome.warnings, raised: raised, now: wall)
     }
@@ -349,6 +367,7 @@ public final class Daemon {
         let snapshot = snapshot(at: wall)
         let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall)
         let raised = show(decision.shield, balance: snapshot.balance)
+        covers.shieldChanged(up: shield != nil, at: MonotonicClock.nowMs)
         if raised != nil {
             sendNotifications(app: meter.lastWindow?.app, metered: decision.metered, balance: snapshot.balance,
                               crossed: [], raised: raised, now: wall)
@@ -550,6 +569,7 @@ public final class Daemon {
     /// Flushes the ledger; never raises a shield (stopping must not block).
     public func shutdown(reason: String = "stopped", wall: Int64 = WallClock.nowMs) {
         ServiceManager.notify("STOPPING=1")
+        endUncovered(wall: wall)
         probe.shutdown()
         launcher?.stop()
         endBlind(wall: wall)

@@ -3,6 +3,7 @@ import BlockerBus
 import BlockerCore
 import BlockerStore
 import BlockerMedia
+import BlockerSystemd
 
 /// blockerd's side of the D-Bus API: answers the calls `BlockerExport`
 /// passes on from the daemon's state and turns the daemon's events into
@@ -21,12 +22,21 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         settings: { [unowned self] in self.daemon.config.cover },
         log: { [unowned self] in self.daemon.logEvent($0) })
 
+    /// Each checked blocker-overlay's connection, watched until it closes.
+    private var coverClients: [String: BusSubscription] = [:]
+    private var shellCoverWatch: BusSubscription?
+    /// Callers refused as the cover, said once each.
+    private var refusedCallers: Set<String> = []
+    /// When blockerd last asked the user manager for blocker-overlay, and what failed then.
+    private var overlayStart: (atMs: Int64, failure: String?)?
+
     init(daemon: Daemon, export: BlockerExport, reload: @escaping () -> Result<Void, ConfigError>,
          ledgerChanged: @escaping () -> Void) {
         self.daemon = daemon
         self.export = export
         self.reloadConfig = reload
         self.ledgerChanged = ledgerChanged
+        watchShellCover()
     }
 
     // MARK: methods
@@ -132,6 +142,94 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             return try daemon.gaps(sinceMs: zone.startOfDay(first))
         } catch {
             throw .storageError("\(error)")
+        }
+    }
+
+    /// blocker-overlay drew or hid its cover. Only the program installed
+    /// beside blockerd is believed; its connection is watched, so a stopped
+    /// or killed overlay is known at once.
+    public func coverShown(_ shown: Bool, caller: String) throws(MethodError) {
+        let connection = export.connection
+        let claim = CoverClaim.check(caller, on: connection, overlayPath: daemon.options.overlayExecutable)
+        guard claim.program == .overlay, let pid = claim.pid else {
+            if refusedCallers.count < 64, refusedCallers.insert(caller).inserted {
+                daemon.coverRefused("CoverShown(\(shown)) from \(claim)")
+            }
+            throw MethodError(.accessDenied, "only \(daemon.options.overlayExecutable ?? OverlayIdentity.name) draws "
+                + "blocker's cover; \(claim) is not it")
+        }
+        if coverClients[caller] == nil {
+            coverClients[caller] = try? connection.watchOwner(of: caller) { [unowned self] owner in
+                if owner.isEmpty { self.coverClientLeft(caller) }
+            }
+        }
+        daemon.coverReported(client: caller, pid: pid, drawn: shown)
+        // It may have closed before the watch was in place.
+        if connection.ownerPID(of: caller) == nil { coverClientLeft(caller) }
+        ledgerChanged()
+    }
+
+    private func coverClientLeft(_ client: String) {
+        coverClients[client] = nil
+        daemon.coverClientLeft(client)
+        ledgerChanged()
+    }
+
+    /// Follows `io.github.blockerd.Cover`: a shell's plugin that owns it
+    /// draws the cover; any other owner is said and ignored.
+    private func watchShellCover() {
+        let connection = export.connection
+        shellCoverWatch = try? connection.watchOwner(of: BusNames.shellCover) { [unowned self] owner in
+            self.shellCoverOwned(by: owner.isEmpty ? nil : owner)
+        }
+        if let owner = try? connection.owner(of: BusNames.shellCover) { shellCoverOwned(by: owner.uniqueName) }
+    }
+
+    private func shellCoverOwned(by owner: String?) {
+        var shell: String?
+        if let owner {
+            let claim = CoverClaim.check(owner, on: export.connection, overlayPath: nil)
+            if case let .shell(name) = claim.program {
+                shell = name
+            } else {
+                daemon.coverRefused("\(BusNames.shellCover) owned by \(claim), no desktop shell")
+            }
+        }
+        daemon.shellCoverChanged(shell)
+        ledgerChanged()
+    }
+
+    /// No cover under a shield and no blocker-overlay on the bus: asks the
+    /// user manager to start it (`systemctl --user stop` is no crash, so
+    /// `Restart=` does not), at most every 10 s; a failure is said once.
+    public func coverMissing() {
+        let now = MonotonicClock.nowMs
+        if let last = overlayStart, now - last.atMs < 10_000 { return }
+        overlayStart = (now, overlayStart?.failure)
+        let connection = export.connection
+        do {
+            let call = try connection.methodCall(destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
+                                                 interface: "org.freedesktop.systemd1.Manager", member: "StartUnit")
+            do throws(SystemdError) {
+                try call.append(OverlayIdentity.unit)
+                try call.append("replace")
+            } catch { throw BusCallError.system(error) }
+            try connection.callAsync(call, timeoutMicroseconds: 5_000_000) { [weak self] result in
+                guard let self else { return }
+                switch result {
+                case .success:
+                    self.overlayStart?.failure = nil
+                    self.daemon.logNotice("Asked the user manager to start \(OverlayIdentity.unit): no cover was drawn")
+                case let .failure(error):
+                    let why = "\(error.name): \(error.message)"
+                    guard self.overlayStart?.failure != why else { return }
+                    self.overlayStart?.failure = why
+                    self.daemon.logNotice("Cannot start \(OverlayIdentity.unit) through the user manager (\(why)); "
+                        + "the time under the shield is charged until a cover is drawn")
+                }
+            }
+        } catch {
+            daemon.logNotice("Cannot ask the user manager for \(OverlayIdentity.unit): \(error)")
         }
     }
 

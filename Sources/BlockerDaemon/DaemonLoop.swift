@@ -147,7 +147,8 @@ public final class DaemonLoop {
         daemon.tick()
         // A strict-mode change applies at its wall instant, as a rule would.
         let configAt = daemon.nextConfigApplyMs.map { MonotonicClock.nowMs + max($0 - WallClock.nowMs, 0) }
-        if let wakeAt = [daemon.lastTick?.wakeAt, configAt].compactMap({ $0 }).min() {
+        // A cover client's grace ends: if nothing is drawn by then, charging starts.
+        if let wakeAt = [daemon.lastTick?.wakeAt, configAt, daemon.coverDeadlineMs].compactMap({ $0 }).min() {
             // Sample again the moment the balance runs out or a rule starts or
             // ends (a schedule, a daily limit, a timed block), not up to a poll later.
             wakeTimer.arm(atMicroseconds: UInt64(max(wakeAt, 0)) * 1000)

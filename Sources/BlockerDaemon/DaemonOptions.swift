@@ -10,6 +10,12 @@ public struct DaemonOptions: Equatable, Sendable {
     /// A program that serves `--probe-launcher` (blockerd itself): the
     /// command probe runs through it. Not a flag; nil in tests (spawn in-process).
     public var probeLauncher: String?
+    /// The blocker-overlay whose process is accepted as the cover
+    /// (`CoverShown`): the one installed beside blockerd ("" when blockerd
+    /// cannot read its own path: no process is accepted). Not a flag. nil: the
+    /// cover is not supervised, every shield counts as covered — only for
+    /// in-process tests that run no cover; blockerd always sets it.
+    public var overlayExecutable: String?
 
     public init(configPath: String, stateDirectory: String, probe: ProbeChoice? = nil) {
         self.configPath = configPath

@@ -17,6 +17,8 @@ public enum EventKind: String, Sendable, CaseIterable {
     case earnRefused = "earn-refused"
     case configPending = "config-pending", configApplied = "config-applied", configCancelled = "config-cancelled"
     case gap
+    // The cover (CoverWatch.swift): none drawn under a shield, drawn again, a program posing as it.
+    case coverMissing = "cover-missing", coverBack = "cover-back", coverRefused = "cover-refused"
 
     public var messageID: String {
         switch self {
@@ -40,6 +42,9 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .configApplied: "3f802ad722924cf3aa83ee48572ac5e1"
         case .configCancelled: "6a3bc420fc4d44ea9b34087eb04d9e03"
         case .gap: "f5ef8ab3e87742f18ed57f18e078bf5f"
+        case .coverMissing: "0d6c1f3e8a4b4f2e9b7d5a1c3e6f8b20"
+        case .coverBack: "5e2a9c7d1b3f4a6e8c0d2f4b6a8e1c39"
+        case .coverRefused: "b7e41d9a2c5f4e8b9a3d6c1f0e7b2a54"
         }
     }
 
@@ -52,6 +57,8 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .shieldUp, .warning: .notice
         case .probeError: .warning
         case .configError, .storageError: .error
+        case .coverMissing, .coverRefused: .warning
+        case .coverBack: .notice
         }
     }
 }

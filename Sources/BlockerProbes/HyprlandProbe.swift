@@ -14,8 +14,8 @@ import Glibc
 /// (`activewindow>>class,title`, `activewindowv2>>address`, …); the probe stays
 /// connected, and its descriptor wakes the daemon. An answer is kept until an
 /// event line arrives: while the event socket is up, a sample with nothing
-/// changed sends no request. When our overlay is active, the last real
-/// window stays the foreground (`OverlayFilter`).
+/// changed sends no request. Our overlay is reported as any window: blockerd's
+/// `OverlayFilter` knows it by its process.
 public final class HyprlandProbe: ForegroundProbe {
     private let executables = ExecutableNameCache()
     public let name = "hyprland"
@@ -31,8 +31,6 @@ public final class HyprlandProbe: ForegroundProbe {
     private var eventLines = HyprlandEventLines()
     private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
     private var lastConnectError = ""
-    /// Keeps the last real window while the overlay is active.
-    private var overlay = OverlayFilter()
     /// Event lines read by `drainEvents`, newest last (a few are kept for tests and `--watch`).
     private(set) var recentEvents: [String] = []
     /// Event-socket connections tried so far: tests check that a missing Hyprland costs no spin.
@@ -95,11 +93,9 @@ public final class HyprlandProbe: ForegroundProbe {
         case let .failure(failure):
             return .failure(failure)
         case .success(nil):
-            return .success(Reading(window: overlay.foreground(.nothing)))
+            return .success(Reading(window: nil))
         case let .success(active?):
-            let focus: OverlayFilter.Focus = Self.isOverlay(active)
-                ? .overlay : .window(Self.window(of: active, executables: executables))
-            return .success(Reading(window: overlay.foreground(focus)))
+            return .success(Reading(window: Self.window(of: active, executables: executables)))
         }
     }
 
@@ -211,11 +207,6 @@ public final class HyprlandProbe: ForegroundProbe {
         }
         if active.address == nil && active.effectiveClass == nil && active.title == nil { return .success(nil) }
         return .success(active)
-    }
-
-    static func isOverlay(_ active: ActiveWindow) -> Bool {
-        // Both classes: the window reported takes only the first that is set.
-        OverlayIdentity.isOverlay(names: [active.wmClass, active.initialClass])
     }
 
     /// Wayland windows' class is their app id; XWayland windows' is WM_CLASS's class.

@@ -1,18 +1,11 @@
-import Glibc
+import BlockerSystem
 
 /// Facts about other processes, from /proc.
 public enum ProcFS {
     /// Basename of /proc/PID/exe (`firefox-esr`), or nil when unreadable
     /// (another user's process, or gone).
     public static func executableName(pid: Int32) -> String? {
-        guard pid > 0 else { return nil }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        let path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // A replaced binary reads as "/usr/bin/x (deleted)".
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        return name.hasSuffix(" (deleted)") ? String(name.dropLast(10)) : name
+        ProcessExecutable.of(pid: pid)?.name
     }
 }
 

@@ -8,8 +8,8 @@ import Glibc
 /// Two connections: one answers GET_TREE; the other is subscribed to
 /// `window` and `workspace` events, and its descriptor wakes the daemon on a
 /// focus change. The tree's answer is kept until an event arrives: a sample
-/// with nothing changed sends no request. When our overlay holds the focus, the app beneath it is
-/// reported (the overlay is not the foreground). When sway goes
+/// with nothing changed sends no request. Our overlay, when it is a view, is
+/// reported as any view (blockerd's `OverlayFilter` knows it by its process). When sway goes
 /// away, samples fail with the reason and the probe reconnects with backoff,
 /// also to the socket a restarted sway created under a new name.
 public final class SwayProbe: ForegroundProbe {
@@ -167,15 +167,11 @@ public final class SwayProbe: ForegroundProbe {
         guard let json = try? JSONReader.value(payload, limits: limits), let root = SwayNode(json) else {
             return .failure(.outOfStep("GET_TREE answered something that is not a tree"))
         }
-        let front = SwayTree.foreground(in: root, isOverlay: Self.isOverlay)
+        let front = SwayTree.foreground(in: root)
         return .success(Reading(window: front.map { Self.window(of: $0, executables: executables) }))
     }
 
     // MARK: pure
-
-    static func isOverlay(_ node: SwayNode) -> Bool {
-        OverlayIdentity.isOverlay(names: [node.appID, node.windowProperties?.wmClass, node.windowProperties?.instance])
-    }
 
     static func window(of node: SwayNode, executables: ExecutableNameCache = ExecutableNameCache()) -> Window {
         let pid = node.pid.flatMap { $0 > 0 ? $0 : nil }

@@ -73,24 +73,20 @@ extension Array {
 }
 
 enum SwayTree {
-    /// The view in front: the focused one, or, when the overlay holds the
-    /// focus, the most recently focused other view, found by following the
-    /// `focus` lists (most recent first) down from the root: sway's own
-    /// history gives the "last real window" that `OverlayFilter` keeps for
-    /// the X11 and Hyprland probes.
-    static func foreground(in root: SwayNode, isOverlay: (SwayNode) -> Bool) -> SwayNode? {
+    /// The view in front: the focused one, found by following the `focus`
+    /// lists (most recent first). A focused view that is blocker's cover is
+    /// reported as it is: blockerd's `OverlayFilter` knows the cover by its
+    /// process, not by its app id.
+    static func foreground(in root: SwayNode) -> SwayNode? {
         guard let path = pathToFocused(from: root), let focused = path.last else {
             // A layer-shell surface holds the keyboard (our layer-shell overlay,
             // a launcher) and no node is focused: in front is what sway will
             // focus again, the current workspace's most recently focused view.
-            return currentWorkspace(in: root).flatMap { frontView(under: $0, skipping: isOverlay) }
+            return currentWorkspace(in: root).flatMap { frontView(under: $0) }
         }
-        guard focused.isView, isOverlay(focused) else {
-            // A focused workspace or split container: its most recently focused
-            // view; an empty workspace: nothing in front.
-            return frontView(under: focused, skipping: isOverlay)
-        }
-        return frontView(under: root, skipping: isOverlay)
+        // A focused workspace or split container: its most recently focused
+        // view; an empty workspace: nothing in front.
+        return frontView(under: focused)
     }
 
     /// The workspace reached by following the first `focus` entry down from the root.
@@ -115,14 +111,14 @@ enum SwayTree {
         return nil
     }
 
-    static func frontView(under node: SwayNode, skipping isOverlay: (SwayNode) -> Bool) -> SwayNode? {
-        if node.isView { return isOverlay(node) ? nil : node }
+    static func frontView(under node: SwayNode) -> SwayNode? {
+        if node.isView { return node }
         if node.type == "output" && node.name == "__i3" { return nil }   // the scratchpad is hidden
         let children = node.nodes + node.floatingNodes
         let ordered = node.focus.compactMap { id in children.first { $0.id == id } }
             + children.filter { !node.focus.contains($0.id) }
         for child in ordered {
-            if let view = frontView(under: child, skipping: isOverlay) { return view }
+            if let view = frontView(under: child) { return view }
         }
         return nil
     }

@@ -15,7 +15,6 @@ import Glibc
 /// - The connection's socket is `eventDescriptor`; `drainEvents` reads it
 ///   without blocking. A sample with nothing changed reads no reply and
 ///   builds nothing: it returns what the last change made.
-/// - The overlay is not the foreground (`OverlayFilter`).
 /// - When the compositor goes away, samples fail with the reason, the
 ///   descriptor goes nil, and samples reconnect with a capped backoff.
 ///   Connecting waits at most `timeoutMs` for each of its two round trips, so
@@ -38,7 +37,6 @@ public final class WlrootsProbe: ForegroundProbe {
 
     private var connection: WaylandConnection?
     private var toplevels = ToplevelList()
-    private var overlay = OverlayFilter()
     /// What the last change made; nil when a change came since.
     private var cached: Window??
     private var reconnect = ReconnectBackoff(initialMs: 100, capMs: 2_000)
@@ -90,7 +88,7 @@ public final class WlrootsProbe: ForegroundProbe {
         drainEvents()
         guard connection != nil else { return .failure(ProbeFailure(disconnectedBecause)) }
         if let cached { return .success(Reading(window: cached)) }
-        let front = overlay.foreground(toplevels.activated.map(Self.window))
+        let front = toplevels.activated.map(Self.window)
         cached = .some(front)
         return .success(Reading(window: front))
     }
@@ -143,7 +141,6 @@ public final class WlrootsProbe: ForegroundProbe {
             let initial = try c.roundTrip(timeoutMs: timeoutMs)
             connection = c
             toplevels = ToplevelList()
-            overlay = OverlayFilter()
             cached = nil
             apply(initial)
             guard connection != nil else { return disconnectedBecause }

@@ -397,23 +397,24 @@ struct RecentWindows<Value> {
     mutating func remove(_ window: XWindow) { entries.removeAll { $0.window == window } }
 }
 
-/// X11's own rule, on top of the shared "the overlay is not the foreground"
-/// (`OverlayFilter`): one empty `_NET_ACTIVE_WINDOW` happens between focus
-/// changes and keeps the last answer; two in a row mean the desktop is empty.
+/// X11's own rule (blockerd's `OverlayFilter` comes after it): one empty
+/// `_NET_ACTIVE_WINDOW` happens between focus changes and keeps the last
+/// answer; two in a row mean the desktop is empty.
 struct ForegroundSmoother {
-    private var overlay = OverlayFilter()
     private var emptyInARow = 0
 
     /// What the last sample reported.
-    var reported: Window? { overlay.lastRealWindow }
+    private(set) var reported: Window?
 
     mutating func next(_ seen: Window?) -> Window? {
-        guard let seen else {
+        if seen == nil {
             emptyInARow += 1
-            return emptyInARow >= 2 ? overlay.foreground(.nothing) : reported
+            if emptyInARow < 2 { return reported }
+        } else {
+            emptyInARow = 0
         }
-        emptyInARow = 0
-        return overlay.foreground(seen)
+        reported = seen
+        return seen
     }
 }
 

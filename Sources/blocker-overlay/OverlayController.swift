@@ -25,6 +25,9 @@ final class OverlayController {
     private var selectedExercise: String?
     /// When the shown cover was asked for (CLOCK_MONOTONIC ns), to log how long it took to appear.
     private var showRequestedAt: Int64?
+    /// What blockerd was last told (`CoverShown`): it supervises the cover,
+    /// and charges the app under a shield while none is drawn.
+    private var toldDrawn: Bool?
 
     // The bus connection on GLib's loop.
     private var readWatch: LoopSource?
@@ -55,11 +58,12 @@ final class OverlayController {
                     self.syncFromStatus()
                 } else {
                     self.log.info("blockerd left the bus: the cover goes until it is back")
+                    self.toldDrawn = false   // nobody to tell; said again to the next blockerd
                     self.render(self.model.daemonStopped())
                 }
             },
-            try client.onShellCoverChanged { [unowned self] present in
-                self.shellCoverChanged(present)
+            try client.onShellCoverChanged { [unowned self] owner in
+                self.shellCoverChanged(owner)
             },
         ]
         display.onMonitorsChanged { [unowned self] in self.reconcileMonitors() }
@@ -68,27 +72,48 @@ final class OverlayController {
             self.pump()
             return true
         }
-        if try client.isShellCovering() { shellCoverChanged(true) }
+        if let owner = try client.shellCoverOwner() { shellCoverChanged(owner) }
         if try client.isDaemonRunning() { syncFromStatus() }
         pump()
     }
 
     /// GNOME Shell's blocker extension covers (a GTK window can be switched
-    /// away from there): ours stays hidden while it owns the name.
-    private func shellCoverChanged(_ present: Bool) {
-        if present {
-            log.info("\(BusNames.shellCover) has an owner (blocker's GNOME Shell extension draws the cover): "
+    /// away from there): ours stays hidden while the shell owns the name. Any
+    /// other owner (a script taking the name first) is ignored: we cover.
+    private func shellCoverChanged(_ owner: CoverClaim?) {
+        var present = false
+        switch owner?.program {
+        case nil:
+            log.info("\(BusNames.shellCover) has no owner: covering")
+        case let .shell(name)?:
+            present = true
+            log.info("\(BusNames.shellCover) is owned by \(name) (blocker's shell extension draws the cover): "
                 + "staying hidden while it does")
-        } else {
-            log.info("\(BusNames.shellCover) has no owner any more: covering again")
+        case .overlay?, .unexpected?:
+            log.warning("\(BusNames.shellCover) is owned by \(owner!), which is no desktop shell: ignored, covering")
         }
         render(model.shellCoverChanged(present))
+    }
+
+    /// Tells blockerd whether our cover is on screen, without waiting (the
+    /// call goes out before any later one, so blockerd knows our process
+    /// before a `Status` reply makes us show). Said again after blockerd restarts.
+    private func tellDaemon(drawn: Bool, force: Bool = false) {
+        guard force || toldDrawn != drawn else { return }
+        toldDrawn = drawn
+        client.callAsync(BlockerInterface.coverShown, (drawn, "")) { [weak self] result in
+            if case let .failure(error) = result {
+                self?.log.warning("blockerd did not take CoverShown(\(drawn)): \(error)")
+            }
+        }
+        schedulePump()
     }
 
     // MARK: blockerd
 
     /// At start and when blockerd (re)appears: the shield and the exercises as it has them now.
     private func syncFromStatus() {
+        tellDaemon(drawn: false, force: true)
         do {
             let status = try client.status()
             setExercises(status.exercises)
@@ -109,6 +134,7 @@ final class OverlayController {
             for cover in covers.values { cover.window.hide() }
             showRequestedAt = nil
             log.info("hidden")
+            tellDaemon(drawn: false)
         case .show:
             showRequestedAt = MonotonicClock.nowNs
             refreshExercises()
@@ -158,6 +184,7 @@ final class OverlayController {
     }
 
     private func firstFrame(on monitor: Monitor) {
+        if model.isShown { tellDaemon(drawn: true) }
         guard monitor == formMonitor || formMonitor == nil, let started = showRequestedAt, let shield = model.shield else {
             return
         }

@@ -50,6 +50,11 @@ if recordStop {
 }
 // This very binary, even after an upgrade replaced the file.
 options.probeLauncher = "/proc/self/exe"
+// The cover blockerd accepts and supervises: the blocker-overlay installed
+// beside it (none, when its own path cannot be read).
+options.overlayExecutable = ProcessExecutable.current.flatMap { own in
+    own.path.lastIndex(of: "/").map { own.path[..<$0] + "/" + OverlayIdentity.name }
+} ?? ""
 
 do throws(StartFailure) {
     let loop = try DaemonLoop.start(options: options, log: log, environment: environment)

@@ -19,12 +19,6 @@ import Testing
         #expect(form.balanceLine == "Balance 15m 30s")
     }
 
-    @Test func itIsNotTheCoverToTheProbes() {
-        // The probes pass over the cover and report the app beneath; this window must count as itself.
-        #expect(!OverlayIdentity.isOverlay(names: [LogExercise.appID, LogExercise.appID, LogExercise.appID]))
-        #expect(OverlayIdentity.isOverlay(names: [OverlayIdentity.name]))
-    }
-
     @Test func theChosenExerciseIsCreditedWhileBlockerdListsIt() {
         let form = answered([pushups, squats])
         #expect(form.request(reps: "20", chosen: "squats", allowed: allowed)

@@ -96,32 +96,18 @@ import BlockerCore
         #expect(window.pid == xterm.pid && window.exe == "xterm")
     }
 
-    @Test func focusedOverlayIsNotTheForeground() throws {
+    @Test func aViewNamedLikeTheCoverIsReportedAsItIs() throws {
+        // Row 1 of issue 20: `foot --app-id blocker-overlay` was passed over as
+        // the cover. blockerd now knows its cover by its process (OverlayFilter).
         let sway = try SwayHeadless()
         defer { sway.close() }
         _ = try sway.openFoot(appID: "alpha", title: "Alpha notes")
-        let beta = try sway.openFoot(appID: "beta", title: "Beta chat")
         let probe = try openProbe(sway)
-
-        // alpha was in front when the overlay came up: alpha stays the foreground.
         try sway.swaymsg(["[app_id=alpha] focus"])
-        _ = try sway.openFoot(appID: "blocker-overlay", title: "Earn more time")
-        _ = try sway.waitForView("focused overlay") { $0.appID == "blocker-overlay" && $0.focused }
-        #expect(try probe.sample().get().window?.appID == "alpha")
-
-        // beta, then the overlay again: now beta is the one beneath.
-        try sway.swaymsg(["[app_id=beta] focus"])
-        try sway.swaymsg(["[app_id=blocker-overlay] focus"])
-        _ = try sway.waitForView("focused overlay") { $0.appID == "blocker-overlay" && $0.focused }
-        let beneath = try #require(try probe.sample().get().window)
-        #expect(beneath.appID == "beta" && beneath.pid == beta.pid && beneath.title == "Beta chat")
-
-        // The overlay alone on another workspace: the last real window is still beta.
-        try sway.swaymsg(["[app_id=blocker-overlay] move container to workspace 2"])
-        try sway.swaymsg(["workspace", "2"])
-        try sway.swaymsg(["[app_id=blocker-overlay] focus"])
-        _ = try sway.waitForView("focused overlay") { $0.appID == "blocker-overlay" && $0.focused }
-        #expect(try probe.sample().get().window?.appID == "beta")
+        let lookalike = try sway.openFoot(appID: "blocker-overlay", title: "discord")
+        _ = try sway.waitForView("focused lookalike") { $0.appID == "blocker-overlay" && $0.focused }
+        let front = try #require(try probe.sample().get().window)
+        #expect(front.appID == "blocker-overlay" && front.pid == lookalike.pid)
     }
 
     @Test func layerShellOverlayHoldingTheKeyboardIsNotTheForeground() throws {

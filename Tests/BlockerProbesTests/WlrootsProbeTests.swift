@@ -106,21 +106,20 @@ import TestSupport
     }
 
     @Test(arguments: WlrootsHeadless.Compositor.wlroots)
-    func theOverlayInFrontKeepsTheAppBeneath(_ kind: WlrootsHeadless.Compositor) throws {
+    func aToplevelNamedLikeTheCoverIsReportedAsItIs(_ kind: WlrootsHeadless.Compositor) throws {
+        // Row 1 of issue 20: an app id "blocker-overlay" was passed over as the
+        // cover. The protocol gives no pid, so no toplevel is ever the cover;
+        // blocker's cover is a layer-shell surface there, never a toplevel.
         let compositor = try WlrootsHeadless(kind)
         defer { compositor.close() }
         try compositor.openFoot(appID: "alpha", title: "Alpha notes")
-        try compositor.openFoot(appID: OverlayIdentity.name, title: "cover")
+        try compositor.openFoot(appID: OverlayIdentity.name, title: "discord")
         let probe = try openProbe(compositor)
         try waitForToplevels(probe, ["alpha", OverlayIdentity.name], compositor)
         #expect(probe.requestActivation(appID: "alpha"))
         try waitForReading(probe, "alpha activated") { $0.window?.appID == "alpha" }
         #expect(probe.requestActivation(appID: OverlayIdentity.name))
-        // The overlay's activation arrives, and alpha stays what is in front.
-        #expect(swayTestReadable(probe.eventDescriptor, timeoutMs: 2000))
-        usleep(200_000)
-        probe.drainEvents()
-        #expect(try probe.sample().get().window?.appID == "alpha")
+        try waitForReading(probe, "the lookalike activated") { $0.window?.appID == OverlayIdentity.name }
     }
 
     @Test(arguments: WlrootsHeadless.Compositor.wlroots)

@@ -151,19 +151,20 @@ import TestSupport
         #expect(seen.pid == xmessage.pid && seen.exe == "xmessage")
     }
 
-    @Test func theOverlayIsNotTheForeground() throws {
+    @Test func aWindowNamedLikeTheCoverIsReportedAsItIs() throws {
+        // Row 1 of issue 20: `xterm -class blocker-overlay` was passed over as
+        // the cover, never charged. blockerd knows its cover by its process.
         let server = try X11Server()
         let alpha = try server.xterm(class: "AlphaTerm", title: "the app")
         let probe = try openProbe(server)
         try server.activate(alpha.window)
         #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
 
-        let overlay = try server.xterm(class: "blocker-overlay", title: "overlay")
-        try server.activate(overlay.window)
-        #expect(try server.run(["xdotool", "getactivewindow"]).hasPrefix(String(overlay.window)))
-        let under = try probe.sample().get().window
-        #expect(under?.wmClass == "AlphaTerm" && under?.title == "the app")
-        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")   // and it stays so
+        let lookalike = try server.xterm(class: "blocker-overlay", title: "discord")
+        try server.activate(lookalike.window)
+        #expect(try server.run(["xdotool", "getactivewindow"]).hasPrefix(String(lookalike.window)))
+        let front = try probe.sample().get().window
+        #expect(front?.wmClass == "blocker-overlay" && front?.pid == lookalike.process.pid)
     }
 
     @Test func oneEmptyAnswerKeepsTheWindowTwoMeanNothingInFront() throws {
@@ -336,21 +337,6 @@ import TestSupport
         #expect(rules.next(nil) == nil)
         #expect(rules.next(nil) == nil)
         #expect(rules.next(other) == other)
-    }
-
-    @Test(arguments: [("blocker-overlay", "Blocker-overlay"), ("other", "blocker-overlay"), ("BLOCKER-OVERLAY", "x")])
-    func theOverlayKeepsTheAppBeneath(instance: String, wmClass: String) {
-        var rules = ForegroundSmoother()
-        let overlay = Window(wmInstance: instance, wmClass: wmClass, title: "cover")
-        #expect(rules.next(app) == app)
-        #expect(rules.next(overlay) == app)
-        #expect(rules.next(nil) == app)
-        #expect(rules.next(other) == other)
-    }
-
-    @Test func theOverlayFirstIsNothingInFront() {
-        var rules = ForegroundSmoother()
-        #expect(rules.next(Window(wmInstance: "blocker-overlay", wmClass: "Blocker-overlay")) == nil)
     }
 
     @Test func textProperties() {

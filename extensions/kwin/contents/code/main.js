@@ -182,9 +182,13 @@ function activated(window) {
     }
     nothingTimer.stop();
     if (isOverlay(window)) {
-        // The cover is not the foreground: blockerd keeps what it covers.
         coverAdded(window);
         if (covers.indexOf(window) >= 0) lastActiveCover = window;
+        // Reported all the same, with its pid: any app may call itself
+        // blocker-overlay, and blockerd knows its real cover by its process
+        // (it keeps the window beneath in front then).
+        watch(window);
+        report(window);
         return;
     }
     watch(window);

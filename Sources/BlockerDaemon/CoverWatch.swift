@@ -1,0 +1,109 @@
+import BlockerCore
+import BlockerSystem
+
+/// A shield with no cover drawn over it, while it lasts (wall ms).
+struct UncoveredStretch: Equatable {
+    var fromMs: Int64
+    var toMs: Int64
+    var app: String
+    /// Why nothing was drawn, in words.
+    var why: String
+    /// What the meter charged meanwhile (the app could be used).
+    var chargedMs: Milliseconds = 0
+
+    var text: String {
+        "no cover over \(app) under its shield (\(why)): \(DurationText.format(chargedMs)) charged"
+    }
+}
+
+/// blockerd's side of the cover: which windows are the cover (by process),
+/// whether one is drawn while a shield is up, and the record when none is.
+extension Daemon {
+    /// The probe's answer with blocker's own cover taken out: while it holds
+    /// the focus, the window beneath stays in front.
+    func withoutTheCover(_ reading: Result<Reading, ProbeFailure>) -> Result<Reading, ProbeFailure> {
+        guard case var .success(sample) = reading else { return reading }
+        sample.window = overlayFilter.foreground(sample.window, coverPIDs: covers.coverPIDs)
+        return .success(sample)
+    }
+
+    /// Whether a shield, were it up from now, has a cover: the meter charges
+    /// the coming interval under a shield only when it has none.
+    func coveredIfShielded(at monotonic: Int64) -> Bool {
+        guard supervisesCover else { return true }
+        var prospective = covers
+        prospective.shieldChanged(up: true, at: monotonic)
+        return prospective.isCovered(at: monotonic)
+    }
+
+    /// When a cover client's grace ends (CLOCK_MONOTONIC ms): the loop
+    /// samples then, to start charging if it has not drawn.
+    public var coverDeadlineMs: Int64? {
+        guard supervisesCover else { return nil }
+        if case let .awaiting(until) = covers.coverage(at: MonotonicClock.nowMs) { return until }
+        return nil
+    }
+
+    /// After a tick: follows the shield, keeps the record of a stretch with
+    /// no cover, and asks for blocker-overlay back when none is on the bus.
+    func superviseCover(_ outcome: TickOutcome, monotonic: Int64, wall: Int64) {
+        covers.shieldChanged(up: shield != nil, at: monotonic)
+        uncovered?.chargedMs += outcome.uncoveredMs
+        guard supervisesCover, covers.coverage(at: monotonic) == .missing, let shield else {
+            endUncovered(wall: wall)
+            return
+        }
+        if uncovered == nil {
+            let why = covers.clients.isEmpty ? "no \(OverlayIdentity.name) running" : "\(OverlayIdentity.name) drew nothing"
+            uncovered = UncoveredStretch(fromMs: wall, toMs: wall, app: shield.app, why: why)
+            log.write(LogEvent(.coverMissing, "No cover drawn over \(shield.app) under its shield (\(why)): "
+                               + "its time is charged until one is", fields: [("APP", shield.app)]))
+        }
+        uncovered?.toMs = wall
+        if covers.clients.isEmpty { observer?.coverMissing() }
+    }
+
+    /// A cover is drawn again, the shield went down, or blockerd stops: the
+    /// stretch without a cover is said with how long it lasted and what it charged.
+    func endUncovered(wall: Int64) {
+        guard var stretch = uncovered else { return }
+        uncovered = nil
+        stretch.toMs = max(wall, stretch.fromMs)
+        log.write(LogEvent(.coverBack, "Uncovered \(DurationText.format(stretch.toMs - stretch.fromMs)): \(stretch.text)",
+                           fields: [("APP", stretch.app), ("FROM_MS", "\(stretch.fromMs)"), ("TO_MS", "\(stretch.toMs)"),
+                                    ("CHARGED_MS", "\(stretch.chargedMs)")]))
+    }
+
+    /// Whether blockerd follows its cover (always, but in tests that run none).
+    var supervisesCover: Bool { options.overlayExecutable != nil }
+
+    // MARK: what the bus says
+
+    /// A checked blocker-overlay (`client`: its unique name) drew or hid its cover.
+    public func coverReported(client: String, pid: Int32, drawn: Bool, at monotonic: Int64 = MonotonicClock.nowMs) {
+        covers.clientReported(client, pid: pid, drawn: drawn, at: monotonic)
+    }
+
+    /// Its connection closed (stopped, killed, crashed).
+    public func coverClientLeft(_ client: String) {
+        guard covers.clients[client] != nil else { return }
+        covers.clientLeft(client)
+        if shield != nil {
+            log.write(LogEvent(priority: .notice, "\(OverlayIdentity.name) left the bus while a shield is up"))
+        }
+    }
+
+    /// A checked shell draws the cover (owns `io.github.blockerd.Cover`), or none does.
+    public func shellCoverChanged(_ shell: String?) {
+        guard shell != covers.shell else { return }
+        covers.shellChanged(shell)
+        log.write(LogEvent(priority: .info, shell.map { "\($0) draws blocker's cover (its plugin owns the cover name)" }
+            ?? "No desktop shell draws blocker's cover: \(OverlayIdentity.name) does"))
+    }
+
+    /// A program claimed to be blocker's cover and is not (`what` says who
+    /// and how): ignored, and said.
+    public func coverRefused(_ what: String) {
+        log.write(LogEvent(.coverRefused, "Ignored a cover that is not blocker's: \(what)", fields: [("WHO", what)]))
+    }
+}
