@@ -74,7 +74,12 @@ public final class Daemon {
     public let options: DaemonOptions
     public private(set) var config: Config
     public private(set) var meter: Meter
-    public private(set) var probe: ForegroundProbe
+    public private(set) var probe: ForegroundProbe {
+        didSet { probesOpened += 1 }
+    }
+    /// How many probes a reload has put in place of the first: the loop
+    /// watches a new probe's descriptor even when it got the old one's number.
+    public private(set) var probesOpened = 0
     public let ledger: Ledger
     public weak var observer: DaemonObserver?
     private let lock: StateLock

@@ -27,7 +27,11 @@ public final class DaemonLoop {
     /// Reads a burst of probe events once it is over (`eventBurstUs`).
     private var burstTimer: EventTimer!
     private var probeSource: EventSource?
-    private var watched: (fd: Int32?, generation: Int) = (nil, 0)
+    /// The probe whose descriptor the loop watches. A reload opens a new
+    /// probe, whose socket may get the old one's number and generation (and
+    /// the old object's address): its serial tells them apart, since epoll
+    /// dropped the old file with its close.
+    private var watched: (probe: Int, fd: Int32?, generation: Int) = (-1, nil, 0)
     /// The probe's session lock whose connections this loop processes.
     private weak var watchedSession: SessionLock?
     /// WatchdogSec in µs; nil when systemd expects no pings.
@@ -208,11 +212,12 @@ public final class DaemonLoop {
     /// burst of events is over), not on the next poll.
     private func watchProbe() {
         watchSession()
+        let probe = daemon.probesOpened
         let fd = daemon.probe.eventDescriptor, generation = daemon.probe.eventGeneration
-        guard fd != watched.fd || generation != watched.generation else { return }
+        guard probe != watched.probe || fd != watched.fd || generation != watched.generation else { return }
         if let probeSource { loop.remove(probeSource) }
         probeSource = nil
-        watched = (fd, generation)
+        watched = (probe, fd, generation)
         if let fd {
             probeSource = try? loop.onReadable(fd) { [unowned self] in
                 let burstUs = self.daemon.probe.eventBurstUs

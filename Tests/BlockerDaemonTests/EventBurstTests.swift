@@ -95,4 +95,36 @@ import TestSupport
         #expect(probe.samplesAtMs.count == 3)
         #expect(probe.drains == 2)
     }
+
+    /// A probe with no descriptor: what is in place while a reload swaps probes.
+    final class QuietProbe: ForegroundProbe {
+        let name = "quiet"
+        func sample() -> Result<Reading, ProbeFailure> { .success(Reading(window: nil)) }
+    }
+
+    /// A reload closes the old probe before it opens the new one, so the new
+    /// socket may get the old one's number (and the same generation): found
+    /// live on KWin 6, where the script's reports after a reload woke nobody
+    /// and an unloaded script was noticed 10 s late, at the commit heartbeat.
+    @Test func aNewProbeOnTheOldProbesDescriptorNumberWakesTheLoop() throws {
+        let box = try Sandbox()
+        let daemon = try box.daemon()
+        defer { daemon.shutdown(reason: "stopped") }
+        var old: BurstProbe? = try BurstProbe(burstUs: 0)
+        let number = old?.eventDescriptor
+        daemon.use(probe: old!)
+        let driver = try DaemonLoop(daemon: daemon)
+        driver.tick()                                   // the old probe's fd joins the loop
+        daemon.use(probe: QuietProbe())
+        old = nil                                       // closed: its numbers are free again
+        let new = try BurstProbe(burstUs: 0)
+        #expect(new.eventDescriptor == number, "the new pipe did not get the old number; the test proves nothing")
+        daemon.use(probe: new)
+        driver.tick()                                   // as a reload does: watch, then sample
+        let stop = try driver.loop.timer { driver.loop.exit(code: 0) }
+        stop.arm(afterMicroseconds: 200_000)
+        new.event()
+        #expect(try driver.loop.run() == 0)
+        #expect(new.drains == 1, "the loop did not wake for the new probe's event")
+    }
 }
