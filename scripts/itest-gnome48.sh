@@ -167,8 +167,9 @@ python3 -c 'import json, sys; j = json.loads(sys.argv[1]); sys.exit(0 if j["sour
     "$probe_json" || fail "blockerctl probe --json: $probe_json"
 sed -i 's/^poll-interval = .*/poll-interval = "2s"/' "$fx_dir/blocker.toml"
 ge_ctl reload >/dev/null || fail "blockerctl reload failed"
-sleep 0.5
-[ "$(ge_status 's["probe"]["name"], s["probe"]["ok"]')" = "gnome True" ] || fail "after the reload the probe is $(ge_status 's["probe"]')"
+# The new probe asks the extension for a report as it opens: seeing again within moments.
+ge_wait 5 eval '[ "$(ge_status "s[\"probe\"][\"name\"], s[\"probe\"][\"ok\"]")" = "gnome True" ]' \
+    || fail "after the reload the probe is $(ge_status 's["probe"]')"
 activate BlockerX
 ge_wait 5 front_is "$xterm_app|x meter|$xterm_pid" || fail "after the reload blockerd does not hear the focus change: $(front)"
 activate blocker-meter

@@ -25,6 +25,9 @@ kw_netns_pid=
 kw_chroot_bound=
 # The prefix that runs a command where KWin runs (nothing on the host).
 kw_in_session=()
+# The prefix that runs a host program in KWin's network namespace, where
+# Xwayland's abstract socket is (a host X11 client of KWin's Xwayland).
+kw_in_netns=()
 kw_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # kw_init — the scratch home and runtime dir, the session bus; exports the session's variables.
@@ -52,7 +55,8 @@ kw_enter_chroot() {
     unshare --net sleep infinity &
     kw_netns_pid=$!
     fx_track "$kw_netns_pid"
-    kw_in_session=(nsenter --net="/proc/$kw_netns_pid/ns/net" -- chroot "$kw_chroot")
+    kw_in_netns=(nsenter --net="/proc/$kw_netns_pid/ns/net" --)
+    kw_in_session=("${kw_in_netns[@]}" chroot "$kw_chroot")
 }
 kw_chroot_mounted=
 
