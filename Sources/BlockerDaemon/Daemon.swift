@@ -566,14 +566,20 @@ public final class Daemon {
         return true
     }
 
-    /// Flushes the ledger; never raises a shield (stopping must not block).
-    public func shutdown(reason: String = "stopped", wall: Int64 = WallClock.nowMs) {
+    /// Charges the interval open since the last sample up to this instant
+    /// (what `status` showed), flushes the ledger; never raises a shield
+    /// (stopping must not block).
+    public func shutdown(reason: String = "stopped", monotonic: Int64 = MonotonicClock.nowMs,
+                         wall: Int64 = WallClock.nowMs) {
         ServiceManager.notify("STOPPING=1")
+        let last = meter.closeInterval(at: monotonic, wall: wall, balance: ledger.balance)
+        uncovered?.chargedMs += last.uncovered
         endUncovered(wall: wall)
         probe.shutdown()
         launcher?.stop()
         endBlind(wall: wall)
-        do { try ledger.flushPending() } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
+        let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(atMs: wall).description, usage: last.usage)
+        do { try ledger.record(record) } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
         if let runID {
             do { try ledger.endRun(runID, nowMs: wall, reason: reason) } catch {
                 log.write(LogEvent(.storageError, "Cannot record the stop: \(error)"))
