@@ -65,6 +65,8 @@ public struct MethodError: Error, Equatable, Sendable, CustomStringConvertible {
 public enum BlockerLimits {
     /// `Earn(s, u reps)`.
     public static let reps: ClosedRange<UInt32> = 1...1000
+    /// `EarnOnce(s request_id, …)`, in UTF-8 bytes (`EarnRequestID.make()` gives 32).
+    public static let requestIDBytes: ClosedRange<Int> = 1...128
     /// `BlockFor(s, t seconds)`: 1 minute to 7 days.
     public static let blockSeconds: ClosedRange<UInt64> = 60...604_800
     /// `History(u days)`.
@@ -165,6 +167,9 @@ public struct BlockerSignal<Payload>: Sendable {
 public protocol BlockerCalls {
     func status() throws(BusFailure) -> StatusReport
     func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64)
+    /// `Earn` that a retry with the same `requestID` cannot credit twice
+    /// (an older blockerd lacks EarnOnce: then `Earn`).
+    func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64)
     func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64
     func unblock(target: String) throws(BusFailure)
     func history(days: UInt32) throws(BusFailure) -> [HistoryRow]
@@ -182,6 +187,9 @@ public protocol BlockerMethods: AnyObject {
     func status() throws(MethodError) -> StatusReport
     /// `exercise` may be "" (the only one configured). Committed before it returns.
     func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64)
+    /// `earn`, unless `requestID` was credited before: then what that earning
+    /// earned and the balance now (a client's retry after a timeout).
+    func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64)
     /// Returns the block's end, Unix ms.
     func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64
     func unblock(target: String) throws(MethodError)
@@ -207,6 +215,13 @@ extension BlockerClient: BlockerCalls {
     public func status() throws(BusFailure) -> StatusReport { try call(BlockerInterface.status, ()) }
     public func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
         try call(BlockerInterface.earn, (exercise, reps))
+    }
+    public func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
+        do {
+            return try call(BlockerInterface.earnOnce, (requestID, exercise, reps))
+        } catch .refused(name: "org.freedesktop.DBus.Error.UnknownMethod", _) {
+            return try earn(exercise: exercise, reps: reps)
+        }
     }
     public func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64 {
         try call(BlockerInterface.blockFor, (target, seconds))
@@ -284,6 +299,34 @@ public enum BlockerInterface {
         readReply: { (reply: BusMessage) throws(WireMismatch) -> (earnedMs: Int64, balanceMs: Int64) in
             do throws(SystemdError) { return (try reply.readInt64(), try reply.readInt64()) } catch { throw WireMismatch(error) }
         })
+
+    /// `EarnOnce(s request_id, s exercise, u reps) → (x earned_ms, x balance_ms)`:
+    /// `Earn`, and a call again with the same request_id (a retry after a
+    /// timeout) is answered with the first one's earned_ms and the balance now.
+    public static let earnOnce = BlockerMethod<(requestID: String, exercise: String, reps: UInt32), (earnedMs: Int64, balanceMs: Int64)>(
+        member: "EarnOnce", inputs: [BusArgument("request_id", "s"), BusArgument("exercise", "s"), BusArgument("reps", "u")],
+        outputs: earn.outputs,
+        writeArguments: { (arguments: (requestID: String, exercise: String, reps: UInt32), call: BusMessage) throws(SystemdError) in
+            try call.append(arguments.requestID)
+            try earn.writeArguments((arguments.exercise, arguments.reps), call)
+        },
+        readArguments: { (call: BusMessage) throws(SystemdError) in
+            let requestID = try call.readString()
+            let (exercise, reps) = try earn.readArguments(call)
+            return (requestID, exercise, reps)
+        },
+        check: { (arguments: (requestID: String, exercise: String, reps: UInt32)) -> MethodError? in
+            guard BlockerLimits.requestIDBytes.contains(arguments.requestID.utf8.count) else {
+                return .invalidArgument("a request id is 1 to \(BlockerLimits.requestIDBytes.upperBound) bytes "
+                    + "(got \(arguments.requestID.utf8.count)); nothing was credited")
+            }
+            return earn.check((arguments.exercise, arguments.reps))
+        },
+        perform: { (handler: any BlockerMethods, arguments: (requestID: String, exercise: String, reps: UInt32)) throws(MethodError) in
+            try handler.earnOnce(requestID: arguments.requestID, exercise: arguments.exercise, reps: arguments.reps)
+        },
+        writeReply: earn.writeReply,
+        readReply: earn.readReply)
 
     /// `BlockFor(s target, t seconds) → x until_ms`: a group, or an app listed in one.
     public static let blockFor = BlockerMethod<(target: String, seconds: UInt64), Int64>(
@@ -483,7 +526,7 @@ public enum BlockerInterface {
     /// Every method, in the order introspection lists them.
     static let routes: [MethodRoute] = [status.route, earn.route, blockFor.route, unblock.route, history.route,
                                         reload.route, pendingChanges.route, cancelPending.route, gaps.route,
-                                        gapsEx.route, coverShown.route]
+                                        gapsEx.route, coverShown.route, earnOnce.route]
 
     /// `ShieldChanged(a{sv} shield)`, on every change, at once: see `ShieldState.busDictionary`.
     public static let shieldChanged = BlockerSignal<ShieldState>(
@@ -530,3 +573,14 @@ public protocol BlockerSignalSource {
 }
 
 extension BlockerClient: BlockerSignalSource {}
+
+/// A fresh id for `EarnOnce`: 128 random bits in hex.
+public enum EarnRequestID {
+    public static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return [generator.next(), generator.next()].map { (half: UInt64) in
+            let digits = String(half, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
+    }
+}

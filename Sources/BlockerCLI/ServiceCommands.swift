@@ -13,11 +13,15 @@ struct EarnCommand: BlockerCommand {
             .optional("EXERCISE", help: "one of [earn] in blocker.toml; may be left out when only one is configured",
                       completion: .configNames(.exercises)),
         ],
+        options: [.value("--request-id", "ID", help: "credit it once whatever the retries: run again with the same ID "
+                         + "(1 to 128 bytes) after a timeout, and blockerd answers with the first earning")],
         discussion: "Example: blockerctl earn 20 pushups")
 
     let reps: UInt32
     /// "" lets blockerd choose (it refuses, listing them, when several are configured).
     let exercise: String
+    /// `EarnOnce`'s id: `--request-id`, else a fresh one (one run, one earning).
+    let requestID: String
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let text = arguments.argument("REPS")!
@@ -28,6 +32,11 @@ struct EarnCommand: BlockerCommand {
         let exercise = arguments.argument("EXERCISE")
         if exercise == "" { throw UsageError("EXERCISE is empty; name one of [earn], or leave it out") }
         self.exercise = exercise ?? ""
+        let id = arguments.value("--request-id")
+        if let id, !BlockerLimits.requestIDBytes.contains(id.utf8.count) {
+            throw UsageError("--request-id must be 1 to \(BlockerLimits.requestIDBytes.upperBound) bytes, not \(id.utf8.count)")
+        }
+        requestID = id ?? EarnRequestID.make()
     }
 
     /// ASCII digits only (no sign, no point), within 1…1000.
@@ -38,8 +47,10 @@ struct EarnCommand: BlockerCommand {
     }
 
     func run(_ context: CommandContext) throws(CommandFailure) {
-        let (reps, exercise) = (self.reps, self.exercise)
-        let result = try context.call { service throws(BusFailure) in try service.earn(exercise: exercise, reps: reps) }
+        let (reps, exercise, requestID) = (self.reps, self.exercise, self.requestID)
+        let result = try context.call { service throws(BusFailure) in
+            try service.earnOnce(requestID: requestID, exercise: exercise, reps: reps)
+        }
         let what = exercise.isEmpty ? "\(reps) reps" : "\(reps) \(exercise)"
         context.out.line("earned \(context.out.paint(DurationText.format(result.earnedMs), .green)) for \(what); "
                          + "balance \(context.out.paint(DurationText.format(result.balanceMs), .bold))")

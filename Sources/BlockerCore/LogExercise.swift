@@ -34,6 +34,26 @@ public struct EarnRequest: Equatable, Sendable {
     }
 }
 
+/// The request id an earn form sends with `EarnOnce`. While a call has had
+/// no answer (it timed out, and blockerd may have credited it all the same),
+/// the same request again keeps its id, so the retry is not credited twice;
+/// an answer, or another request, starts a new id.
+public struct EarnRetry: Sendable {
+    private var unanswered: (request: EarnRequest, id: String)?
+
+    public init() {}
+
+    public mutating func id(for request: EarnRequest, new: () -> String) -> String {
+        if let unanswered, unanswered.request == request { return unanswered.id }
+        let id = new()
+        unanswered = (request, id)
+        return id
+    }
+
+    /// blockerd answered (credited or refused): the next request is a new one.
+    public mutating func answered() { unanswered = nil }
+}
+
 /// What the window knows of blockerd (from `Status` and `Earn` replies), and
 /// the words that follow from it. It asks blockerd only when the user acts:
 /// at start, before an Earn while blockerd was unreachable, and after a

@@ -124,6 +124,17 @@ public struct Meter: Sendable {
         return min(elapsed, max(balance, 0))
     }
 
+    /// Ends the interval open since the last sample at `monotonic` and
+    /// returns what it spent and used: at a sample, and at a stop, which
+    /// charges exactly what `pendingDebit` (a status) showed up to then.
+    /// `uncovered`: how much of it a shield was up with no cover drawn.
+    public mutating func closeInterval(at monotonic: Int64, wall: Int64, balance: Milliseconds, failed: Bool = false)
+        -> (debit: Milliseconds, usage: [UsageEntry], uncovered: Milliseconds) {
+        guard let (elapsed, charge) = accountant.sample(at: monotonic, failed: failed) else { return (0, [], 0) }
+        return (charge.metered ? min(elapsed, max(balance, 0)) : 0, usageEntries(charge, elapsed: elapsed, endingAt: wall),
+                charge.uncovered ? elapsed : 0)
+    }
+
     public func decide(window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {
         Policy.decide(config: config, zone: zone, matcher: matcher, window: window, ledger: ledger, now: now)
     }
@@ -133,14 +144,8 @@ public struct Meter: Sendable {
         let reading = try? input.reading.get()
 
         // Charge the interval since the previous sample to what it saw.
-        var debit: Milliseconds = 0
-        var usage: [UsageEntry] = []
-        var uncovered: Milliseconds = 0
-        if let (elapsed, charge) = accountant.sample(at: input.monotonic, failed: reading == nil) {
-            if charge.metered { debit = min(elapsed, ledger.balance) }
-            if charge.uncovered { uncovered = elapsed }
-            usage = usageEntries(charge, elapsed: elapsed, endingAt: input.wall)
-        }
+        let (debit, usage, uncovered) = closeInterval(at: input.monotonic, wall: input.wall, balance: ledger.balance,
+                                                      failed: reading == nil)
         ledger.balance -= debit
         let today = zone.localDate(atMs: input.wall).description
         for entry in usage where entry.day == today {

@@ -126,12 +126,16 @@ public final class Daemon {
     public typealias SessionStarts = (_ uid: UInt32, _ environment: [String: String])
         -> Result<[Int64], GraphicalSessions.Unavailable>
 
+    /// `anchors`: where the ledger's anchors go and are read back (the
+    /// journal in blockerd; nil: none, as in tests that do not ask for them).
     public init(options: DaemonOptions, log: LogSink, environment: [String: String],
                 wall: Int64 = WallClock.nowMs, monotonic: Int64 = MonotonicClock.nowMs,
-                sessionStarts: SessionStarts = GraphicalSessions.startsMs) throws(StartFailure) {
+                sessionStarts: SessionStarts = GraphicalSessions.startsMs,
+                anchors: LedgerAnchorStore? = nil) throws(StartFailure) {
         self.options = options
         self.log = log
         self.environment = environment
+        self.anchors = anchors
         let file: (config: Config, text: String)
         do { file = try Config.loadWithText(path: options.configPath) } catch { throw .config(error) }
         let zone: TimeZoneRules
@@ -139,6 +143,9 @@ public final class Daemon {
         // The lock comes first: a second daemon must not touch the ledger at all.
         do { lock = try StateLock(directory: options.stateDirectory) } catch { throw .alreadyRunning(error) }
         do { ledger = try Ledger.open(stateDirectory: options.stateDirectory) } catch { throw .storage(error) }
+        // Before anything writes: a restored or rewritten file is told from the last anchor.
+        let start = Self.checkLedgerAtStart(ledger, anchors: anchors, wall: wall, log: log)
+        knownBrokenEarning = start.broken
         // Strict mode: the config in force is the ledger's, and the file is
         // compared with it (it may have been edited while blockerd was stopped).
         var versions: [LoadedConfigVersion]
@@ -164,7 +171,9 @@ public final class Daemon {
         if let gap = Self.gapEvent(previous: previousRun, now: wall, zone: meter.zone, unguardedSinceMs: unguardedSince) {
             log.write(gap)
         }
+        recordStartFindings(start.found, anchor: start.anchor, wall: wall)
         noteLedgerEdits()
+        anchorLedger(wall: wall)
     }
 
     /// Replaces the probe the config chose (tests: a probe no config names).
@@ -183,13 +192,24 @@ public final class Daemon {
 
     /// Hand edits the ledger found so far, as last said in the journal.
     private var announcedLedgerEdits = 0
+    /// Where the ledger's anchors go (LedgerAnchors.swift); nil: nowhere.
+    let anchors: LedgerAnchorStore?
+    /// The first earning not following from the one before, as last checked.
+    var knownBrokenEarning: Int64?
+    /// When the last anchor went out, and the ledger's commit count then.
+    var lastAnchor: (ms: Int64, commits: Int) = (0, -1)
+    /// What blockerd itself knows was earned on `day` (see `earningHistory`).
+    var earnedFloor: (day: String, history: EarnLimits.History)?
 
-    /// Says in the journal, once each, that the ledger was edited outside blocker.
-    func noteLedgerEdits() {
-        guard ledger.editsFound > announcedLedgerEdits else { return }
+    /// Says in the journal, once each, that the ledger was edited outside
+    /// blocker: what the seal found, or `found` (an anchor, the earnings chain).
+    func noteLedgerEdits(_ found: [String] = []) {
+        guard ledger.editsFound > announcedLedgerEdits || !found.isEmpty else { return }
         announcedLedgerEdits = ledger.editsFound
-        log.write(LogEvent(priority: .warning, "The ledger \(ledger.path) was edited outside blocker since its last write; "
-                           + "noted in its ledger_edits table (blockerctl doctor shows it), running on"))
+        let what = found.isEmpty ? " since its last write" : ": " + found.joined(separator: "; ")
+        log.write(LogEvent(.ledgerEdited, "The ledger \(ledger.path) was edited outside blocker\(what); "
+                           + "noted in its ledger_edits table (blockerctl doctor shows it), running on",
+                           fields: [("LEDGER", ledger.path), ("FOUND", found.joined(separator: "\n"))]))
     }
 
     /// This run's row in the ledger (`runs`), and when it last noted it was alive.
@@ -282,6 +302,7 @@ public final class Daemon {
     /// the ledger in one transaction.
     public func tick(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) {
         applyDueConfigVersions(wall: wall)
+        checkLedgerIfChanged(wall: wall)
         touchRun(wall: wall)
         noteLedgerEdits()
         let reading = withoutTheCover(probe.sample())
@@ -332,6 +353,7 @@ public final class Daemon {
         superviseCover(outcome, monotonic: monotonic, wall: wall)
         sendNotifications(app: outcome.window?.app, metered: outcome.decision.metered,
                           balance: outcome.ledger.balance, crossed: outcome.warnings, raised: raised, now: wall)
+        anchorIfDue(wall: wall)
     }
 
     private func sendNotifications(app: String?, metered: Bool, balance: Milliseconds, crossed: [Milliseconds],
@@ -512,15 +534,30 @@ public final class Daemon {
         }
     }
 
+    /// `EarnOnce` called again with `requestID` (its client timed out, then
+    /// retried): what the first call earned and the balance now; nil when
+    /// the id is new (or too old to be known).
+    public func earnedBefore(requestID: String) throws(EarnFailure) -> (earned: Milliseconds, balance: Milliseconds)? {
+        let earned: Milliseconds?
+        do { earned = try ledger.earning(requestID: requestID) } catch { throw .storage(error) }
+        guard let earned else { return nil }
+        log.write(LogEvent(priority: .info, "Earning request \(requestID) came again: answered with its first earning "
+                           + "(\(DurationText.format(earned))), not credited twice"))
+        return (earned, ledger.balance)
+    }
+
     /// Credits `reps` of `exercise`; committed to disk before it returns.
     /// Beyond `[earn] max-per-day` or `min-gap` nothing is credited.
-    public func earn(exercise: Exercise, reps: Int, wall: Int64 = WallClock.nowMs) throws(EarnFailure)
+    /// `requestID`: the client's id for it (`earnedBefore(requestID:)`).
+    public func earn(exercise: Exercise, reps: Int, requestID: String? = nil, wall: Int64 = WallClock.nowMs) throws(EarnFailure)
         -> (earned: Milliseconds, balance: Milliseconds) {
         let today = meter.zone.localDate(atMs: wall)
         let limits = config.earnLimits
+        // An edit made since the last tick is seen before the limits are checked.
+        checkLedgerIfChanged(wall: wall)
+        let history: EarnLimits.History
+        do { history = try earningHistory(day: today.description) } catch { throw .storage(error) }
         if limits != EarnLimits() {
-            let history: EarnLimits.History
-            do { history = try ledger.earningHistory(day: today.description) } catch { throw .storage(error) }
             let (earning, overflow) = Int64(reps).multipliedReportingOverflow(by: exercise.perRep)
             if let refusal = limits.refusal(earning: overflow ? .max : earning, now: wall, history: history,
                                             nextDayMs: meter.zone.startOfDay(today.adding(days: 1))) {
@@ -536,8 +573,10 @@ public final class Daemon {
         let result: (earned: Milliseconds, balance: Milliseconds)
         do {
             result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
-                                     day: today.description)
+                                     day: today.description, requestID: requestID)
         } catch { throw .storage(error) }
+        noteEarned(result.earned, day: today.description, before: history, wall: wall)
+        anchorLedger(wall: wall)
         log.write(LogEvent(.earn, "Earned \(DurationText.format(result.earned)) for \(reps) \(exercise.name)",
                            fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)"),
                                     ("EARNED_MS", "\(result.earned)"), ("BALANCE_MS", "\(result.balance)")]))
@@ -571,19 +610,26 @@ public final class Daemon {
         return true
     }
 
-    /// Flushes the ledger; never raises a shield (stopping must not block).
-    public func shutdown(reason: String = "stopped", wall: Int64 = WallClock.nowMs) {
+    /// Charges the interval open since the last sample up to this instant
+    /// (what `status` showed), flushes the ledger; never raises a shield
+    /// (stopping must not block).
+    public func shutdown(reason: String = "stopped", monotonic: Int64 = MonotonicClock.nowMs,
+                         wall: Int64 = WallClock.nowMs) {
         ServiceManager.notify("STOPPING=1")
+        let last = meter.closeInterval(at: monotonic, wall: wall, balance: ledger.balance)
+        uncovered?.chargedMs += last.uncovered
         endUncovered(wall: wall)
         probe.shutdown()
         launcher?.stop()
         endBlind(wall: wall)
-        do { try ledger.flushPending() } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
+        let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(atMs: wall).description, usage: last.usage)
+        do { try ledger.record(record) } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
         if let runID {
             do { try ledger.endRun(runID, nowMs: wall, reason: reason) } catch {
                 log.write(LogEvent(.storageError, "Cannot record the stop: \(error)"))
             }
         }
+        anchorLedger(final: true, wall: wall)
         log.write(LogEvent(.stop, "blockerd stopping", fields: [("BALANCE_MS", "\(ledger.balance)")]))
         ledger.close()
     }

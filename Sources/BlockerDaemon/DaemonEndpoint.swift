@@ -69,16 +69,34 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     }
 
     public func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {
+        try earn(exercise: exercise, reps: reps, requestID: nil)
+    }
+
+    public func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {
+        try earn(exercise: exercise, reps: reps, requestID: requestID)
+    }
+
+    private func earn(exercise: String, reps: UInt32, requestID: String?) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {
+        // A retry is answered before anything else is looked at (a reload may have renamed the exercise since).
+        if let requestID {
+            let first: (earned: Milliseconds, balance: Milliseconds)?
+            do { first = try daemon.earnedBefore(requestID: requestID) } catch { throw Self.methodError(error) }
+            if let first { return (first.earned, first.balance) }
+        }
         let chosen = try Self.resolveExercise(exercise, config: daemon.config, configPath: daemon.options.configPath)
         do {
-            let result = try daemon.earn(exercise: chosen, reps: Int(reps))
+            let result = try daemon.earn(exercise: chosen, reps: Int(reps), requestID: requestID)
             ledgerChanged()
             return (result.earned, result.balance)
         } catch {
-            switch error {
-            case let .refused(_, message): throw .refused(message)
-            case let .storage(error): throw .storageError("nothing was credited: \(error)")
-            }
+            throw Self.methodError(error)
+        }
+    }
+
+    private static func methodError(_ error: EarnFailure) -> MethodError {
+        switch error {
+        case let .refused(_, message): .refused(message)
+        case let .storage(error): .storageError("nothing was credited: \(error)")
         }
     }
 

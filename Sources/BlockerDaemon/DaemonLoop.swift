@@ -109,7 +109,7 @@ public final class DaemonLoop {
                                    "\(failure.description); blockerctl and the overlay cannot reach blockerd"))
             }
         }
-        let daemon = try Daemon(options: options, log: log, environment: environment)
+        let daemon = try Daemon(options: options, log: log, environment: environment, anchors: JournalAnchorStore())
         do { return try DaemonLoop(daemon: daemon, server: server) } catch { throw .system("\(error)") }
     }
 

@@ -19,6 +19,10 @@ public enum EventKind: String, Sendable, CaseIterable {
     case gap
     // The cover (CoverWatch.swift): none drawn under a shield, drawn again, a program posing as it.
     case coverMissing = "cover-missing", coverBack = "cover-back", coverRefused = "cover-refused"
+    /// The ledger was changed outside blocker (its seal, its earnings chain or its anchor says so).
+    case ledgerEdited = "ledger-edited"
+    /// The ledger's state, kept in the journal where its user cannot rewrite it (LedgerAnchors.swift).
+    case ledgerAnchor = "ledger-anchor"
 
     public var messageID: String {
         switch self {
@@ -45,6 +49,8 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .coverMissing: "0d6c1f3e8a4b4f2e9b7d5a1c3e6f8b20"
         case .coverBack: "5e2a9c7d1b3f4a6e8c0d2f4b6a8e1c39"
         case .coverRefused: "b7e41d9a2c5f4e8b9a3d6c1f0e7b2a54"
+        case .ledgerEdited: "02c45e659ab5456f84df64328985f535"
+        case .ledgerAnchor: "bad29fda64414cb7bec7fe8458c1ee5d"
         }
     }
 
@@ -53,6 +59,8 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .start, .stop, .reload, .earn, .earnRefused, .shieldDown, .probeRecovered: .info
         case .configApplied, .configCancelled: .info
         case .configPending, .gap: .notice
+        case .ledgerAnchor: .info
+        case .ledgerEdited: .warning
         case .mediaPaused, .mediaResumed, .audioMuted, .audioUnmuted: .info
         case .shieldUp, .warning: .notice
         case .probeError: .warning

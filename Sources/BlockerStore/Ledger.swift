@@ -28,6 +28,10 @@ public final class Ledger {
     private var lastDataVersion: Int64?
     /// Hand edits found since open (each also a `ledger_edits` row).
     public private(set) var editsFound = 0
+    /// Blocker's own write transactions since open.
+    public private(set) var commits = 0
+    /// When blocker last wrote (unix ms), nil before its first write since open.
+    public private(set) var lastWriteMs: Int64?
 
     /// As committed.
     private var account: Account
@@ -100,11 +104,24 @@ public final class Ledger {
     /// True while tick data waits for a successful write.
     public var hasPending: Bool { !pending.isEmpty }
 
+    /// How many of the newest earnings keep their request id: a retry comes
+    /// seconds after its call, so a few dozen are plenty.
+    static let requestIDsKept: Int64 = 64
+
+    /// What the earning first credited under `requestID` earned; nil when
+    /// none is known (never seen, or too long ago).
+    public func earning(requestID: String) throws(StoreError) -> Milliseconds? {
+        try read("cannot read the earnings") { () throws(SQLiteError) in
+            try database.firstRow("SELECT ms FROM earnings WHERE request_id = ?", [.text(requestID)]) { $0.int64(0) }
+        }
+    }
+
     /// Credits `reps × perRep` and returns when the earning is on disk (fsync'd).
     /// On failure nothing changes. `day` is the local day it counts for in
     /// history, from the caller's calendar (the daemon owns the time zone).
+    /// `requestID`: the caller's id for it (`earning(requestID:)`).
     public func earn(exercise: String, reps: Int, perRep: Milliseconds, atMs: Int64,
-                     day: String) throws(StoreError) -> (earned: Milliseconds, balance: Milliseconds) {
+                     day: String, requestID: String? = nil) throws(StoreError) -> (earned: Milliseconds, balance: Milliseconds) {
         guard reps > 0, perRep >= 0 else {
             throw invalid("cannot save the earning", "reps must be at least 1 and the rate not negative (got \(reps) × \(perRep) ms)")
         }
@@ -120,8 +137,14 @@ public final class Ledger {
                 """, [.integer(earned)], Account.init)
             let chain = EarningChain.link(after: try EarningChain.head(database), atMs: atMs, day: day,
                                           exercise: exercise, reps: Int64(reps), ms: earned)
-            try database.run("INSERT INTO earnings (at_ms, day, exercise, reps, ms, chain) VALUES (?, ?, ?, ?, ?, ?)",
-                             [.integer(atMs), .text(day), .text(exercise), .integer(Int64(reps)), .integer(earned), .text(chain)])
+            let id = try database.firstRow("""
+                INSERT INTO earnings (at_ms, day, exercise, reps, ms, chain, request_id) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """, [.integer(atMs), .text(day), .text(exercise), .integer(Int64(reps)), .integer(earned), .text(chain),
+                      requestID.map { .text($0) } ?? .null]) { $0.int64(0) } ?? 0
+            if requestID != nil {
+                try database.run("UPDATE earnings SET request_id = NULL WHERE request_id IS NOT NULL AND id <= ?",
+                                 [.integer(id - Self.requestIDsKept)])
+            }
             guard let totals else { throw SQLiteError(code: .corrupt, message: "the account row is missing") }
             return totals
         }
@@ -478,6 +501,70 @@ public final class Ledger {
         }
     }
 
+    // MARK: Integrity (tamper evidence, LedgerSeal.swift and LedgerAnchor.swift)
+
+    /// Whether another connection committed since blockerd's last look (a
+    /// hand edit with sqlite3): `PRAGMA data_version`, read from memory
+    /// shared with the other connections, no disk read.
+    public func changedOutside() -> Bool {
+        guard let version = try? database.firstRow("PRAGMA data_version", [], { $0.int64(0) }) else { return false }
+        return version != lastDataVersion
+    }
+
+    /// Checks the tables against the seal now, not at the next write: an edit
+    /// is noted (`ledger_edits`) and the file sealed again. Returns whether it noted one.
+    @discardableResult
+    public func checkSeal() throws(StoreError) -> Bool {
+        let before = editsFound
+        try write("cannot check the ledger for edits") { () throws(SQLiteError) in }
+        return editsFound > before
+    }
+
+    /// Notes in `ledger_edits` an edit blockerd found otherwise than by the
+    /// seal (an anchor, the earnings chain), after blocker's write at
+    /// `sinceMs`, unless the seal check of this same write noted one already.
+    public func noteEdit(sinceMs: Int64) throws(StoreError) {
+        let before = editsFound
+        try write("cannot note the edit") { () throws(SQLiteError) in
+            guard editsFound == before else { return }
+            try LedgerSeal.noteEdit(database, sealedMs: sinceMs, nowMs: WallClock.nowMs)
+            editsFound += 1
+        }
+    }
+
+    /// The first earning that does not follow from the one before it.
+    public func firstBrokenEarning() throws(StoreError) -> Int64? {
+        try read("cannot check the earnings") { () throws(SQLiteError) in try EarningChain.firstBroken(database)?.id }
+    }
+
+    /// The chain of earning number `count` (by id; nil: fewer earnings).
+    public func chain(atEarning count: Int64) throws(StoreError) -> String? {
+        guard count > 0 else { return "" }
+        return try read("cannot read the earnings") { () throws(SQLiteError) in
+            try database.firstRow("SELECT coalesce(chain, '') FROM earnings ORDER BY id LIMIT 1 OFFSET ?",
+                                  [.integer(count - 1)]) { $0.text(0) }
+        }
+    }
+
+    /// The file as an anchor would describe it now, its digest in `sealFormat`
+    /// (nil: the latest; a format this blocker does not know: the latest too).
+    public func anchor(sealFormat: Int64? = nil, brokenEarning: Int64?, final: Bool, atMs: Int64) throws(StoreError) -> LedgerAnchor {
+        let format = sealFormat.flatMap(LedgerSeal.Format.init(rawValue:)) ?? .latest
+        return try read("cannot read the ledger's state") { () throws(SQLiteError) in
+            let digest = try LedgerSeal.digest(database, format, runsUpgraded: true)
+            return try database.firstRow("""
+                SELECT coalesce((SELECT max(id) FROM runs), 0), (SELECT count(*) FROM earnings),
+                       coalesce((SELECT chain FROM earnings ORDER BY id DESC LIMIT 1), ''), earned_total_ms, spent_total_ms
+                FROM account WHERE id = 1
+                """) {
+                LedgerAnchor(runID: $0.int64(0), seal: digest, sealFormat: format.rawValue, earnings: $0.int64(1),
+                             chain: $0.text(2), earnedTotalMs: $0.int64(3), spentTotalMs: $0.int64(4),
+                             brokenEarning: brokenEarning, final: final, atMs: atMs)
+            } ?? LedgerAnchor(runID: 0, seal: digest, sealFormat: format.rawValue, earnings: 0, chain: "", earnedTotalMs: 0,
+                              spentTotalMs: 0, brokenEarning: brokenEarning, final: final, atMs: atMs)
+        }
+    }
+
     // MARK: Plumbing
 
     /// One transaction; SQLite errors become a StoreError naming the file.
@@ -489,6 +576,7 @@ public final class Ledger {
             if durable { try database.run("PRAGMA synchronous = FULL") }
             // If switching back fails we merely stay on FULL: slower, not less safe.
             defer { if durable { try? database.run("PRAGMA synchronous = NORMAL") } }
+            defer { commits &+= 1 }   // counts attempts too: only "anything new?" is asked of it
             return try database.transaction { () throws(SQLiteError) -> T in
                 // Only another connection's commit changes data_version (read
                 // under the write lock, so none can slip in after it): then the
@@ -499,6 +587,7 @@ public final class Ledger {
                 let value = try body()
                 try LedgerSeal.seal(database, nowMs: now)
                 lastDataVersion = version   // our own commit leaves it as it is
+                lastWriteMs = now
                 return value
             }
         } catch {

@@ -113,12 +113,18 @@ enum LedgerSeal {
     @discardableResult
     static func checkBeforeWrite(_ db: SQLiteDatabase, nowMs: Int64) throws(SQLiteError) -> Bool {
         guard let seal = try matches(db), !seal.matches else { return false }
+        try noteEdit(db, sealedMs: seal.sealedMs, nowMs: nowMs)
+        return true
+    }
+
+    /// One `ledger_edits` row, chained to the one before: an edit after
+    /// blocker's write at `sealedMs`, found at `nowMs`.
+    static func noteEdit(_ db: SQLiteDatabase, sealedMs: Int64, nowMs: Int64) throws(SQLiteError) {
         let previous = try db.firstRow("SELECT hash FROM ledger_edits ORDER BY id DESC LIMIT 1") { $0.text(0) } ?? ""
         var hash = FNV1a()
-        hash.add("\(previous)|\(seal.sealedMs)|\(nowMs)")
+        hash.add("\(previous)|\(sealedMs)|\(nowMs)")
         try db.run("INSERT INTO ledger_edits (sealed_ms, detected_ms, hash) VALUES (?, ?, ?)",
-                   [.integer(seal.sealedMs), .integer(nowMs), .text(hash.hex)])
-        return true
+                   [.integer(sealedMs), .integer(nowMs), .text(hash.hex)])
     }
 
     /// After blocker's change, in the same transaction: the ledger writes

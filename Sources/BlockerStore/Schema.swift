@@ -140,6 +140,14 @@ enum Schema {
                 reason TEXT NOT NULL
             ) STRICT;
             """),
+        Migration(version: 8, sql: """
+            -- EarnOnce: the caller's id for an earning, so that a retry after a
+            -- timeout is answered with the first earning, not credited again.
+            -- Kept on the newest earnings only (Ledger.requestIDsKept). Neither
+            -- the seal nor the chain covers it: it decides no balance.
+            ALTER TABLE earnings ADD COLUMN request_id TEXT;
+            CREATE UNIQUE INDEX earnings_by_request ON earnings (request_id) WHERE request_id IS NOT NULL;
+            """),
     ]
 
     static var latestVersion: Int64 { migrations.last!.version }

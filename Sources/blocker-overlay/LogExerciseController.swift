@@ -15,6 +15,8 @@ final class LogExerciseController {
     private let log: OverlayLog
     private var client: BlockerClient?
     private var model = LogExerciseForm()
+    /// The request id of an earning not answered yet (a retry keeps it).
+    private var retry = EarnRetry()
 
     private let card = Stack(.column, spacing: 10, style: "log-card")
     private let balance = Label(style: "balance")
@@ -108,8 +110,10 @@ final class LogExerciseController {
             return
         }
         form.setBusy(true)
+        let requestID = retry.id(for: request, new: EarnRequestID.make)
         do {
-            let result = try connectedClient().earn(exercise: request.exercise, reps: request.reps)
+            let result = try connectedClient().earnOnce(requestID: requestID, exercise: request.exercise, reps: request.reps)
+            retry.answered()
             // Sensitive again before the focus goes back: an insensitive field refuses it.
             form.setBusy(false)
             log.info("logged \(request.reps) \(request.exercise.isEmpty ? "reps" : request.exercise): "
@@ -130,8 +134,11 @@ final class LogExerciseController {
                 showModel()
             case .refused(name: BusErrorName.unknownExercise.rawValue, _):
                 // A reload changed [earn] since the window asked: take the new list.
+                retry.answered()
                 refreshStatus()
-            case .refused, .untrustedOwner:
+            case .refused:
+                retry.answered()
+            case .untrustedOwner:
                 break
             }
             say(error.description)

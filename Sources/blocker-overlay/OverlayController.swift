@@ -23,6 +23,8 @@ final class OverlayController {
     private var zone: TimeZoneRules = .utc
     private var exercises: [Exercise] = []
     private var selectedExercise: String?
+    /// The request id of an earning not answered yet (a retry keeps it).
+    private var retry = EarnRetry()
     /// When the shown cover was asked for (CLOCK_MONOTONIC ns), to log how long it took to appear.
     private var showRequestedAt: Int64?
     /// What blockerd was last told (`CoverShown`): it supervises the cover,
@@ -244,12 +246,16 @@ final class OverlayController {
         let exercise = chosenExercise(card)?.name ?? ""
         card.setBusy(true)
         defer { schedulePump() }
+        let requestID = retry.id(for: EarnRequest(exercise: exercise, reps: reps), new: EarnRequestID.make)
         do {
-            let result = try client.earn(exercise: exercise, reps: reps)
+            let result = try client.earnOnce(requestID: requestID, exercise: exercise, reps: reps)
+            retry.answered()
             log.info("logged \(reps) \(exercise.isEmpty ? "reps" : exercise): earned \(result.earnedMs) ms")
             card.setBusy(false)
             card.setMessage(LogExercise.earned(earnedMs: result.earnedMs, balanceMs: result.balanceMs), tone: .success)
         } catch {
+            // A timeout may have been credited: the same reps again keep the request id.
+            if case .refused = error { retry.answered() }
             card.setBusy(false)
             card.setMessage(error.description)
             card.selectReps()

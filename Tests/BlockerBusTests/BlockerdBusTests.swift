@@ -88,6 +88,44 @@ import TestSupport
         #expect(raw.stdout.contains(#""balance_ms" x 0"#) && raw.stdout.contains(#""probe" a{sv} "#))
     }
 
+    /// Issue 20, row 10: the client timed out after blockerd had committed
+    /// the earning (blockerd was stopped for a moment), and retried: credited
+    /// once; the first earning answers the retry, also after a restart.
+    @Test func earnOnceRetriedAfterATimeoutIsCreditedOnce() throws {
+        let session = try startBlockerd()
+        defer { session.stop() }
+        let (bus, daemon, client) = (session.bus, session.daemon, session.client)
+        // A client that waits 1 s, as the overlay waits 3 s, and stays connected.
+        let impatient = try bus.client()
+        impatient.callTimeoutMicroseconds = 1_000_000
+        kill(daemon.pid, SIGSTOP)
+        do {
+            let answer = try impatient.earnOnce(requestID: "retry-1", exercise: "pushups", reps: 4)
+            Issue.record("a stopped blockerd answered: \(answer)")
+        } catch {
+            guard case .transport = error else { Issue.record("not a timeout: \(error)"); return }
+        }
+        kill(daemon.pid, SIGCONT)
+        try waitUntil("the earning the client gave up on to be credited", timeout: 5) { try balance(client) == 120_000 }
+        #expect(try impatient.earnOnce(requestID: "retry-1", exercise: "pushups", reps: 4) == (120_000, 120_000))
+        let retried = try busctlCall(bus, "EarnOnce", "ssu", "retry-1", "pushups", "4")
+        #expect(retried.status == 0 && retried.stdout == "xx 120000 120000\n", "\(retried)")
+        #expect(try client.earnOnce(requestID: "retry-2", exercise: "pushups", reps: 1) == (30_000, 150_000))
+        #expect(try client.earnOnce(requestID: "retry-2", exercise: "pushups", reps: 1) == (30_000, 150_000))
+        #expect(try balance(client) == 150_000)
+
+        kill(daemon.pid, SIGTERM)
+        _ = try daemon.waitForExit()
+        let again = try Blockerd(on: bus)
+        defer { again.stop() }
+        try again.launch(stateDirectory: daemon.stateDirectory)
+        try again.waitUntilAnswering(client)
+        #expect(try client.earnOnce(requestID: "retry-1", exercise: "pushups", reps: 4) == (120_000, 150_000))
+        #expect(try balance(client) == 150_000)
+        let empty = try busctlCall(bus, "EarnOnce", "ssu", "", "pushups", "4")
+        #expect(empty.status != 0 && empty.stderr.contains("a request id is 1 to 128 bytes"), "\(empty)")
+    }
+
     @Test func earnCreditsAndIsOnDiskBeforeTheReply() throws {
         let session = try startBlockerd()
         defer { session.stop() }

@@ -40,7 +40,7 @@ import TestSupport
             #expect(result.stdout.contains("\n  \(name) "), "\(name) listed")
         }
         let earn = try run(["earn", "--help"])
-        #expect(earn.status == 0 && earn.stdout.hasPrefix("usage: blockerctl earn REPS [EXERCISE]\n"))
+        #expect(earn.status == 0 && earn.stdout.hasPrefix("usage: blockerctl earn REPS [EXERCISE] [--request-id ID]\n"))
     }
 
     @Test func version() throws {
@@ -51,7 +51,7 @@ import TestSupport
     @Test func aUsageErrorExitsTwo() throws {
         let result = try run(["earn", "1000000000"])
         #expect(result.status == 2 && result.stdout.isEmpty)
-        #expect(result.stderr == "blockerctl: error: REPS must be a whole number from 1 to 1000, not \"1000000000\"\nusage: blockerctl earn REPS [EXERCISE]\nsee blockerctl earn --help\n")
+        #expect(result.stderr == "blockerctl: error: REPS must be a whole number from 1 to 1000, not \"1000000000\"\nusage: blockerctl earn REPS [EXERCISE] [--request-id ID]\nsee blockerctl earn --help\n")
         let unknown = try run(["stauts"])
         #expect(unknown.status == 2 && unknown.stderr.contains("did you mean \"status\"?"))
     }

@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func usageLinesShowRequiredAndOptionalParts() {
-        #expect(EarnCommand.spec.usage == "blockerctl earn REPS [EXERCISE]")
+        #expect(EarnCommand.spec.usage == "blockerctl earn REPS [EXERCISE] [--request-id ID]")
         #expect(BlockCommand.spec.usage == "blockerctl block TARGET --for DURATION")
         #expect(HistoryCommand.spec.usage == "blockerctl history [--days N] [--json] [--csv] [--gaps]")
         #expect(ReportCommand.spec.usage == "blockerctl report --output FILE [--weeks N]")
@@ -68,7 +68,7 @@ import Testing
         let service = RecordingCalls()
         let run = blockerctl(["earn", "abc", "--bogus", "--help"], service: service)
         #expect(run.status == 0)
-        #expect(run.stdout.hasPrefix("usage: blockerctl earn REPS [EXERCISE]\n"))
+        #expect(run.stdout.hasPrefix("usage: blockerctl earn REPS [EXERCISE] [--request-id ID]\n"))
         #expect(service.calls.isEmpty && run.connections == 0)
     }
 

@@ -114,6 +114,23 @@ import Testing
         #expect(service.calls == [.earn(exercise: "pushups", reps: 20), .earn(exercise: "", reps: 7)])
     }
 
+    /// Issue 20, row 10: each run is one earning (a fresh request id); a
+    /// script that retries after a timeout passes its own, and blockerd
+    /// answers the retry with the first earning.
+    @Test func earnSendsARequestIDFreshEachRunOrTheOneGiven() {
+        let service = RecordingCalls()
+        _ = blockerctl(["earn", "20", "pushups"], service: service)
+        _ = blockerctl(["earn", "20", "pushups"], service: service)
+        _ = blockerctl(["earn", "20", "pushups", "--request-id", "backup-2026-12-04"], service: service)
+        #expect(service.requestIDs.count == 3)
+        #expect(service.requestIDs[0].count == 32 && service.requestIDs[0].allSatisfy(\.isHexDigit))
+        #expect(service.requestIDs[0] != service.requestIDs[1])
+        #expect(service.requestIDs[2] == "backup-2026-12-04")
+        let long = blockerctl(["earn", "20", "--request-id", String(repeating: "x", count: 129)], service: service)
+        #expect(long.status == 2 && long.stderr.contains("--request-id must be 1 to 128 bytes, not 129"), "\(long.stderr)")
+        #expect(service.requestIDs.count == 3)
+    }
+
     @Test func aRefusalIsAFailureWithTheDaemonsMessage() {
         let service = RecordingCalls()
         service.failure = .refused(name: BusErrorName.unknownExercise.rawValue,

@@ -53,6 +53,14 @@ final class RecordingCalls: BlockerCalls {
         return earned
     }
 
+    /// The request ids `earnOnce` was called with (the call itself is recorded as `.earn`).
+    private(set) var requestIDs: [String] = []
+
+    func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
+        requestIDs.append(requestID)
+        return try earn(exercise: exercise, reps: reps)
+    }
+
     func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64 {
         try record(.blockFor(target: target, seconds: seconds))
         return blockedUntil

@@ -14,7 +14,7 @@ import Testing
         "blockerctl: error: \(message)\nusage: \(usage)\nsee blockerctl \(name) --help\n"
     }
 
-    static let earnUsage = "blockerctl earn REPS [EXERCISE]"
+    static let earnUsage = "blockerctl earn REPS [EXERCISE] [--request-id ID]"
     static let blockUsage = "blockerctl block TARGET --for DURATION"
     static let historyUsage = "blockerctl history [--days N] [--json] [--csv] [--gaps]"
 

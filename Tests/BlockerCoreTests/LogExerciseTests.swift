@@ -73,3 +73,18 @@ import Testing
         #expect(form.hint.text.contains("blockerctl reload"))
     }
 }
+
+/// Issue 20, row 10: a form's retry after a timeout keeps the request id.
+@Suite struct EarnRetryTests {
+    @Test func theSameRequestUnansweredKeepsItsIDAnAnswerOrAnotherRequestDoesNot() {
+        var retry = EarnRetry()
+        var made = 0
+        func new() -> String { made += 1; return "id\(made)" }
+        let twenty = EarnRequest(exercise: "pushups", reps: 20)
+        #expect(retry.id(for: twenty, new: new) == "id1")
+        #expect(retry.id(for: twenty, new: new) == "id1")                     // timed out, sent again
+        #expect(retry.id(for: EarnRequest(exercise: "pushups", reps: 25), new: new) == "id2")
+        retry.answered()
+        #expect(retry.id(for: EarnRequest(exercise: "pushups", reps: 25), new: new) == "id3")
+    }
+}

@@ -192,6 +192,90 @@ import Testing
     }
 }
 
+/// Issue 20, row 14: `compare` starts from the config in force and handles
+/// fields one by one, so a field it forgets would be neither a tightening nor a
+/// loosening: a new key would bypass strict mode. `Mirror` lists every stored
+/// field of `Config` (through its settings structs and the elements of its
+/// arrays); each must have a change below, and each change must be seen.
+@Suite struct StrictRulesCoverEveryFieldTests {
+    static let m: Milliseconds = 60_000
+
+    /// One change per field, by its Swift path (`[]`: every element).
+    static let changes: [String: @Sendable (inout Config) -> Void] = [
+        "daemon.probe": { $0.daemon.probe = .x11 },
+        "daemon.pollInterval": { $0.daemon.pollInterval = 5000 },
+        "daemon.probeCommand": { $0.daemon.probeCommand = ["/bin/true"] },
+        "daemon.probeCommandMode": { $0.daemon.probeCommandMode = .stream },
+        "daemon.idleAfter": { $0.daemon.idleAfter = 20 * m },
+        "exercises[].name": { $0.exercises[0].name = "squats" },
+        "exercises[].perRep": { $0.exercises[0].perRep = 10_000 },
+        "warnBefore": { $0.warnBefore = [2 * m] },
+        "groups[].name": { $0.groups[0].name = "games" },
+        "groups[].apps": { $0.groups[0].apps = ["discord", "slack"] },
+        "groups[].titles": { $0.groups[0].titles = [try! TitlePattern("YouTube")] },
+        "groups[].metered": { $0.groups[0].metered = false },
+        "groups[].dailyLimit": { $0.groups[0].dailyLimit = 30 * m },
+        "groups[].schedules": { $0.groups[0].schedules = [Schedule(days: .all, span: .between(from: 60, to: 120))] },
+        "cover.pauseMedia": { $0.cover.pauseMedia = false },
+        "cover.mute": { $0.cover.mute = false },
+        "earnLimits.maxPerDay": { $0.earnLimits.maxPerDay = 30 * m },
+        "earnLimits.minGap": { $0.earnLimits.minGap = 5 * m },
+        "strict.delay": { $0.strict.delay = 3_600_000 },
+    ]
+
+    /// Every field set, arrays not empty, so each change is a change.
+    static let base: Config = {
+        var config = Config(daemon: DaemonSettings(idleAfter: 10 * m), exercises: [Exercise(name: "pushups", perRep: 30_000)],
+                            warnBefore: [5 * m],
+                            groups: [AppGroup(name: "social", apps: ["discord"], titles: [try! TitlePattern("general")],
+                                              dailyLimit: 60 * m,
+                                              schedules: [Schedule(days: .all, span: .between(from: 1320, to: 420))])],
+                            strict: StrictSettings(delay: 86_400_000))
+        config.earnLimits = EarnLimits(maxPerDay: 60 * m, minGap: 2 * m)
+        return config
+    }()
+
+    /// The paths of `value`'s stored fields: a path with a change stops the
+    /// walk; a struct or an array without one is walked into; anything else is a leaf.
+    static func fieldPaths(of value: Any, at path: String = "") -> [String] {
+        Mirror(reflecting: value).children.flatMap { child -> [String] in
+            let here = path.isEmpty ? child.label ?? "?" : path + "." + (child.label ?? "?")
+            if changes[here] != nil { return [here] }
+            let mirror = Mirror(reflecting: child.value)
+            switch mirror.displayStyle {
+            case .struct?: return fieldPaths(of: child.value, at: here)
+            case .collection?:
+                guard let first = mirror.children.first else { return [here + "[]"] }
+                return fieldPaths(of: first.value, at: here + "[]")
+            default: return [here]
+            }
+        }
+    }
+
+    @Test func everyFieldOfConfigHasAChangeHere() {
+        let paths = Self.fieldPaths(of: Self.base)
+        let missing = paths.filter { Self.changes[$0] == nil }
+        #expect(missing.isEmpty, "fields with no strict-mode rule (add one to StrictRules.compare, then a change here): \(missing)")
+        let gone = Set(Self.changes.keys).subtracting(paths).sorted()
+        #expect(gone.isEmpty, "changes here for fields Config no longer has: \(gone)")
+    }
+
+    @Test(arguments: changes.keys.sorted())
+    func everyChangeIsATighteningOrALoosening(_ path: String) throws {
+        let change = try #require(Self.changes[path])
+        var wanted = Self.base
+        change(&wanted)
+        let result = StrictRules.compare(running: Self.base, wanted: wanted)
+        #expect(!(result.tightening + result.loosening).isEmpty, "StrictRules.compare does not see a change of \(path)")
+        // What tightens is in force at once; what loosens is not.
+        #expect(StrictRules.compare(running: result.tightened, wanted: wanted).tightening.isEmpty, "\(path)")
+        if result.tightening.isEmpty {
+            let applied = StrictRules.compare(running: Self.base, wanted: result.tightened)
+            #expect(applied.tightening.isEmpty && applied.loosening.isEmpty, "a loosening of \(path) applied at once")
+        }
+    }
+}
+
 @Suite struct StrictConfigTests {
     @Test func offByDefaultAndReadFromStrictDelay() throws {
         #expect(try Config(document: [:], file: "blocker.toml").strict.delay == nil)

@@ -68,6 +68,33 @@ import BlockerStore
         #expect(second.shield == nil)
     }
 
+    /// Issue 20, row 12: a clean stop gave back the open interval (up to a
+    /// poll) that `status` had already shown as spent.
+    @Test func aStopKeepsEveryMillisecondStatusShowed() throws {
+        let box = try Sandbox()
+        var clock = Clock()
+        let shown: (balance: Milliseconds, used: Milliseconds)
+        do {
+            let daemon = try box.daemon()
+            _ = try daemon.earn(exercise: pushups, reps: 2, wall: clock.wall)     // 1 minute
+            box.front("discord")
+            daemon.tick(clock)
+            for _ in 0..<3 { clock.advance(1000); daemon.tick(clock) }
+            clock.advance(730)                                                   // between two samples
+            shown = (daemon.balance(at: clock.monotonic), 60_000 - daemon.balance(at: clock.monotonic))
+            #expect(shown.used == 3730)
+            clock.advance(5)
+            daemon.shutdown(monotonic: clock.monotonic, wall: clock.wall)
+        }
+        let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
+        defer { ledger.close() }
+        #expect(ledger.balance <= shown.balance)
+        #expect(ledger.balance == 60_000 - 3735)
+        let today = try ledger.history(fromDay: "2026-11-30", toDay: "2026-12-31")
+        #expect(today.map(\.spentMs).reduce(0, +) == 3735)
+        #expect(today.flatMap { $0.usedByGroup.values }.reduce(0, +) == 3735)
+    }
+
     @Test func aSecondDaemonOnTheSameStateDirIsRefused() throws {
         let box = try Sandbox()
         let first = try box.daemon()

@@ -179,14 +179,15 @@ extension Daemon {
     /// before its exec closes it (O_CLOEXEC): wait up to a second for that,
     /// never longer, so a daemon really left running still fails the test.
     static func reopened(options: DaemonOptions, log: MemoryLog, environment: [String: String], wall: Int64 = WallClock.nowMs,
-                         sessionStarts: SessionStarts? = nil) throws -> Daemon {
+                         sessionStarts: SessionStarts? = nil, anchors: LedgerAnchorStore? = nil) throws -> Daemon {
         let deadline = Date().addingTimeInterval(1)
         while true {
             do {
                 if let sessionStarts {
-                    return try Daemon(options: options, log: log, environment: environment, wall: wall, sessionStarts: sessionStarts)
+                    return try Daemon(options: options, log: log, environment: environment, wall: wall, sessionStarts: sessionStarts,
+                                      anchors: anchors)
                 }
-                return try Daemon(options: options, log: log, environment: environment, wall: wall)
+                return try Daemon(options: options, log: log, environment: environment, wall: wall, anchors: anchors)
             } catch let failure {
                 guard case .alreadyRunning = failure, Date() < deadline else { throw failure }
                 usleep(10_000)

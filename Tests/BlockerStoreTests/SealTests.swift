@@ -16,9 +16,10 @@ import TestSupport
     }
 
     /// Takes the file back to schema 6's predecessor as 0.2.0 left it (no
-    /// earnings chain, a seal in the sums format), then runs `sql`.
+    /// earnings chain, a seal in the sums format, no request ids), then runs `sql`.
     func downgrade(_ path: String, _ sql: String) throws {
-        try sqlite3(path, "DROP TABLE blind; ALTER TABLE earnings DROP COLUMN chain; ALTER TABLE seal DROP COLUMN format; \(sql)")
+        try sqlite3(path, "DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; DROP TABLE blind; "
+                    + "ALTER TABLE earnings DROP COLUMN chain; ALTER TABLE seal DROP COLUMN format; \(sql)")
         let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])
         defer { db.close() }
         try db.run("UPDATE seal SET digest = ?", [.text(try LedgerSeal.digest(db, .sums))])
@@ -172,7 +173,8 @@ import TestSupport
         let path = try writtenLedger(in: temp) { ledger in
             _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
         }
-        try sqlite3(path, "DROP TABLE blind; PRAGMA user_version = 6")
+        try sqlite3(path, "DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; DROP TABLE blind; "
+                    + "PRAGMA user_version = 6")
         do {
             let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])
             defer { db.close() }
@@ -182,7 +184,7 @@ import TestSupport
         do {
             let ledger = try Ledger.open(stateDirectory: temp.path)
             defer { ledger.close() }
-            #expect(try ledger.database.firstRow("PRAGMA user_version") { $0.int64(0) } == 7)
+            #expect(try ledger.database.firstRow("PRAGMA user_version") { $0.int64(0) } == Schema.latestVersion)
             let (run, _) = try ledger.beginRun(pid: 1, nowMs: 10_000)
             let first = try ledger.beginBlind(runID: run, fromMs: 12_000, reason: "gnome: extension off")
             try ledger.endBlind(first, toMs: 15_000)

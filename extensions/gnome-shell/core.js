@@ -644,10 +644,18 @@ class ShieldCover {
             return;
         }
         const exercise = this._selectedExercise()?.name ?? '';
+        // EarnOnce: the same reps again after a timeout keep the request id
+        // (blockerd may have credited them), so a retry is credited once.
+        const request = `${parsed.reps} ${exercise}`;
+        if (this._unanswered?.request !== request)
+            this._unanswered = {request, id: GLib.uuid_string_random()};
+        const requestId = this._unanswered.id;
         this._busy = true;
         form.entry.reactive = false;
-        this._call('Earn', new GLib.Variant('(su)', [exercise, parsed.reps]), '(xx)', (reply, error) => {
+        this._call('EarnOnce', new GLib.Variant('(ssu)', [requestId, exercise, parsed.reps]), '(xx)', (reply, error) => {
             this._busy = false;
+            if (!error || (error instanceof GLib.Error && Gio.DBusError.is_remote_error(error)))
+                this._unanswered = null; // blockerd answered
             if (this._form !== form)
                 return; // the cover went (the earning lifted the shield)
             form.entry.reactive = true;
