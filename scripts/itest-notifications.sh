@@ -2,7 +2,8 @@
 # Desktop notifications from blockerd to a real notification server (dunst on
 # Xvfb, a private dbus-daemon): one warning per [warn] threshold crossing, one
 # countdown updated in place under the last threshold, "Time's up" when the
-# shield goes up. Exit 0 = pass.
+# shield goes up; an app id and a group name with markup in them reach the
+# body as text (issue 20, row 9). Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "$here" && swift build --show-bin-path)
@@ -27,9 +28,14 @@ for _ in $(seq 50); do dunstctl is-paused >/dev/null 2>&1 && break; sleep 0.1; d
 dunstctl is-paused >/dev/null 2>&1 || fail "dunst did not take the bus name"
 
 fx_config "$dir/.config/blocker/blocker.toml" "$dir/front.json" command 500ms 0.1
-cat >>"$dir/.config/blocker/blocker.toml" <<TOML
+cat >>"$dir/.config/blocker/blocker.toml" <<'TOML'
 [warn]
 before = ["4s", "2s"]
+[[group]]
+name = "games & <b>fun</b>"
+apps = ['a & <span size="99999">x</span>']
+metered = false
+daily-limit = "2s"
 TOML
 echo null >"$dir/front.json"
 fx_start_blockerd "$bin"
@@ -63,6 +69,29 @@ assert len(up) == 1, ("one time's up", summaries)
 assert len(items) == 3, summaries
 PY
 ok "dunst received one warning, one countdown updated in place (low urgency), one time's up"
+
+# Markup in an app id (any program picks its own) and a group name: the
+# summary is plain text by the specification (dunst escapes it itself); the
+# body, which servers parse as markup, goes out escaped.
+echo '{"app":"a & <span size=\"99999\">x</span>","title":"t","pid":1}' >"$dir/front.json"
+for _ in $(seq 100); do
+    "$bin/blockerctl" status --json | grep -q '"reason": *"daily-limit"' && break
+    sleep 0.1
+done
+sleep 0.5
+dunstctl close-all
+sleep 0.3
+dunstctl history >"$dir/history.json" || fail "dunstctl history"
+python3 - "$dir/history.json" <<'PY' || fail "markup in a notification: $(cat "$dir/history.json")"
+import json, sys
+items = json.load(open(sys.argv[1]))["data"][0]
+blocked = [n for n in items if n["summary"]["data"] == 'a & <span size="99999">x</span> is blocked']
+assert len(blocked) == 1, [n["summary"]["data"] for n in items]
+body = blocked[0]["body"]["data"]
+assert body == "Daily limit for games &amp; &lt;b&gt;fun&lt;/b&gt; reached", body
+PY
+ok "markup in an app id and a group name: summary plain, body escaped (as dunst received them)"
+echo '{"app":"discord","title":"chat","pid":1}' >"$dir/front.json"
 
 # No notification server: said once in the journal, not once per tick.
 kill -TERM "$dunst_pid"; wait "$dunst_pid" 2>/dev/null

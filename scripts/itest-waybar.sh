@@ -6,7 +6,10 @@
 #   2. the balance counts down in the bar while the metered foot is in front;
 #   3. `blockerctl block meter --for 1m` puts the shield up: the bar turns to
 #      class shielded (red) within 2 s, without waybar or blockerctl polling;
-#   4. blockerd stopping turns it to class down; back, to shielded again.
+#   4. blockerd stopping turns it to class down; back, to shielded again;
+#   5. (issue 20, row 9) a window titled `a & <span size="99999">x</span>`,
+#      as any web page can title itself: the tooltip waybar gets carries it
+#      as text (escaped: waybar reads the tooltip as Pango markup).
 # Saves docs/waybar-ok.png and docs/waybar-shielded.png (the bar only).
 # Exit 0 pass, 1 fail; a missing tool or server is a failure.
 set -euo pipefail
@@ -77,6 +80,24 @@ left = [seconds(l["text"]) for l in lines if l["class"] == "ok"]
 assert len(left) >= 3 and left == sorted(left, reverse=True) and left[0] > left[-1], left
 PY
 oe_note "2. the balance counts down in the bar"
+
+# 2b. A hostile title in front: spending stops, the bar's new line names it.
+title='a & <span size="99999">x</span>'
+printf '#!/bin/sh\nexec foot --app-id=blocker-title --title=%s sleep infinity\n' "'$title'" >"$oe_dir/title-window.sh"
+chmod 0755 "$oe_dir/title-window.sh"
+swaymsg exec "$oe_dir/title-window.sh" >/dev/null
+oe_wait 10 eval 'tail -n 1 "$oe_dir/bar.jsonl" | grep -qF "blocker-title"' \
+    || oe_fail "the bar did not name the window in front: $(tail -n 2 "$oe_dir/bar.jsonl")"
+python3 - "$oe_dir/bar.jsonl" "$title" <<'PY' || oe_fail "the tooltip carries the title as markup: $(tail -n 1 "$oe_dir/bar.jsonl")"
+import json, sys, html
+line = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+tooltip, title = line["tooltip"], sys.argv[2]
+assert "<" not in tooltip and html.escape(title, quote=True).replace("&#x27;", "&apos;") in tooltip, tooltip
+PY
+swaymsg '[app_id="blocker-title"] kill' >/dev/null
+swaymsg '[app_id="blocker-meter"] focus' >/dev/null
+oe_wait 5 eval 'oe_ctl status --json | grep -q "\"app\": *\"blocker-meter\""' || oe_fail "blocker-meter did not come back in front"
+oe_note "2b. a window titled '$title': the tooltip waybar got carries it escaped"
 
 # 3. A timed block: shielded, red, within 2 s; no polling means no line in between.
 blocked=$(oe_now_ms)

@@ -28,7 +28,7 @@ public final class DesktopNotifications {
             try message.append(request.kind == .countdown ? countdownID : UInt32(0))
             try message.append("appointment-soon")
             try message.append(request.summary)
-            try message.append(request.body)
+            try message.append(request.markupBody)
             try message.append([String]())
             try message.append(["urgency": .byte(request.urgency.rawValue),
                                 "desktop-entry": .string("blocker"),

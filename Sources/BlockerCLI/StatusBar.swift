@@ -84,8 +84,9 @@ enum StatusBar {
     static func render(_ line: Line, format: Format) -> String {
         switch format {
         case .waybar:
+            // waybar parses both as Pango markup; the tooltip carries the window's title.
             return JSONValue.object([
-                ("text", .string(line.text)), ("tooltip", .string(line.tooltip)),
+                ("text", .string(MarkupText.escaped(line.text))), ("tooltip", .string(MarkupText.escaped(line.tooltip))),
                 ("class", .string(line.state.rawValue)), ("percentage", .integer(Int64(line.percentage))),
             ]).rendered
         case .i3blocks:

@@ -11,9 +11,16 @@ public struct NotificationRequest: Equatable, Sendable {
     public enum Urgency: UInt8, Sendable { case low = 0, normal = 1, critical = 2 }
 
     public var kind: Kind
+    /// Plain text: the specification keeps markup out of the summary, and
+    /// servers show it as it is (dunst escapes it itself).
     public var summary: String
+    /// Plain text; servers parse the body as markup, so it is sent as `markupBody`.
     public var body: String
     public var urgency: Urgency
+
+    /// The body as `Notify` carries it: an app id, a group name or a title
+    /// in it shows as typed, never as markup.
+    public var markupBody: String { MarkupText.escaped(body) }
 }
 
 /// Decides which notifications a tick deserves: one per threshold crossing,

@@ -2,6 +2,7 @@ import Testing
 @testable import BlockerBus
 @testable import BlockerCLI
 import BlockerCore
+import BlockerJSON
 
 /// `status --follow`'s own countdown between blockerd's signals.
 @Suite struct StatusBarTests {
@@ -41,5 +42,19 @@ import BlockerCore
         var old = spending.busDictionary
         old["spending"] = nil
         #expect(try #require(StatusReport(busDictionary: old)).spending == false)
+    }
+
+    /// Row 9 of issue 20: waybar reads `text` and `tooltip` as Pango markup,
+    /// and any web page chooses its window's title.
+    @Test func waybarGetsTheTitleAsTextNotMarkup() throws {
+        var status = report(balance: 60_000, spending: true)
+        status.foreground = .init(app: "firefox", title: "a & <span size=\"99999\">x</span>", pid: 7, groups: ["web"])
+        let line = StatusBar.line(status, lowMs: 0, clock: LocalClock(zone: .utc, label: " UTC"), now: 0)
+        let rendered = StatusBar.render(line, format: .waybar)
+        let tooltip = try #require(try JSONReader.value(Array(rendered.utf8))["tooltip"]?.string)
+        #expect(tooltip.contains("a &amp; &lt;span size=&quot;99999&quot;&gt;x&lt;/span&gt;"))
+        #expect(!tooltip.contains("<"))
+        // i3blocks and plain text show no title, and are not markup unless configured so.
+        #expect(StatusBar.render(line, format: .text) == "1m 00s [ok]")
     }
 }

@@ -35,4 +35,25 @@ import Testing
         #expect(plan.plan(tick(299_000, crossed: [300_000], locked: true)).isEmpty)
         #expect(plan.plan(tick(30_000, metered: false)).isEmpty)
     }
+
+    /// Row 9 of issue 20: an app id or group name a notification server
+    /// would parse as markup (`<span size=…>` filling the screen).
+    @Test func theBodyGoesOutAsTextAndTheSummaryStaysPlain() {
+        var plan = NotificationPlan(thresholds: [60_000])
+        let app = "a & <span size=\"99999\">x</span>"
+        let shield = Shield(reason: .dailyLimit, reasons: [.dailyLimit], app: app, group: "games & <b>fun</b>", until: nil)
+        let up = plan.plan(.init(app: app, metered: true, locked: false, balance: 0, crossed: [], shieldRaised: shield,
+                                 shieldText: "Daily limit for games & <b>fun</b> reached"))
+        #expect(up[0].summary == "\(app) is blocked")
+        #expect(up[0].markupBody == "Daily limit for games &amp; &lt;b&gt;fun&lt;/b&gt; reached")
+    }
+}
+
+@Suite struct MarkupTextTests {
+    @Test func markupCharactersBecomeEntitiesAndControlsGo() {
+        #expect(MarkupText.escaped("a & <span size=\"99999\">x</span> it's") ==
+                "a &amp; &lt;span size=&quot;99999&quot;&gt;x&lt;/span&gt; it&apos;s")
+        #expect(MarkupText.escaped("tab\there\nnew\u{01}line\u{7F}") == "tab\there\nnewline")
+        #expect(MarkupText.escaped("été — 日本") == "été — 日本")
+    }
 }
