@@ -40,6 +40,8 @@ public final class DaemonLoop {
     private var lastPingUs: UInt64?
     private var lastStatus = ""
     private var ignoredSignalsSaid: Set<Int32> = []
+    /// Draws each poll's delay (`PollSchedule`): a switching loop cannot guess it.
+    private var pollRandom = SystemRandomNumberGenerator()
 
     /// `server` has already taken the bus name; it joins this loop and
     /// answers from `daemon`.
@@ -142,8 +144,9 @@ public final class DaemonLoop {
         return result
     }
 
-    /// One tick, then the next one armed a poll interval from now when it is
-    /// needed (see `needsPolling`); otherwise only for the watchdog.
+    /// One tick, then the next one armed about a poll interval from now (at a
+    /// random phase, see `PollSchedule`) when it is needed (see
+    /// `needsPolling`); otherwise only for the watchdog.
     public func tick() {
         // The sample reads the probe's events so far, a burst's included.
         burstTimer.disarm()
@@ -174,7 +177,8 @@ public final class DaemonLoop {
         // The probe's own check (KWin asked whether its script runs) comes on time too.
         let checkUs = daemon.probe.nextCheckMs.map { UInt64(max($0, 0)) * 1000 }
         if needsPolling {
-            let pollUs = loop.now + UInt64(daemon.config.daemon.pollInterval) * 1000
+            let pollUs = loop.now + PollSchedule.nextDelayUs(pollInterval: daemon.config.daemon.pollInterval,
+                                                             using: &pollRandom)
             pollTimer.arm(atMicroseconds: min(pollUs, checkUs ?? pollUs))
         } else if let at = [nextCommitUs, nextPingUs, checkUs].compactMap({ $0 }).min() {
             pollTimer.arm(atMicroseconds: at)
