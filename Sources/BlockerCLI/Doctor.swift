@@ -64,6 +64,8 @@ struct DoctorFacts {
     /// Hand edits of the ledger, each in words ("on 2026-12-02, after 17:40,
     /// noticed 17:46"); nil when the ledger could not be checked (said by `ledger`).
     var ledgerEdits: Result<[String], StoreError>? = nil
+    /// `[daemon] probe-command-mode`, when the probe is the command probe.
+    var probeCommandMode: ProbeCommandMode? = nil
 }
 
 enum Doctor {
@@ -81,7 +83,9 @@ enum Doctor {
     static let installFix = "install the units: make install (into ~/.config/systemd/user), then systemctl --user daemon-reload"
 
     static func verdicts(_ facts: DoctorFacts) -> [DoctorCheck] {
-        var checks = [session(facts), probe(facts), manager(facts)]
+        var checks = [session(facts), probe(facts)]
+        if let sampling = sampling(facts) { checks.append(sampling) }
+        checks.append(manager(facts))
         checks += unitChecks(facts)
         checks.append(importedEnvironment(facts))
         checks.append(sandbox(facts))
@@ -152,6 +156,17 @@ enum Doctor {
             return DoctorCheck(.fail, "probe", detail,
                                fix: shellPluginFix(message) ?? "see blockerctl probe; set [daemon] probe in blocker.toml")
         }
+    }
+
+    /// A command probe run once a poll only samples: each app's time is
+    /// right on average (see PollSchedule), not exactly. Its stream mode is exact.
+    static func sampling(_ facts: DoctorFacts) -> DoctorCheck? {
+        guard facts.probeName == ProbeChoice.command.rawValue, facts.probeCommandMode == .once else { return nil }
+        return DoctorCheck(.warn, "sampling", "probe-command-mode = \"once\" asks your program about once a poll, at a "
+                           + "random moment: time is charged right on average, but a window in front for less than a poll "
+                           + "may be charged more, or nothing",
+                           fix: "if your program can print one JSON line per focus change, set probe-command-mode = \"stream\" "
+                           + "under [daemon]: every change is then charged exactly")
     }
 
     /// The fix when what the probe lacks is the desktop's own plugin: the

@@ -86,7 +86,8 @@ extension DoctorFacts {
             probePassedOver: passedOver, probeSample: sample, managerEnvironment: manager, units: units,
             configPath: configPath, config: loaded.map { ($0.groups.count, $0.exercises.count) },
             ledgerPath: ledgerPath, ledger: ledger, userID: SystemCalls.userID, journal: journal, daemon: daemon,
-            ledgerEdits: edits)
+            ledgerEdits: edits,
+            probeCommandMode: probeName == ProbeChoice.command.rawValue ? config.daemon.probeCommandMode : nil)
     }
 
     /// "on 2026-12-02 17:46, after blocker's write at 17:40" per edit found.

@@ -56,6 +56,20 @@ import TestSupport
         #expect(none.level == .warn && none.detail.contains("XDG_SESSION_TYPE=tty") && none.fix != nil)
     }
 
+    /// Row 13 of issue 20: a command probe run once a poll only samples.
+    @Test func aCommandProbeRunOnceAPollIsToldAboutStreamMode() throws {
+        var facts = Self.healthy()
+        facts.probeChoice = .command
+        facts.probeName = "command"
+        facts.probeCommandMode = .once
+        let verdict = try check("sampling", in: facts)
+        #expect(verdict.level == .warn && verdict.detail.contains("on average"))
+        #expect(verdict.fix?.contains("probe-command-mode = \"stream\"") == true)
+        #expect(Doctor.verdicts(facts).map(\.subject).prefix(3) == ["session", "probe", "sampling"])
+        facts.probeCommandMode = .stream
+        #expect(Doctor.verdicts(facts).allSatisfy { $0.subject != "sampling" })   // exact: nothing to say
+    }
+
     @Test func aProbeThatCannotSampleFails() throws {
         var facts = Self.healthy()
         facts.probeName = "none"
