@@ -134,12 +134,34 @@ names=$(um_run blockerctl config names exercises) || fail "blockerctl config nam
 [ "$names" = "$(printf 'pushups\nsquats')" ] || fail "with no user config blockerctl read other exercises than /etc/xdg/blocker/blocker.toml's: $names"
 ok "no user config: blockerctl reads /etc/xdg/blocker/blocker.toml (exercises: ${names//$'\n'/, })"
 
+# Issue 20: the package starts blockerd in every user's session, and its
+# config meters discord from a balance of 0. With no config of the user's
+# own, blockerd observes and records and covers nothing, and says how to
+# start. The package's file, with only its probe made a command that reads
+# what "is in front" from a file, serves as the system's default here
+# (XDG_CONFIG_DIRS): a second user's first login with discord in front.
+sed -e 's|^probe = "auto"|probe = "command"|' \
+    -e "s|^# probe-command = .*|probe-command = [\"/bin/cat\", \"$UM_HOME/front.json\"]|" /etc/xdg/blocker/blocker.toml |
+    um_write xdg/blocker/blocker.toml
+echo '{"app":"discord","title":"chat","pid":1}' | um_write front.json
+um_systemctl set-environment XDG_CONFIG_DIRS="$UM_HOME/xdg" || fail "systemctl --user set-environment XDG_CONFIG_DIRS"
+um_systemctl start blockerd.service || fail "start the installed blockerd.service with only the system's config"
+um_wait_active blockerd.service 10 || fail "the installed blockerd.service never became active on the system's config"
+sleep 2
+status=$(um_show blockerd.service StatusText)
+[ "$status" = "Balance 0s · front: discord (social)" ] || fail "with no config of the user's own, STATUS= is '$status' (covered?)"
+said=$(um_run blockerctl status) || fail "blockerctl status, with only the system's config"
+grep -q '^metering  *off .*to start: copy' <<<"$said" || fail "blockerctl status does not say how to start metering: $said"
+um_run blockerctl status --json | grep -q '"active": *false' || fail "a shield is up with only the system's config"
+um_systemctl stop blockerd.service
+um_systemctl unset-environment XDG_CONFIG_DIRS
+ok "no config of the user's own: discord in front at a balance of 0 is observed, not covered (STATUS='$status'); status says how to start metering"
+
 # The user's own config: the command probe reads what "is in front" from a file.
 printf '%s\n' '[daemon]' 'probe = "command"' 'poll-interval = "1s"' \
     "probe-command = [\"/bin/cat\", \"$UM_HOME/front.json\"]" \
     '[earn]' 'pushups = 0.5' '[[group]]' 'name = "social"' 'apps = ["discord"]' |
     um_write .config/blocker/blocker.toml
-echo '{"app":"discord","title":"chat","pid":1}' | um_write front.json
 um_systemctl start blockerd.service || fail "start the installed blockerd.service"
 um_wait_active blockerd.service 10 || fail "the installed blockerd.service never became active (READY=1)"
 pid=$(um_show blockerd.service MainPID)

@@ -55,6 +55,9 @@ public struct StatusReport: Equatable, Sendable {
     /// Config changes waiting for the delay, and when the next applies.
     public var pendingChanges: UInt32 = 0
     public var pendingNextMs: Int64?
+    /// The system-wide default config blockerd runs on when the user has none
+    /// of their own: it then meters nothing (`SystemDefaultConfig`). Absent otherwise.
+    public var systemConfig: String?
 
     public init(balanceMs: Int64, metered: Bool, locked: Bool, foreground: Foreground?, shield: ShieldState,
                 todayUsedMs: Int64, todayEarnedMs: Int64, probeName: String, probeOK: Bool, probeError: String?,
@@ -128,6 +131,7 @@ extension StatusReport {
                                                 uniquingKeysWith: { first, _ in first })),
         ]
         if let strictDelayMs { entries["strict_delay_ms"] = .int64(strictDelayMs) }
+        if let systemConfig { entries["system_config"] = .string(systemConfig) }
         if pendingChanges > 0, let pendingNextMs {
             entries["pending_changes"] = .uint32(pendingChanges)
             entries["pending_next_ms"] = .int64(pendingNextMs)
@@ -177,6 +181,7 @@ extension StatusReport {
                   todayUsedMs: used, todayEarnedMs: earned, probeName: probeName, probeOK: probeOK,
                   probeError: probeError, exercises: exercises, spending: spending)
         if case let .int64(delay)? = entries["strict_delay_ms"] { strictDelayMs = delay }
+        if case let .string(path)? = entries["system_config"] { systemConfig = path }
         if case let .uint32(count)? = entries["pending_changes"], case let .int64(next)? = entries["pending_next_ms"] {
             pendingChanges = count
             pendingNextMs = next

@@ -64,6 +64,9 @@ struct DoctorFacts {
     /// Hand edits of the ledger, each in words ("on 2026-12-02, after 17:40,
     /// noticed 17:46"); nil when the ledger could not be checked (said by `ledger`).
     var ledgerEdits: Result<[String], StoreError>? = nil
+    /// Where this user's own blocker.toml would be, when they have none and
+    /// `configPath` is the system's default (blocker then meters nothing).
+    var missingUserConfig: String? = nil
     /// `[daemon] probe-command-mode`, when the probe is the command probe.
     var probeCommandMode: ProbeCommandMode? = nil
 }
@@ -304,7 +307,13 @@ enum Doctor {
     static func config(_ facts: DoctorFacts) -> DoctorCheck {
         switch facts.config {
         case let .success(counts):
-            return DoctorCheck(.ok, "config", "\(facts.configPath): \(counted(counts.groups, "group")), \(counted(counts.exercises, "exercise"))")
+            let summary = "\(facts.configPath): \(counted(counts.groups, "group")), \(counted(counts.exercises, "exercise"))"
+            if let userFile = facts.missingUserConfig {
+                return DoctorCheck(.warn, "config", summary + ", the system's default: you have no \(userFile), "
+                                   + "so blocker observes and records but meters nothing",
+                                   fix: SystemDefaultConfig.howToStart(systemFile: facts.configPath, userFile: userFile))
+            }
+            return DoctorCheck(.ok, "config", summary)
         case let .failure(error):
             return DoctorCheck(.fail, "config", error.description, fix: "fix it, then: blockerctl config check && blockerctl reload")
         }

@@ -26,7 +26,9 @@ struct DoctorCommand: BlockerCommand {
     }
 
     func run(_ context: CommandContext) throws(CommandFailure) {
-        let facts = DoctorFacts.gather(context, configPath: configPath ?? BlockerPaths.configFile(environment: context.environment))
+        var facts = DoctorFacts.gather(context, configPath: configPath ?? BlockerPaths.configFile(environment: context.environment))
+        let userFile = BlockerPaths.userConfigFile(environment: context.environment)
+        if configPath == nil, facts.configPath != userFile { facts.missingUserConfig = userFile }
         let checks = Doctor.verdicts(facts)
         for line in Doctor.render(checks, printer: context.out) { context.out.line(line) }
         let failed = checks.filter { $0.level == .fail }.count

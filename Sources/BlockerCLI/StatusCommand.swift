@@ -64,7 +64,8 @@ struct StatusCommand: BlockerCommand {
         if json {
             context.out.line(StatusText.json(report).rendered)
         } else {
-            for line in StatusText.human(report, clock: context.localClock, now: context.invocation.clock(), printer: context.out) {
+            for line in StatusText.human(report, clock: context.localClock, now: context.invocation.clock(), printer: context.out,
+                                         userConfigFile: BlockerPaths.userConfigFile(environment: context.environment)) {
                 context.out.line(line)
             }
         }
@@ -130,7 +131,7 @@ struct StatusCommand: BlockerCommand {
 /// `status` output, pure.
 enum StatusText {
     static func json(_ report: StatusReport) -> JSONValue {
-        .object([
+        var fields: [(String, JSONValue)] = [
             ("balance_ms", .integer(report.balanceMs)),
             ("metered", .bool(report.metered)),
             ("spending", .bool(report.spending)),
@@ -155,7 +156,9 @@ enum StatusText {
                 ("ok", .bool(report.probeOK)),
                 ("error", .optional(report.probeError)),
             ])),
-        ])
+        ]
+        if let systemConfig = report.systemConfig { fields.append(("system_config", .string(systemConfig))) }
+        return .object(fields)
     }
 
     /// `{"app", "title", "pid", "groups"}`: shared by `status --json` and `probe --json`.
@@ -168,7 +171,9 @@ enum StatusText {
         ])
     }
 
-    static func human(_ report: StatusReport, clock: LocalClock, now: Int64, printer: Printer) -> [String] {
+    /// `userConfigFile`: where this user's own blocker.toml goes (said while blockerd runs on the system's).
+    static func human(_ report: StatusReport, clock: LocalClock, now: Int64, printer: Printer,
+                      userConfigFile: String) -> [String] {
         var rows: [(label: String, value: String)] = []
         let balance = DurationText.format(report.balanceMs)
         rows.append(("balance", printer.paint(balance, report.balanceMs > 0 ? .bold : .red)))
@@ -203,6 +208,11 @@ enum StatusText {
             ? "\(report.probeName), " + printer.paint("ok", .green)
             : "\(report.probeName), " + printer.paint("failing", .red) + (report.probeError.map { ": \($0)" } ?? "")
         rows.append(("probe", probe))
+        if let systemConfig = report.systemConfig {
+            rows.append(("metering", printer.paint("off", .yellow) + " — no config of your own, so blocker only observes ("
+                         + "\(systemConfig) is the system's default); "
+                         + SystemDefaultConfig.howToStart(systemFile: systemConfig, userFile: userConfigFile)))
+        }
         if let delay = report.strictDelayMs {
             var text = "on (changes that loosen wait \(DurationText.format(delay)))"
             if report.pendingChanges > 0, let next = report.pendingNextMs {

@@ -73,6 +73,9 @@ extension DaemonObserver {
 public final class Daemon {
     public let options: DaemonOptions
     public private(set) var config: Config
+    /// The file `config` came from, and whether it is the system's default
+    /// (the user has none of their own): then the meter runs it observing only.
+    public private(set) var configFile: (path: String, systemDefault: Bool)
     public private(set) var meter: Meter
     public private(set) var probe: ForegroundProbe {
         didSet { probesOpened += 1 }
@@ -136,8 +139,9 @@ public final class Daemon {
         self.log = log
         self.environment = environment
         self.anchors = anchors
+        configFile = options.configSource(environment: environment)
         let file: (config: Config, text: String)
-        do { file = try Config.loadWithText(path: options.configPath) } catch { throw .config(error) }
+        do { file = try Config.loadWithText(path: configFile.path) } catch { throw .config(error) }
         let zone: TimeZoneRules
         do { zone = try TimeZoneRules.system(environment: environment) } catch { throw .timeZone(error) }
         // The lock comes first: a second daemon must not touch the ledger at all.
@@ -160,13 +164,14 @@ public final class Daemon {
         let previousRun: RunRecord?
         do { (runID, previousRun) = try ledger.beginRun(pid: getpid(), nowMs: wall) } catch { throw .storage(error) }
         lastRunTouchMs = wall
-        meter = Meter(config: config, zone: zone)
+        meter = Meter(config: Self.metering(config, systemDefault: configFile.systemDefault), zone: zone)
         covers = CoverSupervisor(startedAt: monotonic)
         notificationPlan = NotificationPlan(thresholds: config.warnBefore)
         launcher = options.probeLauncher.map(ProbeLauncher.init(executable:))
         probe = Self.selectProbe(config: config, override: options.probe, environment: environment,
                                  launcher: launcher, log: log)
         logAdoption(adoption)
+        logObservingOnly()
         let unguardedSince = noteUnguarded(previous: previousRun, now: wall, sessionStarts: sessionStarts)
         if let gap = Self.gapEvent(previous: previousRun, now: wall, zone: meter.zone, unguardedSinceMs: unguardedSince) {
             log.write(gap)
@@ -219,11 +224,26 @@ public final class Daemon {
     /// Strict mode's stored config versions, oldest first (see StrictConfig.swift).
     var configVersions: [LoadedConfigVersion] = []
 
+    /// What the meter runs: the config, or on the system's default file only
+    /// what observes (`SystemDefaultConfig`).
+    static func metering(_ config: Config, systemDefault: Bool) -> Config {
+        systemDefault ? SystemDefaultConfig.observing(config) : config
+    }
+
+    /// Says that blocker meters nothing on the system's default config, and how to start.
+    private func logObservingOnly() {
+        guard configFile.systemDefault else { return }
+        let userFile = BlockerPaths.userConfigFile(environment: environment)
+        log.write(LogEvent(priority: .notice, "No config of your own (\(userFile)): running on the system's default "
+                           + "\(configFile.path), which meters nothing (blocker observes and records only); "
+                           + SystemDefaultConfig.howToStart(systemFile: configFile.path, userFile: userFile)))
+    }
+
     /// Puts `fresh` in force: the meter, the warnings and (when [daemon] changed) the probe.
     private func install(_ fresh: Config) {
         let previous = config
         config = fresh
-        meter.reconfigure(fresh)
+        meter.reconfigure(Self.metering(fresh, systemDefault: configFile.systemDefault))
         notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
         if fresh.daemon != previous.daemon { reopenProbe(fresh, previous: previous) }
     }
@@ -495,22 +515,30 @@ public final class Daemon {
     @discardableResult
     public func reload(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) -> Result<Void, ConfigError> {
         rereadTimeZone()
+        let source = options.configSource(environment: environment)
         do throws(ConfigError) {
-            let file = try Config.loadWithText(path: options.configPath)
+            let file = try Config.loadWithText(path: source.path)
             var versions = configVersions
             let (fresh, adoption): (Config, ConfigAdoption)
             do throws(StoreError) {
                 (fresh, adoption) = try Self.adopt(text: file.text, fresh: file.config, running: config,
                                                    versions: &versions, ledger: ledger, wall: wall)
             } catch {
-                throw ConfigError(file: options.configPath, message: "cannot record the new config in the ledger: \(error)")
+                throw ConfigError(file: source.path, message: "cannot record the new config in the ledger: \(error)")
             }
             configVersions = versions
+            let wasSystemDefault = configFile.systemDefault
+            configFile = source
             install(fresh)
+            if source.systemDefault != wasSystemDefault {
+                if source.systemDefault { logObservingOnly() } else {
+                    log.write(LogEvent(priority: .notice, "Metering from your own config \(source.path)"))
+                }
+            }
             logAdoption(adoption)
             if let folded = reloadLines.admit(at: monotonic) {
                 let more = folded > 0 ? " (and \(folded) more reloads in the \(reloadLines.interval / 1000) s before)" : ""
-                log.write(LogEvent(.reload, "Configuration reloaded from \(options.configPath)\(more)"))
+                log.write(LogEvent(.reload, "Configuration reloaded from \(source.path)\(more)"))
             }
             return .success(())
         } catch {

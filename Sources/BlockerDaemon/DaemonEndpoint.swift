@@ -62,6 +62,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
                             probeError: daemon.probeError, exercises: daemon.config.exercises,
                             spending: daemon.isSpending && balance > 0)
         report.strictDelayMs = daemon.config.strict.delay
+        if daemon.configFile.systemDefault { report.systemConfig = daemon.configFile.path }
         let pending = daemon.pendingChanges(now: wall)
         report.pendingChanges = UInt32(clamping: pending.count)
         report.pendingNextMs = pending.first?.applyMs
@@ -83,7 +84,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             do { first = try daemon.earnedBefore(requestID: requestID) } catch { throw Self.methodError(error) }
             if let first { return (first.earned, first.balance) }
         }
-        let chosen = try Self.resolveExercise(exercise, config: daemon.config, configPath: daemon.options.configPath)
+        let chosen = try Self.resolveExercise(exercise, config: daemon.config, configPath: daemon.configFile.path)
         do {
             let result = try daemon.earn(exercise: chosen, reps: Int(reps), requestID: requestID)
             ledgerChanged()
@@ -101,7 +102,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     }
 
     public func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64 {
-        let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
+        let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.configFile.path)
         let wall = WallClock.nowMs
         if let refusal = daemon.strictRefusal(block: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) {
             throw .refused(refusal)
@@ -115,7 +116,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     }
 
     public func unblock(target: String) throws(MethodError) {
-        let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.options.configPath)
+        let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.configFile.path)
         if let refusal = daemon.strictRefusal(unblock: key) { throw .refused(refusal) }
         let lifted: Bool
         do { lifted = try daemon.unblock(target: key) } catch { throw .storageError("the block stays: \(error)") }

@@ -16,11 +16,23 @@ public struct DaemonOptions: Equatable, Sendable {
     /// cover is not supervised, every shield counts as covered — only for
     /// in-process tests that run no cover; blockerd always sets it.
     public var overlayExecutable: String?
+    /// Whether `configPath` was named (`--config`, tests). Otherwise the file
+    /// is looked up again at each load: a user's own blocker.toml written after
+    /// the start, over the system's default, counts from the next reload.
+    public var configNamed = true
 
     public init(configPath: String, stateDirectory: String, probe: ProbeChoice? = nil) {
         self.configPath = configPath
         self.stateDirectory = stateDirectory
         self.probe = probe
+    }
+
+    /// The config file to read now, and whether it is the system's default
+    /// (`$XDG_CONFIG_DIRS`, no file of the user's own): then nothing is metered.
+    public func configSource(environment: [String: String]) -> (path: String, systemDefault: Bool) {
+        guard !configNamed else { return (configPath, false) }
+        let path = BlockerPaths.configFile(environment: environment)
+        return (path, path != BlockerPaths.userConfigFile(environment: environment))
     }
 
     public struct UsageError: Error, CustomStringConvertible, Equatable, Sendable {
@@ -51,6 +63,7 @@ public struct DaemonOptions: Equatable, Sendable {
                              workingDirectory: String = FilePaths.workingDirectory) throws(UsageError) -> DaemonOptions? {
         var options = DaemonOptions(configPath: BlockerPaths.configFile(environment: environment),
                                     stateDirectory: BlockerPaths.stateDirectory(environment: environment))
+        options.configNamed = false
         var rest = arguments[...]
         while let flag = rest.popFirst() {
             if flag == "--help" || flag == "-h" { return nil }
@@ -62,7 +75,9 @@ public struct DaemonOptions: Equatable, Sendable {
                 throw UsageError(message: "\(name) needs a value (see blockerd --help)")
             }
             switch name {
-            case "--config": options.configPath = FilePaths.absolute(value, relativeTo: workingDirectory)
+            case "--config":
+                options.configPath = FilePaths.absolute(value, relativeTo: workingDirectory)
+                options.configNamed = true
             case "--state-dir": options.stateDirectory = FilePaths.absolute(value, relativeTo: workingDirectory)
             default:
                 guard let choice = ProbeChoice(rawValue: value) else {

@@ -59,7 +59,7 @@ options.overlayExecutable = ProcessExecutable.current.flatMap { own in
 do throws(StartFailure) {
     let loop = try DaemonLoop.start(options: options, log: log, environment: environment)
     let daemon = loop.daemon
-    log.write(LogEvent(.start, "blockerd started (probe \(daemon.probe.name), config \(options.configPath))",
+    log.write(LogEvent(.start, "blockerd started (probe \(daemon.probe.name), config \(daemon.configFile.path))",
                        fields: [("PROBE", daemon.probe.name), ("BALANCE_MS", "\(daemon.ledger.balance)")]))
     exit(loop.run())
 } catch let failure {

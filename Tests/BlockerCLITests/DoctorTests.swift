@@ -1,4 +1,4 @@
-import BlockerBus
+@testable import BlockerBus
 @testable import BlockerCLI
 import BlockerCore
 import Testing
@@ -54,6 +54,25 @@ import TestSupport
         facts.environment = ["XDG_SESSION_TYPE": "tty"]
         let none = try check("session", in: facts)
         #expect(none.level == .warn && none.detail.contains("XDG_SESSION_TYPE=tty") && none.fix != nil)
+    }
+
+    /// Issue 20's closing paragraph: on the system's default config nothing is metered; say how to start.
+    @Test func onlyTheSystemsConfigWarnsAndSaysHowToStartMetering() throws {
+        var facts = Self.healthy()
+        facts.configPath = "/etc/xdg/blocker/blocker.toml"
+        facts.missingUserConfig = "/home/u/.config/blocker/blocker.toml"
+        let verdict = try check("config", in: facts)
+        #expect(verdict.level == .warn && verdict.detail.contains("meters nothing"))
+        #expect(verdict.fix == "to start: copy /etc/xdg/blocker/blocker.toml to /home/u/.config/blocker/blocker.toml, "
+                + "edit it, then blockerctl reload")
+        var report = RecordingCalls.sampleReport
+        report.systemConfig = "/etc/xdg/blocker/blocker.toml"
+        let lines = StatusText.human(report, clock: LocalClock(zone: .utc, label: " UTC"), now: 0,
+                                     printer: Printer(output: CapturedOutput(), color: false),
+                                     userConfigFile: "/home/u/.config/blocker/blocker.toml")
+        #expect(lines.contains { $0.hasPrefix("metering") && $0.contains("only observes") && $0.contains("to start: copy") })
+        #expect(StatusText.json(report).rendered.contains("\"system_config\":\"/etc/xdg/blocker/blocker.toml\""))
+        #expect(StatusReport(busDictionary: report.busDictionary)?.systemConfig == "/etc/xdg/blocker/blocker.toml")
     }
 
     /// Row 13 of issue 20: a command probe run once a poll only samples.

@@ -1,0 +1,25 @@
+/// The machine's default config (`/etc/xdg/blocker/blocker.toml` from the
+/// Debian package), read when a user has no `blocker.toml` of their own. The
+/// package starts blockerd in every user's graphical session, and nobody but
+/// the administrator chose that file: a second user's first login must not
+/// find Slack covered. So on it blocker observes and records, and meters
+/// nothing until the user writes a config of their own.
+public enum SystemDefaultConfig {
+    /// What blockerd runs on the default file: every group still counted in
+    /// history, none metered, limited or scheduled (so nothing is covered by
+    /// a rule; a `blockerctl block` the user asks for still covers).
+    public static func observing(_ config: Config) -> Config {
+        var observed = config
+        for index in observed.groups.indices {
+            observed.groups[index].metered = false
+            observed.groups[index].dailyLimit = nil
+            observed.groups[index].schedules = []
+        }
+        return observed
+    }
+
+    /// How to start metering, for the journal, `status` and `doctor`.
+    public static func howToStart(systemFile: String, userFile: String) -> String {
+        "to start: copy \(systemFile) to \(userFile), edit it, then blockerctl reload"
+    }
+}
