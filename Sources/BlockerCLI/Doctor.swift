@@ -67,6 +67,9 @@ struct DoctorFacts {
     /// Where this user's own blocker.toml would be, when they have none and
     /// `configPath` is the system's default (blocker then meters nothing).
     var missingUserConfig: String? = nil
+    /// The last week's blind stretches from blockerd (its gaps whose reason
+    /// is `Gap.blind`); nil when it could not be asked.
+    var blindStretches: [Gap]? = nil
     /// `[daemon] probe-command-mode`, when the probe is the command probe.
     var probeCommandMode: ProbeCommandMode? = nil
 }
@@ -95,6 +98,7 @@ enum Doctor {
         checks += [config(facts), ledger(facts), journal(facts), daemon(facts)]
         if let strict = strict(facts) { checks.append(strict) }
         if let edits = ledgerEdits(facts) { checks.append(edits) }
+        if let blind = blind(facts) { checks.append(blind) }
         return checks
     }
 
@@ -110,6 +114,21 @@ enum Doctor {
             return DoctorCheck(.warn, "edits", edits.map { "the ledger was edited outside blocker \($0)" }.joined(separator: "; "),
                                fix: "nothing stops blocker from running; this stays as the record of the edit")
         }
+    }
+
+    static let blindDays: UInt32 = 7
+
+    /// Blind time: blockerd ran, but its probe could not see (how long, and the longest stretch's why).
+    static func blind(_ facts: DoctorFacts) -> DoctorCheck? {
+        guard let stretches = facts.blindStretches else { return nil }
+        guard let longest = stretches.max(by: { $0.toMs - $0.fromMs < $1.toMs - $1.fromMs }) else {
+            return DoctorCheck(.ok, "blind", "the probe answered throughout the last \(blindDays) days")
+        }
+        let total = stretches.reduce(Int64(0)) { $0 + max($1.toMs - $1.fromMs, 0) }
+        let count = stretches.count == 1 ? "1 stretch" : "\(stretches.count) stretches"
+        return DoctorCheck(.warn, "blind", "in the last \(blindDays) days the probe could not see for "
+                           + "\(DurationText.format(total)) in \(count); the longest: \(Gap.blindReason(longest.reason) ?? longest.reason)",
+                           fix: "see blockerctl logs (probe-error) and blockerctl probe; blockerctl history shows when")
     }
 
     /// Strict mode, when blockerd has it on: the delay and what waits.

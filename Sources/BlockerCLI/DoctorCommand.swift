@@ -47,9 +47,11 @@ extension DoctorFacts {
         do { loaded = .success(try Config.load(path: configPath)) } catch { loaded = .failure(error) }
         let config = (try? loaded.get()) ?? Config()
         let daemon: Result<StatusReport, BusFailure>
+        var blind: [Gap]?
         do {
             let service = try context.invocation.connect(environment)
             daemon = .success(try service.status())
+            blind = HistoryGaps.fetch(service, days: Doctor.blindDays).filter { Gap.blindReason($0.reason) != nil }
         } catch {
             daemon = .failure(error)
         }
@@ -88,7 +90,7 @@ extension DoctorFacts {
             probePassedOver: passedOver, probeSample: sample, managerEnvironment: manager, units: units,
             configPath: configPath, config: loaded.map { ($0.groups.count, $0.exercises.count) },
             ledgerPath: ledgerPath, ledger: ledger, userID: SystemCalls.userID, journal: journal, daemon: daemon,
-            ledgerEdits: edits,
+            ledgerEdits: edits, blindStretches: blind,
             probeCommandMode: probeName == ProbeChoice.command.rawValue ? config.daemon.probeCommandMode : nil)
     }
 

@@ -41,6 +41,21 @@ public struct TickInput: Sendable {
     }
 }
 
+/// The part of a sample's interval the probe could not answer for (its
+/// samples failed) while a metered app was last seen in front: `ms` of it,
+/// `chargedMs` of which was charged to that app (see `Accountant`).
+public struct BlindInterval: Equatable, Sendable {
+    public var app: String
+    public var ms: Milliseconds
+    public var chargedMs: Milliseconds
+
+    public init(app: String, ms: Milliseconds, chargedMs: Milliseconds) {
+        self.app = app
+        self.ms = ms
+        self.chargedMs = chargedMs
+    }
+}
+
 public struct ProbeFailure: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
@@ -55,6 +70,9 @@ public struct TickOutcome: Equatable, Sendable {
     /// Of the interval this tick closed, what was charged under a shield
     /// with no cover drawn (0 otherwise).
     public var uncoveredMs: Milliseconds = 0
+    /// The part of the interval this sample closed that the probe could not
+    /// answer for; nil when it answered throughout.
+    public var blind: BlindInterval? = nil
     /// The foreground after this sample, or nil when the sample failed.
     public var window: Window?
     public var decision: Decision
@@ -127,12 +145,16 @@ public struct Meter: Sendable {
     /// Ends the interval open since the last sample at `monotonic` and
     /// returns what it spent and used: at a sample, and at a stop, which
     /// charges exactly what `pendingDebit` (a status) showed up to then.
-    /// `uncovered`: how much of it a shield was up with no cover drawn.
+    /// `uncovered`: how much of it a shield was up with no cover drawn;
+    /// `blind`: what of it the probe could not answer for (a failure streak it settles).
     public mutating func closeInterval(at monotonic: Int64, wall: Int64, balance: Milliseconds, failed: Bool = false)
-        -> (debit: Milliseconds, usage: [UsageEntry], uncovered: Milliseconds) {
-        guard let (elapsed, charge) = accountant.sample(at: monotonic, failed: failed) else { return (0, [], 0) }
+        -> (debit: Milliseconds, usage: [UsageEntry], uncovered: Milliseconds, blind: BlindInterval?) {
+        guard let charged = accountant.sample(at: monotonic, failed: failed) else { return (0, [], 0, nil) }
+        let charge = charged.charge, elapsed = charged.elapsed
+        let blind = charged.blindMs > 0 && charge.metered
+            ? BlindInterval(app: charge.app, ms: charged.blindMs, chargedMs: elapsed) : nil
         return (charge.metered ? min(elapsed, max(balance, 0)) : 0, usageEntries(charge, elapsed: elapsed, endingAt: wall),
-                charge.uncovered ? elapsed : 0)
+                charge.uncovered ? elapsed : 0, blind)
     }
 
     public func decide(window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {
@@ -144,8 +166,8 @@ public struct Meter: Sendable {
         let reading = try? input.reading.get()
 
         // Charge the interval since the previous sample to what it saw.
-        let (debit, usage, uncovered) = closeInterval(at: input.monotonic, wall: input.wall, balance: ledger.balance,
-                                                      failed: reading == nil)
+        let (debit, usage, uncovered, blind) = closeInterval(at: input.monotonic, wall: input.wall, balance: ledger.balance,
+                                                             failed: reading == nil)
         ledger.balance -= debit
         let today = zone.localDate(atMs: input.wall).description
         for entry in usage where entry.day == today {
@@ -153,8 +175,8 @@ public struct Meter: Sendable {
         }
 
         guard let reading else {
-            // Don't trust a burst: keep showing what we had, charge nothing.
-            return TickOutcome(debit: debit, usage: usage, uncoveredMs: uncovered, window: nil, decision: lastDecision,
+            // Don't trust a burst: keep showing what we had; the time runs on as blind time.
+            return TickOutcome(debit: debit, usage: usage, uncoveredMs: uncovered, blind: blind, window: nil, decision: lastDecision,
                                warnings: [], zeroAt: nil, nextRuleChange: nil, wakeAt: nil, ledger: ledger)
         }
         let decision = decide(window: reading.window, ledger: ledger, now: input.wall)
@@ -171,7 +193,7 @@ public struct Meter: Sendable {
             .flatMap { accountant.instant(balance: ledger.balance, reaches: $0) }
         let ruleChange = nextRuleChange(window: reading.window, decision: decision, ledger: ledger, now: input.wall)
         return TickOutcome(
-            debit: debit, usage: usage, uncoveredMs: uncovered, window: reading.window, decision: decision,
+            debit: debit, usage: usage, uncoveredMs: uncovered, blind: blind, window: reading.window, decision: decision,
             warnings: thresholdsCrossed(from: before.balance, to: ledger.balance, thresholds: config.warnBefore),
             zeroAt: zeroAt, nextRuleChange: ruleChange,
             wakeAt: [zeroAt, warnAt, ruleChange.map { input.monotonic + ($0 - input.wall) }].compactMap { $0 }.min(),

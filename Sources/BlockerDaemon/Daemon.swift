@@ -338,6 +338,7 @@ public final class Daemon {
         var committing = false
         let record = TickRecord(debit: outcome.debit, spentDay: meter.zone.localDate(atMs: wall).description,
                                 usage: outcome.usage)
+        noteIntermittentFailures(outcome.blind, failure: reading.failureMessage, monotonic: monotonic)
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
             // Batched: a transaction once spending has gone uncommitted for
             // commitEveryMs, and at once where the ledger decides something (a
@@ -466,12 +467,72 @@ public final class Daemon {
             locked = sample.locked
             if probeFailureLogged {
                 log.write(LogEvent(.probeRecovered, "Probe \(probe.name) answers again", fields: [("PROBE", probe.name)]))
+            } else if let since = probeFailingSince, monotonic - since.monotonic >= Self.probeFailureLogAfterMs {
+                // One or two hung samples: the streak lasted, though no failed sample saw it last.
+                recordShortStreak(fromMs: since.wall, toMs: wall, why: probeError ?? "failing")
             }
             endBlind(wall: wall)
             probeError = nil
             probeFailingSince = nil
             probeFailureLogged = false
         }
+    }
+
+    /// A probe that fails now and then (a command that hangs every third
+    /// call) makes streaks too short to be logged as they run. Each that
+    /// lasted is blind time all the same: stretches less than
+    /// `intermittentEveryMs` apart are one row of `blind`, made longer.
+    static let intermittentEveryMs: Int64 = 60_000
+    private var intermittentBlind: (id: Int64, toMs: Int64)?
+
+    private func recordShortStreak(fromMs: Int64, toMs: Int64, why: String) {
+        guard let runID else { return }
+        do throws(StoreError) {
+            if let last = intermittentBlind, fromMs - last.toMs <= Self.intermittentEveryMs, fromMs >= last.toMs {
+                try ledger.extendBlind(last.id, toMs: toMs)
+                intermittentBlind = (last.id, toMs)
+            } else {
+                let id = try ledger.beginBlind(runID: runID, fromMs: fromMs, reason: "\(probe.name): \(why) (now and then)")
+                try ledger.endBlind(id, toMs: toMs)
+                intermittentBlind = (id, toMs)
+            }
+        } catch { noteStorage(error) }
+    }
+
+    /// Blind time of streaks too short for the line above is said at once
+    /// once it adds up to `probeFailureLogAfterMs`, then at most every
+    /// `intermittentEveryMs`, with what accumulated and how much was charged.
+    private var unsaidBlind: (ms: Milliseconds, chargedMs: Milliseconds, failures: Int, app: String, why: String)?
+    private var blindSaidAt: Int64?
+
+    private func noteIntermittentFailures(_ blind: BlindInterval?, failure: String?, monotonic: Int64) {
+        guard !probeFailureLogged else {   // a lasting streak: said by its own line
+            unsaidBlind = nil
+            return
+        }
+        if let blind {
+            var unsaid = unsaidBlind ?? (0, 0, 0, blind.app, "")
+            unsaid.ms += blind.ms
+            unsaid.chargedMs += blind.chargedMs
+            unsaid.app = blind.app
+            unsaidBlind = unsaid
+        }
+        if let failure, var unsaid = unsaidBlind {
+            unsaid.failures += 1
+            unsaid.why = failure
+            unsaidBlind = unsaid
+        }
+        guard let unsaid = unsaidBlind, unsaid.ms >= Self.probeFailureLogAfterMs,
+              blindSaidAt.map({ monotonic - $0 >= Self.intermittentEveryMs || monotonic < $0 }) ?? true else { return }
+        blindSaidAt = monotonic
+        unsaidBlind = nil
+        let failures = unsaid.failures == 1 ? "1 failed sample" : "\(unsaid.failures) failed samples"
+        log.write(LogEvent(.probeError, "Probe \(probe.name) fails now and then: it could not answer for "
+                           + "\(DurationText.format(unsaid.ms)) while \(unsaid.app) (metered) was last in front, "
+                           + "\(DurationText.format(unsaid.chargedMs)) of it charged (\(failures)"
+                           + (unsaid.why.isEmpty ? "" : "; the last: \(unsaid.why)") + ")",
+                           fields: [("PROBE", probe.name), ("APP", unsaid.app), ("BLIND_MS", "\(unsaid.ms)"),
+                                    ("CHARGED_MS", "\(unsaid.chargedMs)")]))
     }
 
     private func endBlind(wall: Int64) {
@@ -677,5 +738,12 @@ public final class Daemon {
         }
         if let storageError { line += " · ledger not writable: \(storageError)" }
         return line
+    }
+}
+
+extension Result where Success == Reading, Failure == ProbeFailure {
+    /// Why the sample failed; nil when it answered.
+    var failureMessage: String? {
+        if case let .failure(failure) = self { failure.message } else { nil }
     }
 }

@@ -476,6 +476,15 @@ public final class Ledger {
         }
     }
 
+    /// Moves the end of the closed stretch `id` to `toMs` (a probe failing
+    /// now and then: its next short streak joins the stretch).
+    public func extendBlind(_ id: Int64, toMs: Int64) throws(StoreError) {
+        try write("cannot record the blind time") { () throws(SQLiteError) in
+            try database.run("UPDATE blind SET to_ms = max(from_ms, to_ms, ?) WHERE id = ? AND to_ms IS NOT NULL",
+                             [.integer(toMs), .integer(id)])
+        }
+    }
+
     /// The blind stretches that ended at or after `sinceMs` (an open one ends
     /// at `nowMs`), oldest first, as gaps (`Gap.blind`).
     public func blindStretches(sinceMs: Int64, nowMs: Int64) throws(StoreError) -> [Gap] {

@@ -75,6 +75,19 @@ import TestSupport
         #expect(StatusReport(busDictionary: report.busDictionary)?.systemConfig == "/etc/xdg/blocker/blocker.toml")
     }
 
+    /// Row 11 of issue 20: blind time (blockerd ran, its probe could not see) is shown, with how much.
+    @Test func blindTimeWarnsWithHowMuch() throws {
+        var facts = Self.healthy()
+        facts.blindStretches = []
+        #expect(try check("blind", in: facts).level == .ok)
+        facts.blindStretches = [Gap(fromMs: 0, toMs: 40_000, reason: Gap.blind("command: timed out (now and then)")),
+                                Gap(fromMs: 100_000, toMs: 120_000, reason: Gap.blind("command: exited with status 1"))]
+        let verdict = try check("blind", in: facts)
+        #expect(verdict.level == .warn)
+        #expect(verdict.detail == "in the last 7 days the probe could not see for 1m 00s in 2 stretches; "
+                + "the longest: command: timed out (now and then)")
+    }
+
     /// Row 13 of issue 20: a command probe run once a poll only samples.
     @Test func aCommandProbeRunOnceAPollIsToldAboutStreamMode() throws {
         var facts = Self.healthy()

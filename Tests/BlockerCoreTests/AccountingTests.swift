@@ -117,10 +117,60 @@ struct MeterHarness {
         #expect(h.tick(after: 1000, discord).debit == 0)      // idle past idle-after
         h.tick(after: 0, nil)
         #expect(h.tick(after: 1000, discord).debit == 0)      // nothing was in front
-        #expect(h.tick(after: 1000, .failure(ProbeFailure("garbage"))).debit == 0)
-        #expect(h.tick(after: 1000, discord).debit == 0)      // the second after a failure
         #expect(h.tick(after: 1000, discord).debit == 1000)
         #expect(h.ledger.balance == 59_000)
+    }
+
+    /// Row 11 of issue 20: a failed sample changes nothing. The time runs on,
+    /// charged to what the last good sample saw (up to the blind limit), and
+    /// is recorded as blind time; before any good sample nothing is charged.
+    @Test func aFailedSampleKeepsChargingTheLastGoodOneAndRecordsBlindTime() {
+        var h = MeterHarness(config: config, balance: 60_000)
+        #expect(h.tick(after: 0, .failure(ProbeFailure("garbage"))).blind == nil)   // nothing seen yet
+        h.tick(after: 1000, discord)
+        let failed = h.tick(after: 1000, .failure(ProbeFailure("garbage")))
+        #expect(failed.debit == 1000)
+        #expect(failed.blind == BlindInterval(app: "discord", ms: 1000, chargedMs: 1000))
+        let back = h.tick(after: 1000, notes)                 // answers again: the second before was blind
+        #expect(back.debit == 1000 && back.blind?.ms == 1000)
+        #expect(h.tick(after: 1000, notes).debit == 0)        // notes from its own sample on
+        #expect(h.tick(after: 1000, .failure(ProbeFailure("x"))).blind == nil)      // notes counts, unmetered:
+        #expect(h.ledger.balance == 58_000)                                          // its blind time is not recorded
+        #expect(h.ledger.used("tools") == 2000)
+    }
+
+    @Test func aLongOutageIsChargedOnlyItsFirstTenSecondsAndRecordedWhole() {
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.tick(after: 0, discord)
+        var blind: Milliseconds = 0, charged: Milliseconds = 0
+        for _ in 0..<60 {
+            let out = h.tick(after: 1000, .failure(ProbeFailure("X server gone")))
+            blind += out.blind?.ms ?? 0
+            charged += out.blind?.chargedMs ?? 0
+        }
+        #expect(h.meter.isSpending == false)                   // past the limit nothing is spent
+        let back = h.tick(after: 1000, discord)
+        #expect(back.blind?.ms == 1000 && back.debit == 0)
+        #expect(blind + 1000 == 61_000 && charged == Accountant.blindChargeLimit)
+        #expect(h.debited == Accountant.blindChargeLimit)
+        #expect(h.tick(after: 1000, discord).debit == 1000)    // from the good sample on, as ever
+    }
+
+    /// The issue's probe: it hangs every third call and is killed after 2 s.
+    /// The samples are stamped when they start, so a hung one ends 2 s later.
+    @Test func aProbeThatHangsEveryThirdCallIsChargedInFull() {
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.tick(after: 0, discord)
+        var elapsed: Milliseconds = 0, blind: Milliseconds = 0
+        for call in 1...300 {
+            let hung = call % 3 == 0
+            let after: Milliseconds = call % 3 == 1 && call > 1 ? 3000 : 1000   // a hang's 2 s, then the poll
+            elapsed += after
+            blind += h.tick(after: after, hung ? .failure(ProbeFailure("probe command timed out after 2000 ms"))
+                                                : .success(Reading(window: discord))).blind?.ms ?? 0
+        }
+        #expect(h.debited == elapsed)                // was a fifth: the hung call, the second before it and the one after went free
+        #expect(blind == 100 * 4000 - 3000)          // each hang: the second before it, its 2 s, the poll after
     }
 
     @Test func idleIsIgnoredUnlessConfigured() {
