@@ -26,12 +26,14 @@ public struct Charge: Equatable, Sendable {
 /// the daemon's heartbeat while charging plus that margin, since nothing it
 /// has not been told about can change in between. Count time, never ticks.
 ///
-/// A failed sample says nothing new, so it changes nothing: the time from the
-/// last good sample on stays charged to what that sample saw, for at most
-/// `blindChargeLimit` per failure streak (a probe that hangs every third
-/// call must not make a third of the time free), and all of it, charged or
-/// not, is blind time: the caller records it. A failure before any good
-/// sample charges nothing.
+/// A failed sample says nothing new: while the probe fails nothing is spent,
+/// and when it answers again the streak is settled as if it had not failed:
+/// the time from the last good sample on is charged to what that sample saw,
+/// for at most `blindChargeLimit` (a probe that hangs every third call must
+/// not make a third of the time free; an outage, after which the app may
+/// well be gone, costs no more than a hiccup). All of it, charged or not, is
+/// blind time, for the caller to record. A failure before any good sample,
+/// or after one that saw nothing charged, charges nothing.
 public struct Accountant: Sendable {
     /// The cap of an interval `charge(_:)` opens without one of its own.
     public let cap: Milliseconds
@@ -39,8 +41,8 @@ public struct Accountant: Sendable {
     /// a few failed samples in a row, never an outage.
     public static let blindChargeLimit: Milliseconds = 10_000
     private var last: (monotonic: Int64, charge: Charge?, cap: Milliseconds)?
-    /// While the probe fails: when the last good sample was taken and what it saw.
-    private var blind: (since: Int64, charge: Charge)?
+    /// While the probe fails: when the last good sample was taken, what it saw, its cap.
+    private var blind: (since: Int64, charge: Charge, cap: Milliseconds)?
 
     /// What one sample charges: `elapsed` to `charge`, and of the interval it
     /// closes, `blindMs` the probe could not answer for (0 between two good samples).
@@ -55,47 +57,38 @@ public struct Accountant: Sendable {
     }
 
     /// Records a sample taken at `monotonic` ms and returns the elapsed time
-    /// (capped) charged to what the last good sample saw, and the blind time.
-    /// After a good sample, call `charge(_:)` to say what the new interval belongs to.
+    /// (capped) charged to what the last good sample saw, and the blind time
+    /// when it ends a failure streak. After a good sample, call `charge(_:)`
+    /// to say what the new interval belongs to.
     public mutating func sample(at monotonic: Int64, failed: Bool = false) -> Charged? {
         guard let open = last else {
             if !failed { last = (monotonic, nil, cap) }
             return nil
         }
-        let streak = blind ?? (failed ? open.charge.map { (open.monotonic, $0) } : nil)
-        let elapsed = chargeable(until: monotonic, streakSince: streak?.since)
-        let blindMs = streak == nil ? 0 : max(monotonic - open.monotonic, 0)
-        let charged = (streak?.charge ?? open.charge).map { Charged(elapsed: elapsed, charge: $0, blindMs: blindMs) }
         if failed {
-            blind = streak
-            // Past the limit the streak is only recorded: nothing is spent any more.
-            let spending = streak.map { monotonic < $0.since + blindLimit(open.cap) } ?? false
-            last = (monotonic, spending ? streak?.charge : nil, open.cap)
-        } else {
+            if blind == nil, let charge = open.charge { blind = (open.monotonic, charge, open.cap) }
+            last = (monotonic, nil, open.cap)   // nothing spent until the streak is settled
+            return nil
+        }
+        defer {
             blind = nil
             last = (monotonic, nil, cap)
         }
-        return charged.flatMap { $0.elapsed > 0 || $0.blindMs > 0 ? $0 : nil }
+        if let streak = blind {
+            let span = max(monotonic - streak.since, 0)
+            return Charged(elapsed: min(span, max(Self.blindChargeLimit, streak.cap)), charge: streak.charge, blindMs: span)
+        }
+        guard let charge = open.charge, let elapsed = pending(at: monotonic)?.elapsed else { return nil }
+        return Charged(elapsed: elapsed, charge: charge, blindMs: 0)
     }
 
     /// What a sample at `monotonic` would charge, without taking it: for a
     /// status asked between samples.
     public func pending(at monotonic: Int64) -> (elapsed: Milliseconds, charge: Charge)? {
         guard let last, let previous = last.charge else { return nil }
-        let elapsed = chargeable(until: monotonic, streakSince: blind?.since)
+        let elapsed = min(max(monotonic - last.monotonic, 0), last.cap)
         return elapsed > 0 ? (elapsed, previous) : nil
     }
-
-    /// The part of the open interval, up to `monotonic`, that may be charged:
-    /// the cap after a good sample, `blindChargeLimit` from the streak's start in a failure streak.
-    private func chargeable(until monotonic: Int64, streakSince: Int64?) -> Milliseconds {
-        guard let last else { return 0 }
-        let end = streakSince.map { min(monotonic, $0 + blindLimit(last.cap)) } ?? min(monotonic, last.monotonic + last.cap)
-        return max(end - last.monotonic, 0)
-    }
-
-    /// A streak is charged at least as long as the good sample before it could have been.
-    private func blindLimit(_ cap: Milliseconds) -> Milliseconds { max(Self.blindChargeLimit, cap) }
 
     /// What the time from the latest sample to the next belongs to: nil when
     /// nothing is charged (no window, locked, idle, shielded, in no group);

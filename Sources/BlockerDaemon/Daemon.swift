@@ -326,6 +326,7 @@ public final class Daemon {
         touchRun(wall: wall)
         noteLedgerEdits()
         let reading = withoutTheCover(probe.sample())
+        let streakWasLogged = probeFailureLogged
         noteProbe(reading, monotonic: monotonic, wall: wall)
         let before = snapshot(at: wall)
         // A probe that pushes every change needs no poll while charging: the
@@ -338,7 +339,8 @@ public final class Daemon {
         var committing = false
         let record = TickRecord(debit: outcome.debit, spentDay: meter.zone.localDate(atMs: wall).description,
                                 usage: outcome.usage)
-        noteIntermittentFailures(outcome.blind, failure: reading.failureMessage, monotonic: monotonic)
+        noteIntermittentFailures(outcome.blind, failure: reading.failureMessage, streakWasLogged: streakWasLogged,
+                                 monotonic: monotonic)
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
             // Batched: a transaction once spending has gone uncommitted for
             // commitEveryMs, and at once where the ledger decides something (a
@@ -504,25 +506,26 @@ public final class Daemon {
     /// `intermittentEveryMs`, with what accumulated and how much was charged.
     private var unsaidBlind: (ms: Milliseconds, chargedMs: Milliseconds, failures: Int, app: String, why: String)?
     private var blindSaidAt: Int64?
+    /// The running streak's failed samples, and the last one's why.
+    private var streakFailures = (count: 0, why: "")
 
-    private func noteIntermittentFailures(_ blind: BlindInterval?, failure: String?, monotonic: Int64) {
-        guard !probeFailureLogged else {   // a lasting streak: said by its own line
-            unsaidBlind = nil
+    private func noteIntermittentFailures(_ blind: BlindInterval?, failure: String?, streakWasLogged: Bool,
+                                          monotonic: Int64) {
+        if let failure {
+            streakFailures = (streakFailures.count + 1, failure)
             return
         }
-        if let blind {
-            var unsaid = unsaidBlind ?? (0, 0, 0, blind.app, "")
-            unsaid.ms += blind.ms
-            unsaid.chargedMs += blind.chargedMs
-            unsaid.app = blind.app
-            unsaidBlind = unsaid
-        }
-        if let failure, var unsaid = unsaidBlind {
-            unsaid.failures += 1
-            unsaid.why = failure
-            unsaidBlind = unsaid
-        }
-        guard let unsaid = unsaidBlind, unsaid.ms >= Self.probeFailureLogAfterMs,
+        defer { streakFailures = (0, "") }
+        // A streak that lasted as it ran has had its own line.
+        guard let blind, !streakWasLogged else { return }
+        var unsaid = unsaidBlind ?? (0, 0, 0, blind.app, "")
+        unsaid.ms += blind.ms
+        unsaid.chargedMs += blind.chargedMs
+        unsaid.failures += streakFailures.count
+        unsaid.app = blind.app
+        unsaid.why = streakFailures.why
+        unsaidBlind = unsaid
+        guard unsaid.ms >= Self.probeFailureLogAfterMs,
               blindSaidAt.map({ monotonic - $0 >= Self.intermittentEveryMs || monotonic < $0 }) ?? true else { return }
         blindSaidAt = monotonic
         unsaidBlind = nil

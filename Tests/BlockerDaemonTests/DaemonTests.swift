@@ -155,13 +155,14 @@ import BlockerStore
         daemon.tick(clock)
         box.frontRaw("this is not json")
         for _ in 0..<4 { clock.advance(1000); daemon.tick(clock) }
-        #expect(daemon.ledger.balance == 60_000)                                 // nothing debited
+        #expect(daemon.ledger.balance == 60_000)                                 // nothing debited while it fails
         #expect(log.events(.probeError).count == 1)
         box.front("discord")
         clock.advance(1000); daemon.tick(clock)
         #expect(log.events(.probeRecovered).count == 1)
+        #expect(daemon.ledger.balance == 55_000)            // settled: the 5 s since discord's last good sample
         clock.advance(1000); daemon.tick(clock)
-        #expect(daemon.ledger.balance == 59_000)
+        #expect(daemon.ledger.balance == 54_000)
         box.frontRaw("{\"oops\"")
         for _ in 0..<3 { clock.advance(1000); daemon.tick(clock) }
         #expect(log.events(.probeError).count == 2)                              // a new streak
