@@ -89,7 +89,7 @@ blind=$(grep -o 'probe blind [^(]*' <<<"$history" | head -n 1)
 doctor=$("$bin/blockerctl" doctor --config "$r913_dir/row11/blocker.toml" 2>&1 || true)
 grep -q 'blind .*could not see for' <<<"$doctor" || fail "row 11: doctor says nothing of the blind time: $doctor"
 fx_stop "$r913_pid"
-ok "row 11: closed: $charged of $elapsed ms charged with a probe hanging every third call; recorded: '$blind' in history and doctor, a probe-error line"
+ok "row 11: closed: $charged ms charged in $elapsed ms with a probe hanging every third call (a streak open at the first reading is settled within); recorded: '$blind' in history and doctor, a probe-error line"
 
 # --- row 13: switching windows in step with a once-a-poll command probe ----------
 # The probe notes each call; a loop puts discord in front for the last 0.4 s of
