@@ -175,7 +175,7 @@ public struct Meter: Sendable {
         }
 
         guard let reading else {
-            // Don't trust a burst: keep showing what we had; the time runs on as blind time.
+            // Don't trust a burst: keep showing what we had; the streak is settled when the probe answers.
             return TickOutcome(debit: debit, usage: usage, uncoveredMs: uncovered, blind: blind, window: nil, decision: lastDecision,
                                warnings: [], zeroAt: nil, nextRuleChange: nil, wakeAt: nil, ledger: ledger)
         }

@@ -708,7 +708,8 @@ public final class Daemon {
     public func shutdown(reason: String = "stopped", monotonic: Int64 = MonotonicClock.nowMs,
                          wall: Int64 = WallClock.nowMs) {
         ServiceManager.notify("STOPPING=1")
-        let last = meter.closeInterval(at: monotonic, wall: wall, balance: ledger.balance)
+        // A failure streak still open stays unsettled, as `status` showed it.
+        let last = meter.closeInterval(at: monotonic, wall: wall, balance: ledger.balance, failed: probeError != nil)
         uncovered?.chargedMs += last.uncovered
         endUncovered(wall: wall)
         probe.shutdown()

@@ -45,5 +45,12 @@ import TestSupport
         #expect(stretches.first?.reason.hasSuffix("command: probe command exited with status 1: hung (now and then)") == true)
         // From call 3 (2 s in) to call 31 (50 s in: ten hangs of 3 s, twenty calls 1 s apart).
         #expect(stretches.first?.fromMs == start.wall + 2_000 && stretches.first?.toMs == start.wall + 50_000)
+
+        // A stop inside a streak charges what status showed: none of the streak, which was not settled.
+        clock.advance(1000); daemon.tick(clock)              // call 32 answers
+        clock.advance(1000); daemon.tick(clock)              // call 33 hangs
+        let shown = daemon.balance(at: clock.monotonic + 500)
+        daemon.shutdown(monotonic: clock.monotonic + 500, wall: clock.wall + 500)
+        #expect(daemon.ledger.balance == shown)
     }
 }
