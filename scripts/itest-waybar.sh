@@ -81,24 +81,6 @@ assert len(left) >= 3 and left == sorted(left, reverse=True) and left[0] > left[
 PY
 oe_note "2. the balance counts down in the bar"
 
-# 2b. A hostile title in front: spending stops, the bar's new line names it.
-title='a & <span size="99999">x</span>'
-printf '#!/bin/sh\nexec foot --app-id=blocker-title --title=%s sleep infinity\n' "'$title'" >"$oe_dir/title-window.sh"
-chmod 0755 "$oe_dir/title-window.sh"
-swaymsg exec "$oe_dir/title-window.sh" >/dev/null
-oe_wait 10 eval 'tail -n 1 "$oe_dir/bar.jsonl" | grep -qF "blocker-title"' \
-    || oe_fail "the bar did not name the window in front: $(tail -n 2 "$oe_dir/bar.jsonl")"
-python3 - "$oe_dir/bar.jsonl" "$title" <<'PY' || oe_fail "the tooltip carries the title as markup: $(tail -n 1 "$oe_dir/bar.jsonl")"
-import json, sys, html
-line = json.loads(open(sys.argv[1]).read().splitlines()[-1])
-tooltip, title = line["tooltip"], sys.argv[2]
-assert "<" not in tooltip and html.escape(title, quote=True).replace("&#x27;", "&apos;") in tooltip, tooltip
-PY
-swaymsg '[app_id="blocker-title"] kill' >/dev/null
-swaymsg '[app_id="blocker-meter"] focus' >/dev/null
-oe_wait 5 eval 'oe_ctl status --json | grep -q "\"app\": *\"blocker-meter\""' || oe_fail "blocker-meter did not come back in front"
-oe_note "2b. a window titled '$title': the tooltip waybar got carries it escaped"
-
 # 3. A timed block: shielded, red, within 2 s; no polling means no line in between.
 blocked=$(oe_now_ms)
 oe_ctl block meter --for 1m >/dev/null || oe_fail "blockerctl block failed"
@@ -119,4 +101,19 @@ oe_wait 3 color_is 112,112,112 || oe_fail "the bar did not turn grey with blocke
 oe_start_blockerd sway
 oe_wait 5 eval '[ "$(last_class)" = shielded ]' || oe_fail "the class is $(last_class), not shielded, after blockerd came back"
 oe_note "4. blockerd stopped: class down (grey); back: shielded again"
+# 5. A hostile title in front (the shield was over blocker-meter): the bar's new line names it.
+title='a & <span size="99999">x</span>'
+printf '#!/bin/sh\nexec foot --app-id=blocker-title --title=%s sleep infinity\n' "'$title'" >"$oe_dir/title-window.sh"
+chmod 0755 "$oe_dir/title-window.sh"
+swaymsg exec "$oe_dir/title-window.sh" >/dev/null
+oe_wait 10 eval 'tail -n 1 "$oe_dir/bar.jsonl" | grep -qF "blocker-title"' \
+    || oe_fail "the bar did not name the window in front: $(tail -n 2 "$oe_dir/bar.jsonl")"
+python3 - "$oe_dir/bar.jsonl" "$title" <<'PY' || oe_fail "the tooltip carries the title as markup: $(tail -n 1 "$oe_dir/bar.jsonl")"
+import json, sys, html
+line = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+tooltip, title = line["tooltip"], sys.argv[2]
+assert "<" not in tooltip and html.escape(title, quote=True).replace("&#x27;", "&apos;") in tooltip, tooltip
+PY
+oe_note "5. a window titled '$title': the tooltip waybar got carries it escaped"
+
 oe_note "pass in $((($(oe_now_ms) - started) / 1000)) s (screenshots: docs/waybar-ok.png, docs/waybar-shielded.png)"
