@@ -58,6 +58,9 @@ public struct StatusReport: Equatable, Sendable {
     /// The system-wide default config blockerd runs on when the user has none
     /// of their own: it then meters nothing (`SystemDefaultConfig`). Absent otherwise.
     public var systemConfig: String?
+    /// Strict mode runs on the ledger's config because blocker.toml does not
+    /// load: why, and what to do (absent otherwise).
+    public var configProblem: String?
 
     public init(balanceMs: Int64, metered: Bool, locked: Bool, foreground: Foreground?, shield: ShieldState,
                 todayUsedMs: Int64, todayEarnedMs: Int64, probeName: String, probeOK: Bool, probeError: String?,
@@ -132,6 +135,7 @@ extension StatusReport {
         ]
         if let strictDelayMs { entries["strict_delay_ms"] = .int64(strictDelayMs) }
         if let systemConfig { entries["system_config"] = .string(systemConfig) }
+        if let configProblem { entries["config_problem"] = .string(configProblem) }
         if pendingChanges > 0, let pendingNextMs {
             entries["pending_changes"] = .uint32(pendingChanges)
             entries["pending_next_ms"] = .int64(pendingNextMs)
@@ -182,6 +186,7 @@ extension StatusReport {
                   probeError: probeError, exercises: exercises, spending: spending)
         if case let .int64(delay)? = entries["strict_delay_ms"] { strictDelayMs = delay }
         if case let .string(path)? = entries["system_config"] { systemConfig = path }
+        if case let .string(problem)? = entries["config_problem"] { configProblem = problem }
         if case let .uint32(count)? = entries["pending_changes"], case let .int64(next)? = entries["pending_next_ms"] {
             pendingChanges = count
             pendingNextMs = next

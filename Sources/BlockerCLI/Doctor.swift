@@ -134,6 +134,10 @@ enum Doctor {
     /// Strict mode, when blockerd has it on: the delay and what waits.
     static func strict(_ facts: DoctorFacts) -> DoctorCheck? {
         guard case let .success(report) = facts.daemon, let delay = report.strictDelayMs else { return nil }
+        if let problem = report.configProblem {
+            return DoctorCheck(.warn, "strict", "on, running on the config in force from the ledger: \(problem)",
+                               fix: "fix blocker.toml (blockerctl config check), then blockerctl reload")
+        }
         let pending = report.pendingChanges == 0 ? "nothing pending"
             : "\(report.pendingChanges) config \(report.pendingChanges == 1 ? "change" : "changes") pending (see: blockerctl config pending)"
         return DoctorCheck(.ok, "strict", "on: changes that loosen wait \(DurationText.format(delay)); \(pending)")

@@ -220,6 +220,7 @@ enum StatusText {
             }
             rows.append(("strict", text))
         }
+        if let problem = report.configProblem { rows.append(("config", printer.paint(problem, .red))) }
         return AlignedRows.render(rows)
     }
 

@@ -17,6 +17,9 @@ public struct UsageEntry: Equatable, Sendable {
 public struct TickInput: Sendable {
     /// CLOCK_MONOTONIC ms: measures elapsed time (stops during suspend).
     public var monotonic: Int64
+    /// CLOCK_BOOTTIME ms (runs on during suspend): tells a stall from a
+    /// suspend. nil: unknown, and every interval keeps its cap.
+    public var boottime: Int64?
     /// Unix ms: places the tick on the calendar.
     public var wall: Int64
     /// The probe's answer, or why it failed.
@@ -31,9 +34,10 @@ public struct TickInput: Sendable {
     /// the time until the next sample is charged as if it were down.
     public var covered: Bool
 
-    public init(monotonic: Int64, wall: Int64, reading: Result<Reading, ProbeFailure>,
+    public init(monotonic: Int64, boottime: Int64? = nil, wall: Int64, reading: Result<Reading, ProbeFailure>,
                 heartbeat: Milliseconds? = nil, covered: Bool = true) {
         self.monotonic = monotonic
+        self.boottime = boottime
         self.wall = wall
         self.reading = reading
         self.heartbeat = heartbeat
@@ -90,6 +94,8 @@ public struct TickOutcome: Equatable, Sendable {
     public var wakeAt: Int64? = nil
     /// The ledger as the policy saw it after this tick.
     public var ledger: LedgerSnapshot
+    /// The interval this sample closed was a stall (see `Accountant`).
+    public var stall: Stall? = nil
 }
 
 /// The per-tick engine: accountant → policy, pure. The daemon owns the clocks,
@@ -146,15 +152,19 @@ public struct Meter: Sendable {
     /// returns what it spent and used: at a sample, and at a stop, which
     /// charges exactly what `pendingDebit` (a status) showed up to then.
     /// `uncovered`: how much of it a shield was up with no cover drawn;
-    /// `blind`: what of it the probe could not answer for (a failure streak it settles).
-    public mutating func closeInterval(at monotonic: Int64, wall: Int64, balance: Milliseconds, failed: Bool = false)
-        -> (debit: Milliseconds, usage: [UsageEntry], uncovered: Milliseconds, blind: BlindInterval?) {
-        guard let charged = accountant.sample(at: monotonic, failed: failed) else { return (0, [], 0, nil) }
+    /// `blind`: what of it the probe could not answer for (a failure streak it settles);
+    /// `boottime` and `stillInFront`: see `Accountant.sample`; `stall`: the
+    /// interval was a stall (charged whole when still in front).
+    public mutating func closeInterval(at monotonic: Int64, boottime: Int64? = nil, wall: Int64, balance: Milliseconds,
+                                       failed: Bool = false, stillInFront: Bool = false)
+        -> (debit: Milliseconds, usage: [UsageEntry], uncovered: Milliseconds, blind: BlindInterval?, stall: Stall?) {
+        guard let charged = accountant.sample(at: monotonic, boottime: boottime, failed: failed, stillInFront: stillInFront)
+        else { return (0, [], 0, nil, nil) }
         let charge = charged.charge, elapsed = charged.elapsed
         let blind = charged.blindMs > 0 && charge.metered
             ? BlindInterval(app: charge.app, ms: charged.blindMs, chargedMs: elapsed) : nil
         return (charge.metered ? min(elapsed, max(balance, 0)) : 0, usageEntries(charge, elapsed: elapsed, endingAt: wall),
-                charge.uncovered ? elapsed : 0, blind)
+                charge.uncovered ? elapsed : 0, blind, charged.stall)
     }
 
     public func decide(window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {
@@ -166,8 +176,10 @@ public struct Meter: Sendable {
         let reading = try? input.reading.get()
 
         // Charge the interval since the previous sample to what it saw.
-        let (debit, usage, uncovered, blind) = closeInterval(at: input.monotonic, wall: input.wall, balance: ledger.balance,
-                                                             failed: reading == nil)
+        let stillInFront = reading.map { stillSees(accountant.openCharge, $0) } ?? false
+        let (debit, usage, uncovered, blind, stall) = closeInterval(at: input.monotonic, boottime: input.boottime, wall: input.wall,
+                                                                    balance: ledger.balance, failed: reading == nil,
+                                                                    stillInFront: stillInFront)
         ledger.balance -= debit
         let today = zone.localDate(atMs: input.wall).description
         for entry in usage where entry.day == today {
@@ -197,7 +209,15 @@ public struct Meter: Sendable {
             warnings: thresholdsCrossed(from: before.balance, to: ledger.balance, thresholds: config.warnBefore),
             zeroAt: zeroAt, nextRuleChange: ruleChange,
             wakeAt: [zeroAt, warnAt, ruleChange.map { input.monotonic + ($0 - input.wall) }].compactMap { $0 }.min(),
-            ledger: ledger)
+            ledger: ledger, stall: stall)
+    }
+
+    /// Whether `reading` still sees what `charge` was for: the same app, with
+    /// someone looking (a stall between the two was that app's use).
+    private func stillSees(_ charge: Charge?, _ reading: Reading) -> Bool {
+        guard let charge, let window = reading.window, window.app == charge.app, !reading.locked else { return false }
+        if let idleAfter = config.daemon.idleAfter, let idle = reading.idle, idle >= idleAfter { return false }
+        return true
     }
 
     /// See `TickOutcome.nextRuleChange`. A daily limit is reached only while

@@ -140,10 +140,15 @@ public final class Daemon {
         self.environment = environment
         self.anchors = anchors
         configFile = options.configSource(environment: environment)
-        let file: (config: Config, text: String)
-        do { file = try Config.loadWithText(path: configFile.path) } catch { throw .config(error) }
+        // A file that does not load is fatal (exit 78) only outside strict
+        // mode: in it, the ledger's version in force runs until it is fixed.
+        let file: Result<(config: Config, text: String), ConfigError>
+        do { file = .success(try Config.loadWithText(path: configFile.path)) } catch { file = .failure(error) }
         let zone: TimeZoneRules
         do { zone = try TimeZoneRules.system(environment: environment) } catch { throw .timeZone(error) }
+        // Without a ledger there is no config in force to fall back on: nothing is created for it.
+        if case let .failure(error) = file,
+           access(options.stateDirectory + "/" + BlockerPaths.ledgerFileName, F_OK) != 0 { throw .config(error) }
         // The lock comes first: a second daemon must not touch the ledger at all.
         do { lock = try StateLock(directory: options.stateDirectory) } catch { throw .alreadyRunning(error) }
         do { ledger = try Ledger.open(stateDirectory: options.stateDirectory) } catch { throw .storage(error) }
@@ -154,12 +159,22 @@ public final class Daemon {
         // compared with it (it may have been edited while blockerd was stopped).
         var versions: [LoadedConfigVersion]
         let adoption: ConfigAdoption
-        do {
-            versions = try Self.loadVersions(ledger, log: log)
-            let running = Self.inForce(versions, now: wall)
-            (config, adoption) = try Self.adopt(text: file.text, fresh: file.config, running: running,
-                                                versions: &versions, ledger: ledger, wall: wall)
-        } catch { throw .storage(error) }
+        do { versions = try Self.loadVersions(ledger, log: log) } catch { throw .storage(error) }
+        let running = Self.inForce(versions, now: wall)
+        switch file {
+        case let .success(file):
+            do {
+                (config, adoption) = try Self.adopt(text: file.text, fresh: file.config, running: running,
+                                                    versions: &versions, ledger: ledger, wall: wall)
+            } catch { throw .storage(error) }
+        case let .failure(error):
+            guard let running, running.strict.delay != nil else {
+                ledger.close()
+                throw .config(error)
+            }
+            (config, adoption) = (running, .unchanged)
+            configUnreadable = ConfigUnreadable(error: error.description, sinceMs: wall)
+        }
         configVersions = versions
         let previousRun: RunRecord?
         do { (runID, previousRun) = try ledger.beginRun(pid: getpid(), nowMs: wall) } catch { throw .storage(error) }
@@ -179,6 +194,7 @@ public final class Daemon {
         recordStartFindings(start.found, anchor: start.anchor, wall: wall)
         noteLedgerEdits()
         anchorLedger(wall: wall)
+        noteConfigUnreadable(wall: wall)
     }
 
     /// Replaces the probe the config chose (tests: a probe no config names).
@@ -223,6 +239,12 @@ public final class Daemon {
 
     /// Strict mode's stored config versions, oldest first (see StrictConfig.swift).
     var configVersions: [LoadedConfigVersion] = []
+    /// Strict mode started without a loadable blocker.toml (see StrictConfig.swift).
+    var configUnreadable: ConfigUnreadable?
+    /// The stalls of the last minutes, one note (see IntegrityNotes.swift).
+    var stallRun: StallRun?
+    /// A stop/continue loop logs one stall line a minute.
+    var stallLines = LogRateLimit(intervalMs: 60_000)
 
     /// What the meter runs: the config, or on the system's default file only
     /// what observes (`SystemDefaultConfig`).
@@ -320,7 +342,9 @@ public final class Daemon {
 
     /// Samples the probe, charges the interval, decides the shield, and writes
     /// the ledger in one transaction.
-    public func tick(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) {
+    /// `boottime` (CLOCK_BOOTTIME ms) tells a stall from a suspend; nil (tests
+    /// driving the clocks): every interval keeps its cap.
+    public func tick(monotonic: Int64 = MonotonicClock.nowMs, boottime: Int64? = nil, wall: Int64 = WallClock.nowMs) {
         applyDueConfigVersions(wall: wall)
         checkLedgerIfChanged(wall: wall)
         touchRun(wall: wall)
@@ -332,10 +356,11 @@ public final class Daemon {
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
         let heartbeat = probe.eventDescriptor != nil ? Self.commitEveryMs : nil
-        let outcome = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading, heartbeat: heartbeat,
-                                           covered: coveredIfShielded(at: monotonic)),
+        let outcome = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: wall, reading: reading,
+                                           heartbeat: heartbeat, covered: coveredIfShielded(at: monotonic)),
                                  ledger: before)
         lastTick = outcome
+        if let stall = outcome.stall { noteStall(stall, wall: wall) }
         var committing = false
         let record = TickRecord(debit: outcome.debit, spentDay: meter.zone.localDate(atMs: wall).description,
                                 usage: outcome.usage)
@@ -600,6 +625,7 @@ public final class Daemon {
                 }
             }
             logAdoption(adoption)
+            endConfigUnreadable(wall: wall)
             if let folded = reloadLines.admit(at: monotonic) {
                 let more = folded > 0 ? " (and \(folded) more reloads in the \(reloadLines.interval / 1000) s before)" : ""
                 log.write(LogEvent(.reload, "Configuration reloaded from \(source.path)\(more)"))
@@ -717,6 +743,7 @@ public final class Daemon {
         endBlind(wall: wall)
         let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(atMs: wall).description, usage: last.usage)
         do { try ledger.record(record) } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
+        extendConfigUnreadable(wall: wall)
         if let runID {
             do { try ledger.endRun(runID, nowMs: wall, reason: reason) } catch {
                 log.write(LogEvent(.storageError, "Cannot record the stop: \(error)"))
@@ -731,6 +758,7 @@ public final class Daemon {
 
     /// One human line for `systemctl status` (sd_notify STATUS=).
     public var statusLine: String {
+        if let configProblem { return configProblem }
         if let probeError { return "Probe \(probe.name) failing: \(probeError)" }
         if let shield { return "Shield up: \(shield.app) (\(shield.reason.rawValue))" }
         var line = "Balance \(DurationText.format(ledger.balance))"

@@ -66,6 +66,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         let pending = daemon.pendingChanges(now: wall)
         report.pendingChanges = UInt32(clamping: pending.count)
         report.pendingNextMs = pending.first?.applyMs
+        report.configProblem = daemon.configProblem
         return report
     }
 

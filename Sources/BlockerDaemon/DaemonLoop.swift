@@ -151,7 +151,7 @@ public final class DaemonLoop {
         // The sample reads the probe's events so far, a burst's included.
         burstTimer.disarm()
         probeSource?.isEnabled = true
-        daemon.tick()
+        daemon.tick(monotonic: MonotonicClock.nowMs, boottime: BoottimeClock.nowMs)
         // A strict-mode change applies at its wall instant, as a rule would.
         let configAt = daemon.nextConfigApplyMs.map { MonotonicClock.nowMs + max($0 - WallClock.nowMs, 0) }
         // A cover client's grace ends: if nothing is drawn by then, charging starts.

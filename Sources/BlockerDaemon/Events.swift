@@ -23,6 +23,8 @@ public enum EventKind: String, Sendable, CaseIterable {
     case ledgerEdited = "ledger-edited"
     /// The ledger's state, kept in the journal where its user cannot rewrite it (LedgerAnchors.swift).
     case ledgerAnchor = "ledger-anchor"
+    // What blockerd noticed that may be a way around it (IntegrityNote.Kind).
+    case lockNotHonoured = "lock-not-honoured", stall, environment, configUnreadable = "config-unreadable"
 
     public var messageID: String {
         switch self {
@@ -51,6 +53,10 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .coverRefused: "b7e41d9a2c5f4e8b9a3d6c1f0e7b2a54"
         case .ledgerEdited: "02c45e659ab5456f84df64328985f535"
         case .ledgerAnchor: "bad29fda64414cb7bec7fe8458c1ee5d"
+        case .lockNotHonoured: "14fd19204b86411f9ea0f75538d08093"
+        case .stall: "a2233d50b65d41dd859d4a7182ea378a"
+        case .environment: "38d1e4d840a94ba0a7fe2a7d1d7a3a02"
+        case .configUnreadable: "35487d4217fd456ab7e619df54013466"
         }
     }
 
@@ -67,6 +73,7 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .configError, .storageError: .error
         case .coverMissing, .coverRefused: .warning
         case .coverBack: .notice
+        case .lockNotHonoured, .stall, .environment, .configUnreadable: .warning
         }
     }
 }

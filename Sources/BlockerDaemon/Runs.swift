@@ -83,6 +83,7 @@ extension Daemon {
         guard let runID, wall - lastRunTouchMs >= Self.runTouchEveryMs || wall < lastRunTouchMs else { return }
         lastRunTouchMs = wall
         do { try ledger.touchRun(runID, nowMs: wall) } catch { noteStorage(error) }
+        extendConfigUnreadable(wall: wall)
     }
 
     /// The gaps overlapping `sinceMs…now`, with the stretches blockerd ran

@@ -117,3 +117,45 @@ extension Daemon {
             + "and a block only ever runs to its end"
     }
 }
+
+/// Strict mode started with a blocker.toml that does not load: blockerd runs
+/// on the version in force from the ledger until a reload reads the file again.
+struct ConfigUnreadable {
+    /// The loader's message (`file:line:column: …`).
+    var error: String
+    var sinceMs: Int64
+    /// Its note in the ledger (nil until stored, or when the ledger refused it).
+    var noteID: Int64?
+}
+
+extension Daemon {
+    /// What `status` and the journal say while the file does not load.
+    public var configProblem: String? {
+        configUnreadable.map {
+            "\(configFile.path) does not load (\($0.error)); strict mode keeps the version in force "
+                + "from the ledger until it loads (fix it, then blockerctl reload)"
+        }
+    }
+
+    /// At start: says that the file did not load and what runs instead.
+    func noteConfigUnreadable(wall: Int64) {
+        guard let problem = configProblem, let since = configUnreadable?.sinceMs else { return }
+        configUnreadable?.noteID = record(IntegrityNote(kind: .configUnreadable, fromMs: since, toMs: wall, text: problem),
+                                          message: "Strict mode: \(problem)", fields: [("CONFIG", configFile.path)])
+    }
+
+    /// While the file does not load, its note lasts until now (each minute, and at stop).
+    func extendConfigUnreadable(wall: Int64) {
+        guard let unreadable = configUnreadable, let problem = configProblem else { return }
+        extend(unreadable.noteID, toMs: wall, text: problem)
+    }
+
+    /// A reload read the file: the note ends now.
+    func endConfigUnreadable(wall: Int64) {
+        guard let unreadable = configUnreadable else { return }
+        configUnreadable = nil
+        let text = "\(configFile.path) did not load (\(unreadable.error)); strict mode kept the version in force from the ledger"
+        extend(unreadable.noteID, toMs: wall, text: text)
+        log.write(LogEvent(priority: .info, "\(configFile.path) loads again after \(DurationText.format(wall - unreadable.sinceMs))"))
+    }
+}

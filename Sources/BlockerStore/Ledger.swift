@@ -574,6 +574,49 @@ public final class Ledger {
         }
     }
 
+    // MARK: Integrity notes
+
+    /// Stores `note`; returns its id, with which `extendNote` moves its end.
+    @discardableResult
+    public func addNote(_ note: IntegrityNote) throws(StoreError) -> Int64 {
+        try write("cannot record what blockerd noticed") { () throws(SQLiteError) in
+            try database.firstRow("INSERT INTO integrity_notes (kind, from_ms, to_ms, text) VALUES (?, ?, ?, ?) RETURNING id",
+                                  [.text(note.kind.rawValue), .integer(note.fromMs), .integer(note.toMs), .text(note.text)]) {
+                $0.int64(0)
+            } ?? 0
+        }
+    }
+
+    /// Note `id` now lasts until `toMs` and says `text`.
+    public func extendNote(_ id: Int64, toMs: Int64, text: String) throws(StoreError) {
+        try write("cannot record what blockerd noticed") { () throws(SQLiteError) in
+            try database.run("UPDATE integrity_notes SET to_ms = max(from_ms, ?), text = ? WHERE id = ?",
+                             [.integer(toMs), .text(text), .integer(id)])
+        }
+    }
+
+    private static func note(_ row: SQLiteRow) -> (id: Int64, note: IntegrityNote)? {
+        guard let kind = IntegrityNote.Kind(rawValue: row.text(1)) else { return nil }
+        return (row.int64(0), IntegrityNote(kind: kind, fromMs: row.int64(2), toMs: row.int64(3), text: row.text(4)))
+    }
+
+    /// The notes that ended at or after `sinceMs`, oldest first (a kind this
+    /// version does not know is left out).
+    public func notes(sinceMs: Int64) throws(StoreError) -> [IntegrityNote] {
+        try read("cannot read what blockerd noticed") { () throws(SQLiteError) in
+            try database.rows("SELECT id, kind, from_ms, to_ms, text FROM integrity_notes WHERE to_ms >= ? ORDER BY from_ms, id",
+                              [.integer(sinceMs)], Self.note).compactMap { $0?.note }
+        }
+    }
+
+    /// The newest note of `kind`, with its id.
+    public func lastNote(_ kind: IntegrityNote.Kind) throws(StoreError) -> (id: Int64, note: IntegrityNote)? {
+        try read("cannot read what blockerd noticed") { () throws(SQLiteError) in
+            try database.firstRow("SELECT id, kind, from_ms, to_ms, text FROM integrity_notes WHERE kind = ? ORDER BY id DESC LIMIT 1",
+                                  [.text(kind.rawValue)], Self.note) ?? nil
+        }
+    }
+
     // MARK: Plumbing
 
     /// One transaction; SQLite errors become a StoreError naming the file.

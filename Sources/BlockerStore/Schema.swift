@@ -148,6 +148,20 @@ enum Schema {
             ALTER TABLE earnings ADD COLUMN request_id TEXT;
             CREATE UNIQUE INDEX earnings_by_request ON earnings (request_id) WHERE request_id IS NOT NULL;
             """),
+        Migration(version: 9, sql: """
+            -- What blockerd saw that may have been a way around it (IntegrityNote):
+            -- a lock it did not honour, a stall, another environment, strict
+            -- mode running on the ledger's config. from_ms..to_ms: the time it
+            -- concerned (to_ms grows while it lasts); text: in words.
+            CREATE TABLE integrity_notes (
+                id INTEGER PRIMARY KEY,
+                kind TEXT NOT NULL,
+                from_ms INTEGER NOT NULL,
+                to_ms INTEGER NOT NULL CHECK (to_ms >= from_ms),
+                text TEXT NOT NULL
+            ) STRICT;
+            CREATE INDEX integrity_notes_by_end ON integrity_notes (to_ms);
+            """),
     ]
 
     static var latestVersion: Int64 { migrations.last!.version }

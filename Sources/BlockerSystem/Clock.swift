@@ -8,6 +8,12 @@ public enum MonotonicClock {
     public static var nowMs: Int64 { nowNs / 1_000_000 }
 }
 
+/// CLOCK_BOOTTIME: CLOCK_MONOTONIC plus the time spent suspended. Compared
+/// with it, it tells a suspend (only this one ran) from a stall (both ran).
+public enum BoottimeClock {
+    public static var nowMs: Int64 { nanoseconds(CLOCK_BOOTTIME) / 1_000_000 }
+}
+
 /// CLOCK_REALTIME: where now is on the calendar.
 public enum WallClock {
     /// Unix time in milliseconds.
@@ -23,7 +29,7 @@ public enum ProcessCPUClock {
 
 private func nanoseconds(_ clock: clockid_t) -> Int64 {
     var t = timespec()
-    // Fails only for an unknown clock id; these three always exist on Linux.
+    // Fails only for an unknown clock id; these four always exist on Linux.
     clock_gettime(clock, &t)
     return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
 }

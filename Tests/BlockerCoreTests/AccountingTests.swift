@@ -18,12 +18,22 @@ struct MeterHarness {
 
     /// Set: the probe pushes every change, and the daemon samples at least this often while charging.
     var heartbeat: Milliseconds?
+    /// Set: ticks carry CLOCK_BOOTTIME too (it runs with the monotonic clock, and on through `suspend`).
+    var boottime: Int64?
+
+    /// The machine sleeps `ms`: only CLOCK_BOOTTIME and the wall clock move.
+    mutating func suspend(_ ms: Int64) {
+        boottime = boottime.map { $0 + ms }
+        wall += ms
+    }
 
     @discardableResult
     mutating func tick(after ms: Int64, _ reading: Result<Reading, ProbeFailure>) -> TickOutcome {
         monotonic += ms
         wall += ms
-        let out = meter.tick(TickInput(monotonic: monotonic, wall: wall, reading: reading, heartbeat: heartbeat),
+        boottime = boottime.map { $0 + ms }
+        let out = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: wall, reading: reading,
+                                       heartbeat: heartbeat),
                              ledger: ledger)
         ledger = out.ledger
         debited += out.debit
@@ -78,6 +88,71 @@ struct MeterHarness {
         #expect(h.tick(after: 7_300, notes).debit == 7_300)   // a focus change between heartbeats
         h.tick(after: 0, discord)
         #expect(h.tick(after: 10 * 60_000, discord).debit == 12_000)   // SIGSTOP: heartbeat + max(2 × 1 s, 2 s)
+    }
+
+    /// `kill -STOP` for 25 s, `-CONT` for 1 s, again and again: with both
+    /// clocks running it is a stall, not a suspend, and with the same app in
+    /// front before and after it is charged whole (it was capped at 2 s).
+    @Test func aStallWithTheSameAppInFrontIsChargedWhole() {
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.boottime = 5_000_000
+        h.tick(after: 0, discord)
+        for _ in 0..<3 {
+            let out = h.tick(after: 25_000, discord)
+            #expect(out.debit == 25_000)
+            #expect(out.stall == Stall(ms: 23_000, charged: true, app: "discord"))
+            #expect(h.tick(after: 1_000, discord).debit == 1_000)
+        }
+        #expect(h.debited == 78_000)
+    }
+
+    /// Event probes sleep up to the heartbeat while charging: 12 s was the
+    /// most a stall cost; now the whole of it.
+    @Test func aStallOfAnEventDrivenProbeIsChargedWhole() {
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.heartbeat = 10_000
+        h.boottime = 5_000_000
+        h.tick(after: 0, discord)
+        #expect(h.tick(after: 25_000, discord).debit == 25_000)
+    }
+
+    /// Another window in front after the stall: what was used during it is
+    /// unknown, so the cap holds, and the stall is returned to be recorded.
+    @Test func aStallAcrossAWindowChangeKeepsTheCapAndIsReported() {
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.boottime = 5_000_000
+        h.tick(after: 0, discord)
+        let out = h.tick(after: 25_000, notes)
+        #expect(out.debit == 2_000)
+        #expect(out.stall == Stall(ms: 23_000, charged: false, app: "discord"))
+        h.tick(after: 0, discord)
+        #expect(h.tick(after: 25_000, discord, locked: true).stall?.charged == false)
+    }
+
+    /// A suspend (CLOCK_BOOTTIME ran on, CLOCK_MONOTONIC did not) keeps the
+    /// cap, even with a long monotonic interval around it: usage cannot
+    /// outrun what the probe could see.
+    @Test func aSuspendKeepsTheCap() {
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.boottime = 5_000_000
+        h.tick(after: 0, discord)
+        h.suspend(3_600_000)
+        let out = h.tick(after: 25_000, discord)
+        #expect(out.debit == 2_000)
+        #expect(out.stall == nil)
+        h.suspend(3_600_000)
+        #expect(h.tick(after: 1_000, discord).debit == 1_000)
+    }
+
+    /// A wall-clock jump is no stall: the monotonic time is what is charged.
+    @Test func aWallClockJumpNeverDebits() {
+        var h = MeterHarness(config: config, balance: 3_600_000)
+        h.boottime = 5_000_000
+        h.tick(after: 0, discord)
+        h.wall += 3_600_000
+        let out = h.tick(after: 1_000, discord)
+        #expect(out.debit == 1_000)
+        #expect(out.stall == nil)
     }
 
     @Test func aStatusBetweenSamplesSeesWhatTheOpenIntervalSpent() {

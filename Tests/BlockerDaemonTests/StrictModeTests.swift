@@ -155,6 +155,54 @@ import TestSupport
         #expect(daemon.pendingChanges(now: clock.wall).isEmpty)
     }
 
+    /// A broken blocker.toml and a restart used to be exit 78, nothing
+    /// enforced until fixed: in strict mode blockerd now runs on the version
+    /// in force from the ledger, says so, and records the time it did.
+    @Test func aBrokenFileAtStartRunsOnTheConfigInForce() throws {
+        let box = try Sandbox()
+        try write(box)
+        var clock = Clock()
+        let env = ["TZ": "UTC", "HOME": box.root]
+        do {
+            let first = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+            first.shutdown(wall: clock.wall)
+        }
+        try box.write("[strict]\ndelay = \n", to: box.configPath)
+        clock.advance(60_000)
+        let log = MemoryLog()
+        let daemon = try Daemon.reopened(options: box.options, log: log, environment: env, wall: clock.wall)
+        #expect(limit(daemon) == hour)
+        #expect(daemon.config.strict.delay == hour)
+        let problem = try #require(daemon.configProblem)
+        #expect(problem.hasPrefix("\(box.configPath) does not load (\(box.configPath):2:"), "\(problem)")
+        #expect(daemon.statusLine == problem)
+        let event = try #require(log.events(.configUnreadable).first)
+        #expect(event.field("FROM_MS") == "\(clock.wall)")
+        // Fixed and reloaded: the note ends then, and says how long it lasted.
+        clock.advance(5 * 60_000)
+        try write(box, limit: "30m")
+        #expect(throws: Never.self) { try daemon.reload(wall: clock.wall).get() }
+        #expect(daemon.configProblem == nil)
+        #expect(limit(daemon) == hour / 2)
+        let notes = try daemon.notes(sinceMs: 0)
+        #expect(notes.map(\.kind) == [.configUnreadable])
+        #expect(notes.first?.toMs == clock.wall && notes.first?.fromMs == clock.wall - 5 * 60_000)
+    }
+
+    /// Outside strict mode a broken file is still exit 78 (fix it first).
+    @Test func aBrokenFileOutsideStrictModeIsStillExit78() throws {
+        let box = try Sandbox()
+        try write(box, delay: nil)
+        let clock = Clock()
+        let env = ["TZ": "UTC", "HOME": box.root]
+        _ = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+        try box.write("[daemon]\nprobe = \n", to: box.configPath)
+        let failure = #expect(throws: StartFailure.self) {
+            try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
+        }
+        #expect(failure?.exitStatus == 78)
+    }
+
     @Test func unblockAndAShorterBlockAreRefusedInStrictModeOnly() throws {
         let box = try Sandbox()
         try write(box)

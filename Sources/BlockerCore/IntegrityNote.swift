@@ -1,0 +1,53 @@
+/// Something blockerd saw that may have been a way around it, kept in the
+/// ledger with the stretch of time it concerned, so that `blockerctl
+/// history` and `doctor` show it (and the journal said it when it happened).
+/// Notes never block; they make a way around visible.
+public struct IntegrityNote: Equatable, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// A screen lock the evidence contradicted (the window in front
+        /// changed, input went on): not honoured, so the time is charged.
+        case lockNotHonoured = "lock-not-honoured"
+        /// blockerd's loop did not run (SIGSTOP, a stall) while an app was
+        /// charged; `text` says how much of it was charged.
+        case stall
+        /// blockerd started with another environment than its last run
+        /// (time zone, state directory, display, LD_PRELOAD…).
+        case environment
+        /// Strict mode: blocker.toml did not load at start; blockerd ran on
+        /// the version in force from the ledger until it loaded again.
+        case configUnreadable = "config-unreadable"
+
+        /// The few words a history line starts with.
+        public var label: String {
+            switch self {
+            case .lockNotHonoured: "lock not honoured"
+            case .stall: "stalled"
+            case .environment: "environment changed"
+            case .configUnreadable: "config unreadable"
+            }
+        }
+    }
+
+    public var kind: Kind
+    /// Unix ms; `toMs` ≥ `fromMs` (equal for an instant, as an environment change).
+    public var fromMs: Int64
+    public var toMs: Int64
+    /// What happened, in words, for people.
+    public var text: String
+
+    public init(kind: Kind, fromMs: Int64, toMs: Int64, text: String) {
+        self.kind = kind
+        self.fromMs = fromMs
+        self.toMs = max(toMs, fromMs)
+        self.text = text
+    }
+
+    /// "lock not honoured 14:02 for 18m: …", the time of day in `zone`.
+    public func line(zone: TimeZoneRules) -> String {
+        let (_, second) = zone.local(atMs: fromMs)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let at = "\(two(second / 3600)):\(two(second / 60 % 60))"
+        let span = toMs > fromMs ? " for \(DurationText.format(toMs - fromMs))" : ""
+        return "\(kind.label) \(at)\(span): \(text)"
+    }
+}

@@ -1,0 +1,98 @@
+import BlockerCore
+import BlockerStore
+
+/// Notes of what may have been a way around blockerd (IntegrityNote): said
+/// in the journal as they happen, kept in the ledger for history and doctor.
+extension Daemon {
+    /// Says `note` in the journal (`BLOCKER_EVENT=` its kind, with `FROM_MS`,
+    /// `TO_MS` and `fields`) and stores it; returns its id in the ledger, nil
+    /// when the ledger refused it (said as a storage error; the journal has it).
+    @discardableResult
+    func record(_ note: IntegrityNote, message: String, fields: [(String, String)] = []) -> Int64? {
+        log.write(LogEvent(EventKind(note.kind), message, fields: [("FROM_MS", "\(note.fromMs)"), ("TO_MS", "\(note.toMs)")] + fields))
+        do { return try ledger.addNote(note) } catch {
+            noteStorage(error)
+            return nil
+        }
+    }
+
+    /// Moves the end of a stored note (a stretch that goes on), quietly.
+    func extend(_ id: Int64?, toMs: Int64, text: String) {
+        guard let id else { return }
+        do { try ledger.extendNote(id, toMs: toMs, text: text) } catch { noteStorage(error) }
+    }
+
+    /// The notes overlapping the last `sinceMs…now`, oldest first.
+    public func notes(sinceMs: Int64) throws(StoreError) -> [IntegrityNote] {
+        try ledger.notes(sinceMs: sinceMs)
+    }
+}
+
+extension EventKind {
+    /// The journal's event for a note of `kind` (the same name).
+    init(_ kind: IntegrityNote.Kind) {
+        switch kind {
+        case .lockNotHonoured: self = .lockNotHonoured
+        case .stall: self = .stall
+        case .environment: self = .environment
+        case .configUnreadable: self = .configUnreadable
+        }
+    }
+}
+
+/// Stalls close together (a `kill -STOP`/`-CONT` loop) make one note.
+struct StallRun {
+    var noteID: Int64?
+    var fromMs: Int64
+    var toMs: Int64
+    var count = 0
+    var chargedMs: Milliseconds = 0
+    var unchargedMs: Milliseconds = 0
+    var apps: [String] = []
+
+    var text: String {
+        let times = count == 1 ? "once" : "\(count) times"
+        var parts: [String] = []
+        if chargedMs > 0 { parts.append("\(DurationText.format(chargedMs)) charged (the same app in front before and after)") }
+        if unchargedMs > 0 { parts.append("\(DurationText.format(unchargedMs)) not charged (another window in front after it)") }
+        return "blockerd did not run (SIGSTOP or a stall) \(times) with \(apps.joined(separator: ", ")) in front: "
+            + parts.joined(separator: "; ")
+    }
+}
+
+extension Daemon {
+    /// A stall shorter than this is charged (or not) without a note: a busy machine.
+    static let stallNoteAfterMs: Milliseconds = 2_000
+    /// A stall within this long of the last one's end joins its note.
+    static let stallJoinWithinMs: Int64 = 60_000
+
+    /// Records a stall the meter measured (it charged it already, or not).
+    func noteStall(_ stall: Stall, wall: Int64) {
+        guard stall.ms >= Self.stallNoteAfterMs else { return }
+        let from = wall - stall.ms
+        var run: StallRun
+        if let last = stallRun, from - last.toMs <= Self.stallJoinWithinMs {
+            run = last
+            run.toMs = wall
+        } else {
+            run = StallRun(fromMs: from, toMs: wall)
+        }
+        run.count += 1
+        if stall.charged { run.chargedMs += stall.ms } else { run.unchargedMs += stall.ms }
+        if !run.apps.contains(stall.app) { run.apps.append(stall.app) }
+        let message = "Stalled \(DurationText.format(stall.ms)) with \(stall.app) in front: "
+            + (stall.charged ? "charged" : "not charged, another window was in front after it")
+        let fields = [("STALL_MS", "\(stall.ms)"), ("CHARGED", stall.charged ? "1" : "0"), ("APP", stall.app)]
+        if run.noteID == nil {
+            run.noteID = record(IntegrityNote(kind: .stall, fromMs: run.fromMs, toMs: run.toMs, text: run.text),
+                                message: message, fields: fields)
+        } else {
+            extend(run.noteID, toMs: run.toMs, text: run.text)
+            if let folded = stallLines.admit(at: wall) {
+                let more = folded > 0 ? " (and \(folded) more stalls in the minute before)" : ""
+                log.write(LogEvent(.stall, message + more, fields: [("FROM_MS", "\(from)"), ("TO_MS", "\(wall)")] + fields))
+            }
+        }
+        stallRun = run
+    }
+}
