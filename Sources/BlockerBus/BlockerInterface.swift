@@ -179,6 +179,8 @@ public protocol BlockerCalls {
     func gaps(days: UInt32) throws(BusFailure) -> [Gap]
     /// `Gaps` with each gap's unguarded part (an older blockerd lacks GapsEx).
     func gapsEx(days: UInt32) throws(BusFailure) -> [Gap]
+    /// What blockerd recorded as a possible way around it (an older blockerd lacks Notes).
+    func notes(days: UInt32) throws(BusFailure) -> [IntegrityNote]
 }
 
 /// What blockerd does for each method. `BlockerExport` has already checked
@@ -204,6 +206,8 @@ public protocol BlockerMethods: AnyObject {
     /// `caller`: the call's sender, its unique name on the bus, whose process
     /// blockerd checks is blocker-overlay.
     func coverShown(_ shown: Bool, caller: String) throws(MethodError)
+    /// The integrity notes overlapping the last `days` local days, oldest first.
+    func notes(days: UInt32) throws(MethodError) -> [IntegrityNote]
 }
 
 extension BlockerMethods {
@@ -233,6 +237,7 @@ extension BlockerClient: BlockerCalls {
     public func cancelPending() throws(BusFailure) -> UInt32 { try call(BlockerInterface.cancelPending, ()) }
     public func gaps(days: UInt32) throws(BusFailure) -> [Gap] { try call(BlockerInterface.gaps, days) }
     public func gapsEx(days: UInt32) throws(BusFailure) -> [Gap] { try call(BlockerInterface.gapsEx, days) }
+    public func notes(days: UInt32) throws(BusFailure) -> [IntegrityNote] { try call(BlockerInterface.notes, days) }
 }
 
 extension BlockerClient {
@@ -523,10 +528,42 @@ public enum BlockerInterface {
         writeReply: { (_: Void, _: BusMessage) throws(SystemdError) in },
         readReply: { (_: BusMessage) throws(WireMismatch) in })
 
+    /// `Notes(u days) → a(sxxs) notes`: (kind, from_ms, to_ms, text), oldest
+    /// first; a kind this client does not know is left out.
+    public static let notes = BlockerMethod<UInt32, [IntegrityNote]>(
+        member: "Notes", inputs: [BusArgument("days", "u")], outputs: [BusArgument("notes", "a(sxxs)")],
+        writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
+        readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
+        check: { (days: UInt32) -> MethodError? in
+            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("notes cover 1 to 366 days (got \(days))")
+        },
+        perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.notes(days: days) },
+        writeReply: { (rows: [IntegrityNote], reply: BusMessage) throws(SystemdError) in
+            try reply.appendArray(rows, of: "(sxxs)") { (row: IntegrityNote) throws(SystemdError) in
+                try reply.appendStruct("sxxs") { () throws(SystemdError) in
+                    try reply.append(row.kind.rawValue)
+                    try reply.append(row.fromMs)
+                    try reply.append(row.toMs)
+                    try reply.append(row.text)
+                }
+            }
+        },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> [IntegrityNote] in
+            do throws(SystemdError) {
+                return try reply.readArray(of: "(sxxs)") { () throws(SystemdError) -> IntegrityNote? in
+                    try reply.readStruct("sxxs") { () throws(SystemdError) -> IntegrityNote? in
+                        let kind = try reply.readString(), from = try reply.readInt64(), to = try reply.readInt64()
+                        let text = try reply.readString()
+                        return IntegrityNote.Kind(rawValue: kind).map { IntegrityNote(kind: $0, fromMs: from, toMs: to, text: text) }
+                    }
+                }.compactMap { $0 }
+            } catch { throw WireMismatch(error) }
+        })
+
     /// Every method, in the order introspection lists them.
     static let routes: [MethodRoute] = [status.route, earn.route, blockFor.route, unblock.route, history.route,
                                         reload.route, pendingChanges.route, cancelPending.route, gaps.route,
-                                        gapsEx.route, coverShown.route, earnOnce.route]
+                                        gapsEx.route, coverShown.route, earnOnce.route, notes.route]
 
     /// `ShieldChanged(a{sv} shield)`, on every change, at once: see `ShieldState.busDictionary`.
     public static let shieldChanged = BlockerSignal<ShieldState>(

@@ -72,6 +72,9 @@ struct DoctorFacts {
     var blindStretches: [Gap]? = nil
     /// `[daemon] probe-command-mode`, when the probe is the command probe.
     var probeCommandMode: ProbeCommandMode? = nil
+    /// What blockerd recorded as possible ways around it in the last week,
+    /// each in words with its day; nil when blockerd was not asked.
+    var integrityNotes: [String]? = nil
 }
 
 enum Doctor {
@@ -99,7 +102,17 @@ enum Doctor {
         if let strict = strict(facts) { checks.append(strict) }
         if let edits = ledgerEdits(facts) { checks.append(edits) }
         if let blind = blind(facts) { checks.append(blind) }
+        if let notes = integrity(facts) { checks.append(notes) }
         return checks
+    }
+
+    /// What blockerd recorded (IntegrityNote): a lock it did not believe, a
+    /// stall, another environment, strict mode on the ledger's config.
+    static func integrity(_ facts: DoctorFacts) -> DoctorCheck? {
+        guard let notes = facts.integrityNotes else { return nil }
+        guard !notes.isEmpty else { return DoctorCheck(.ok, "integrity", "nothing recorded in the last 7 days") }
+        return DoctorCheck(.warn, "integrity", notes.joined(separator: "; "),
+                           fix: "see blockerctl history and blockerctl logs")
     }
 
     /// Hand edits of blocker.db: blocker runs on, and says so here.

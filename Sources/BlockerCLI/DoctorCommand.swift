@@ -48,10 +48,13 @@ extension DoctorFacts {
         let config = (try? loaded.get()) ?? Config()
         let daemon: Result<StatusReport, BusFailure>
         var blind: [Gap]?
+        var notes: [String]?
         do {
             let service = try context.invocation.connect(environment)
             daemon = .success(try service.status())
             blind = HistoryGaps.fetch(service, days: Doctor.blindDays).filter { Gap.blindReason($0.reason) != nil }
+            let zone = context.localClock.zone
+            notes = (try? service.notes(days: Doctor.blindDays))?.map { "\(zone.localDate(atMs: $0.fromMs)) " + $0.line(zone: zone) }
         } catch {
             daemon = .failure(error)
         }
@@ -91,7 +94,8 @@ extension DoctorFacts {
             configPath: configPath, config: loaded.map { ($0.groups.count, $0.exercises.count) },
             ledgerPath: ledgerPath, ledger: ledger, userID: SystemCalls.userID, journal: journal, daemon: daemon,
             ledgerEdits: edits, blindStretches: blind,
-            probeCommandMode: probeName == ProbeChoice.command.rawValue ? config.daemon.probeCommandMode : nil)
+            probeCommandMode: probeName == ProbeChoice.command.rawValue ? config.daemon.probeCommandMode : nil,
+            integrityNotes: notes)
     }
 
     /// "on 2026-12-02 17:46, after blocker's write at 17:40" per edit found.

@@ -65,7 +65,9 @@ struct HistoryCommand: BlockerCommand {
             context.out.output.write(HistoryCSV.render(history))
             return
         }
-        let offByDay = HistoryChart.offByDay(gaps(), zone: zone)
+        var offByDay = HistoryChart.offByDay(gaps(), zone: zone)
+        let notes = (try? context.service()).map { (try? $0.notes(days: days)) ?? [] } ?? []
+        offByDay.merge(HistoryChart.notesByDay(notes, zone: zone)) { $0 + $1 }
         for line in HistoryChart.render(history, columns: context.terminalColumns, printer: context.out, off: offByDay) {
             context.out.line(line)
         }
@@ -252,6 +254,12 @@ enum HistoryChart {
     /// days), as `HistoryGaps.describe` words it, in the order they happened.
     static func offByDay(_ gaps: [Gap], zone: TimeZoneRules) -> [String: [String]] {
         HistoryGaps.byDay(gaps, zone: zone).mapValues { parts in parts.map { HistoryGaps.describe($0) } }
+    }
+
+    /// Each integrity note under the local day it began, as `IntegrityNote.line` words it.
+    static func notesByDay(_ notes: [IntegrityNote], zone: TimeZoneRules) -> [String: [String]] {
+        Dictionary(grouping: notes) { zone.localDate(atMs: $0.fromMs).description }
+            .mapValues { $0.map { "! " + $0.line(zone: zone) } }
     }
 
     static func render(_ days: [HistoryDay], columns: Int, printer: Printer, off: [String: [String]] = [:]) -> [String] {

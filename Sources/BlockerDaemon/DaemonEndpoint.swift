@@ -155,14 +155,17 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     }
 
     public func gaps(days: UInt32) throws(MethodError) -> [Gap] {
-        let wall = WallClock.nowMs
+        do { return try daemon.gaps(sinceMs: startOfDays(days)) } catch { throw .storageError("\(error)") }
+    }
+
+    public func notes(days: UInt32) throws(MethodError) -> [IntegrityNote] {
+        do { return try daemon.notes(sinceMs: startOfDays(days)) } catch { throw .storageError("\(error)") }
+    }
+
+    /// The start of the local day `days - 1` days before today.
+    private func startOfDays(_ days: UInt32) -> Int64 {
         let zone = daemon.meter.zone
-        let first = zone.localDate(atMs: wall).adding(days: -(Int(days) - 1))
-        do {
-            return try daemon.gaps(sinceMs: zone.startOfDay(first))
-        } catch {
-            throw .storageError("\(error)")
-        }
+        return zone.startOfDay(zone.localDate(atMs: WallClock.nowMs).adding(days: -(Int(days) - 1)))
     }
 
     /// blocker-overlay drew or hid its cover. Only the program installed

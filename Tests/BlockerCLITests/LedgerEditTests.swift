@@ -40,4 +40,34 @@ import TestSupport
         let named = try #require(Doctor.verdicts(facts).first { $0.subject == "edits" })
         #expect(named.detail.hasSuffix("; the ledger was edited outside blocker at earning #1 of 2025-06-02 (pushups): changed, added, or one before it removed"), "\(named.detail)")
     }
+
+    /// Integrity notes are blocker's own writes (sealed): deleting one by
+    /// hand is itself an edit doctor reports; doctor lists them otherwise.
+    @Test func integrityNotesAreSealedAndShownByDoctor() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let path: String
+        let note = IntegrityNote(kind: .stall, fromMs: testNow - 60_000, toMs: testNow - 30_000,
+                                 text: "blockerd did not run (SIGSTOP or a stall) once with discord in front: 30s charged")
+        do {
+            let ledger = try Ledger.open(stateDirectory: temp.path)
+            defer { ledger.close() }
+            path = ledger.path
+            try ledger.addNote(note)
+            #expect(try ledger.notes(sinceMs: testNow - 45_000) == [note])
+            #expect(try ledger.notes(sinceMs: testNow).isEmpty)
+        }
+        #expect(try LedgerIntegrity.inspect(path: path).unsealedSinceMs == nil)
+        let clock = LocalClock(zone: try TimeZoneRules(posix: "UTC0"))
+        var facts = DoctorVerdictTests.healthy()
+        facts.integrityNotes = []
+        #expect(Doctor.verdicts(facts).first { $0.subject == "integrity" }?.level == .ok)
+        facts.integrityNotes = ["2025-06-02 " + note.line(zone: clock.zone)]
+        let verdict = try #require(Doctor.verdicts(facts).first { $0.subject == "integrity" })
+        #expect(verdict.level == .warn)
+        #expect(verdict.detail == "2025-06-02 stalled 11:59 for 30s: " + note.text, "\(verdict.detail)")
+
+        let delete = try run(["/usr/bin/sqlite3", path, "DELETE FROM integrity_notes"])
+        #expect(delete.status == 0, "\(delete.stderr)")
+        #expect(try LedgerIntegrity.inspect(path: path).unsealedSinceMs != nil)
+    }
 }

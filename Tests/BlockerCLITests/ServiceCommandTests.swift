@@ -223,7 +223,7 @@ import Testing
         let service = RecordingCalls()
         service.historyRows = [HistoryRow(day: "2025-06-02", group: "", usedMs: 600_000, earnedMs: 1_200_000)]
         let run = blockerctl(["history"], service: service, environment: ["COLUMNS": "60"])
-        #expect(service.calls == [.history(days: 7), .gaps(days: 7)])
+        #expect(service.calls == [.history(days: 7), .gaps(days: 7), .notes(days: 7)])
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines[0].hasPrefix("2025-06-02 Mon earned ████"))
         #expect(lines[0].hasSuffix(" 20m 00s"))

@@ -58,7 +58,21 @@ import Testing
         #expect(lines.contains("off 5m 00s (stopped)"))
         let first = lines.firstIndex(of: "off 1h 00m (killed with SIGKILL)")!, second = lines.firstIndex(of: "off 10m 00s (killed with SIGKILL)")!
         #expect(first < second && lines[first + 1].hasPrefix("2025-06-02"), "\(run.stdout)")
-        #expect(service.calls == [.history(days: 2), .gaps(days: 2)])
+        #expect(service.calls == [.history(days: 2), .gaps(days: 2), .notes(days: 2)])
+    }
+
+    /// What blockerd recorded as a way around it shows under its day, with
+    /// its time and how long it concerned.
+    @Test func historyShowsEachDaysIntegrityNotes() {
+        let service = RecordingCalls()
+        service.historyRows = [HistoryRow(day: "2025-06-02", group: "", usedMs: 600_000, earnedMs: 1_200_000)]
+        let midnight: Int64 = 1_748_822_400_000
+        service.noteRows = [IntegrityNote(kind: .lockNotHonoured, fromMs: midnight + 3_600_000, toMs: midnight + 4_680_000,
+                                          text: "logind said locked, but the window in front changed (discord → notes)")]
+        let run = blockerctl(["history", "--days", "1"], service: service, environment: ["COLUMNS": "120", "TZ": "UTC"])
+        let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("! lock not honoured 01:00 for 18m 00s: logind said locked, but the window in front changed (discord → notes)"),
+                "\(run.stdout)")
     }
 
     /// 2025-06-01 23:00 to 2025-06-02 00:10 UTC, stopped; unguarded from 23:50 (a session logind had).

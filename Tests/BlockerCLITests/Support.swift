@@ -19,6 +19,7 @@ final class RecordingCalls: BlockerCalls {
         case pendingChanges
         case cancelPending
         case gaps(days: UInt32)
+        case notes(days: UInt32)
     }
 
     private(set) var calls: [Call] = []
@@ -30,6 +31,7 @@ final class RecordingCalls: BlockerCalls {
     var historyRows: [HistoryRow] = []
     var pending: [PendingChange] = []
     var gapRows: [Gap] = []
+    var noteRows: [IntegrityNote] = []
 
     static let sampleReport = StatusReport(
         balanceMs: 3_900_000, metered: true, locked: false,
@@ -83,6 +85,11 @@ final class RecordingCalls: BlockerCalls {
     func gapsEx(days: UInt32) throws(BusFailure) -> [Gap] {
         try record(.gaps(days: days))
         return gapRows
+    }
+
+    func notes(days: UInt32) throws(BusFailure) -> [IntegrityNote] {
+        try record(.notes(days: days))
+        return noteRows
     }
 
     func cancelPending() throws(BusFailure) -> UInt32 {

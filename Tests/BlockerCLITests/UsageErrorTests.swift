@@ -81,7 +81,8 @@ import Testing
         #expect(blockerctl(["history", "--days=366"], service: service).status == 0)
         #expect(service.calls == [.earn(exercise: "", reps: 1), .earn(exercise: "squats", reps: 1000),
                                   .blockFor(target: "social", seconds: 60), .blockFor(target: "social", seconds: 604_800),
-                                  .history(days: 1), .gaps(days: 1), .history(days: 366), .gaps(days: 366)])
+                                  .history(days: 1), .gaps(days: 1), .notes(days: 1), .history(days: 366), .gaps(days: 366),
+                                  .notes(days: 366)])
     }
 
     @Test func suggestionsAreForNearMissesOnly() {

@@ -16,10 +16,11 @@ import TestSupport
     }
 
     /// Takes the file back to schema 6's predecessor as 0.2.0 left it (no
-    /// earnings chain, a seal in the sums format, no request ids), then runs `sql`.
+    /// earnings chain, a seal in the sums format, no request ids, no
+    /// integrity notes), then runs `sql`.
     func downgrade(_ path: String, _ sql: String) throws {
-        try sqlite3(path, "DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; DROP TABLE blind; "
-                    + "ALTER TABLE earnings DROP COLUMN chain; ALTER TABLE seal DROP COLUMN format; \(sql)")
+        try sqlite3(path, "DROP TABLE integrity_notes; DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; "
+                    + "DROP TABLE blind; ALTER TABLE earnings DROP COLUMN chain; ALTER TABLE seal DROP COLUMN format; \(sql)")
         let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])
         defer { db.close() }
         try db.run("UPDATE seal SET digest = ?", [.text(try LedgerSeal.digest(db, .sums))])
