@@ -73,15 +73,19 @@ public struct DaemonSettings: Sendable, Equatable {
     public var probeCommandMode: ProbeCommandMode
     /// Stop spending after this long without input; nil = off (videos have no input).
     public var idleAfter: Milliseconds?
+    /// The zone days and schedules are counted in ("Europe/Paris"); nil: the
+    /// system's (/etc/localtime), which the environment (TZ) cannot move.
+    public var timeZone: String?
 
     public init(probe: ProbeChoice = .auto, pollInterval: Milliseconds = 1000,
                 probeCommand: [String] = [], probeCommandMode: ProbeCommandMode = .once,
-                idleAfter: Milliseconds? = nil) {
+                idleAfter: Milliseconds? = nil, timeZone: String? = nil) {
         self.probe = probe
         self.pollInterval = pollInterval
         self.probeCommand = probeCommand
         self.probeCommandMode = probeCommandMode
         self.idleAfter = idleAfter
+        self.timeZone = timeZone
     }
 
     /// The most one sample may debit: a stalled loop, SIGSTOP or suspend

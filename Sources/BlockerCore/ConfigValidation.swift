@@ -211,7 +211,8 @@ extension StrictSettings {
 
 extension DaemonSettings {
     fileprivate init(_ daemon: Section) throws(ConfigError) {
-        try daemon.rejectUnknownKeys(known: ["probe", "poll-interval", "probe-command", "probe-command-mode", "idle-after"])
+        try daemon.rejectUnknownKeys(known: ["probe", "poll-interval", "probe-command", "probe-command-mode", "idle-after",
+                                             "time-zone"])
         self.init()
         let choices = ProbeChoice.allCases.map(\.rawValue).joined(separator: ", ")
         if let name = try daemon.string("probe", expected: "a probe name", example: "probe = \"auto\"") {
@@ -260,6 +261,14 @@ extension DaemonSettings {
                     + "leave it out to keep spending while idle (example: \(idleExample))")
             }
             self.idleAfter = ms
+        }
+        let zoneExample = "time-zone = \"Europe/Paris\""
+        if let zone = try daemon.string("time-zone", expected: "a time zone name", example: zoneExample) {
+            guard !zone.isEmpty, !zone.hasPrefix("/"), !zone.contains(".."), !zone.contains(where: \.isWhitespace) else {
+                throw daemon.error("time-zone", "\"\(zone)\" is not a time zone name: give one of "
+                    + "`timedatectl list-timezones` (example: \(zoneExample))")
+            }
+            self.timeZone = zone
         }
     }
 }

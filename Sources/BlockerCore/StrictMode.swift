@@ -73,6 +73,10 @@ public enum StrictRules {
         // idle-after: longer or none means more idle time is spent.
         merged.daemon.idleAfter = pick("daemon.idle-after", a.daemon.idleAfter, b.daemon.idleAfter,
                                        tighter: isLower(a.daemon.idleAfter, than: b.daemon.idleAfter), showOptional)
+        // time-zone: another zone is another "today" for daily limits and schedules.
+        merged.daemon.timeZone = pick("daemon.time-zone", a.daemon.timeZone, b.daemon.timeZone, tighter: false) {
+            $0.map { "\"\($0)\"" } ?? "the system's"
+        }
 
         // [earn]: fewer minutes per rep, or an exercise gone, tightens.
         var exercises: [Exercise] = []

@@ -144,8 +144,6 @@ public final class Daemon {
         // mode: in it, the ledger's version in force runs until it is fixed.
         let file: Result<(config: Config, text: String), ConfigError>
         do { file = .success(try Config.loadWithText(path: configFile.path)) } catch { file = .failure(error) }
-        let zone: TimeZoneRules
-        do { zone = try TimeZoneRules.system(environment: environment) } catch { throw .timeZone(error) }
         // Without a ledger there is no config in force to fall back on: nothing is created for it.
         if case let .failure(error) = file,
            access(options.stateDirectory + "/" + BlockerPaths.ledgerFileName, F_OK) != 0 { throw .config(error) }
@@ -176,6 +174,11 @@ public final class Daemon {
             configUnreadable = ConfigUnreadable(error: error.description, sinceMs: wall)
         }
         configVersions = versions
+        let zone: TimeZoneRules
+        do { zone = try TimeZoneRules.chosen(config.daemon.timeZone, environment: environment) } catch {
+            ledger.close()
+            throw .timeZone(error)
+        }
         let previousRun: RunRecord?
         do { (runID, previousRun) = try ledger.beginRun(pid: getpid(), nowMs: wall) } catch { throw .storage(error) }
         lastRunTouchMs = wall
@@ -195,6 +198,7 @@ public final class Daemon {
         noteLedgerEdits()
         anchorLedger(wall: wall)
         noteConfigUnreadable(wall: wall)
+        noteEnvironment(wall: wall)
     }
 
     /// Replaces the probe the config chose (tests: a probe no config names).
@@ -264,10 +268,14 @@ public final class Daemon {
     /// Puts `fresh` in force: the meter, the warnings and (when [daemon] changed) the probe.
     private func install(_ fresh: Config) {
         let previous = config
+        let zoneChanged = fresh.daemon.timeZone != previous.daemon.timeZone
+        var probeSettings = fresh.daemon
+        probeSettings.timeZone = previous.daemon.timeZone   // the zone is no reason to open the probe again
         config = fresh
+        if zoneChanged { rereadTimeZone() }
         meter.reconfigure(Self.metering(fresh, systemDefault: configFile.systemDefault))
         notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
-        if fresh.daemon != previous.daemon { reopenProbe(fresh, previous: previous) }
+        if probeSettings != previous.daemon { reopenProbe(fresh, previous: previous) }
     }
 
     /// A new probe for changed [daemon] settings. The old one is closed first:
@@ -641,7 +649,7 @@ public final class Daemon {
     /// have moved: `timedatectl set-timezone`, then `blockerctl reload`).
     private func rereadTimeZone() {
         do {
-            let fresh = try TimeZoneRules.system(environment: environment)
+            let fresh = try TimeZoneRules.chosen(config.daemon.timeZone, environment: environment)
             if fresh.identifier != meter.zone.identifier {
                 log.write(LogEvent(priority: .info, "Time zone now \(fresh.identifier) (was \(meter.zone.identifier))"))
             }

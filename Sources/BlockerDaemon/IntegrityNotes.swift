@@ -96,3 +96,24 @@ extension Daemon {
         stallRun = run
     }
 }
+
+extension Daemon {
+    /// At start: keeps this run's environment, and records what changed since
+    /// the last run's (a new "today", another ledger, a blind probe, a shim).
+    func noteEnvironment(wall: Int64) {
+        guard let runID else { return }
+        let now = RunEnvironment(stateDirectory: options.stateDirectory, configPath: configFile.path,
+                                 zone: meter.zone.identifier, probe: probe.name, environment: environment)
+        let previous: String?
+        do { previous = try ledger.swapEnvironment(run: runID, text: now.text) } catch {
+            noteStorage(error)
+            return
+        }
+        guard let previous else { return }
+        let changes = now.changes(since: RunEnvironment(text: previous))
+        guard !changes.isEmpty else { return }
+        let text = "started with another environment than the last run: " + changes.joined(separator: "; ")
+        record(IntegrityNote(kind: .environment, fromMs: wall, toMs: wall, text: text),
+               message: "blockerd " + text, fields: [("CHANGES", changes.joined(separator: "\n"))])
+    }
+}

@@ -617,6 +617,17 @@ public final class Ledger {
         }
     }
 
+    /// The environment the last run started with (nil: none recorded), and
+    /// now `text` for run `id`; returns the previous one.
+    public func swapEnvironment(run id: Int64, text: String) throws(StoreError) -> String? {
+        try write("cannot record the environment") { () throws(SQLiteError) in
+            let previous = try database.firstRow("SELECT text FROM last_environment WHERE id = 1") { $0.text(0) }
+            try database.run("INSERT OR REPLACE INTO last_environment (id, run_id, text) VALUES (1, ?, ?)",
+                             [.integer(id), .text(text)])
+            return previous
+        }
+    }
+
     // MARK: Plumbing
 
     /// One transaction; SQLite errors become a StoreError naming the file.

@@ -85,12 +85,12 @@ enum LedgerSeal {
                 hash.add("\n")
             }
         }
-        // Schema 7's notes join the digest only once there are any: a seal
-        // written before the table existed still matches after the upgrade.
-        if try hasTable(db, "integrity_notes") {
-            let notes = try db.rows(notesQuery, [], { $0.text(0) })
-            if !notes.isEmpty { hash.add("table integrity_notes\n") }
-            for row in notes {
+        // Schema 7's tables join the digest only once they have rows: a seal
+        // written before they existed still matches after the upgrade.
+        for (table, query) in sparseQueries where try hasTable(db, table) {
+            let rows = try db.rows(query, [], { $0.text(0) })
+            if !rows.isEmpty { hash.add("table \(table)\n") }
+            for row in rows {
                 hash.add(row)
                 hash.add("\n")
             }
@@ -98,7 +98,11 @@ enum LedgerSeal {
         return hash.hex
     }
 
-    static let notesQuery = "SELECT quote(id)||','||quote(kind)||','||quote(from_ms)||','||quote(to_ms)||','||quote(text) FROM integrity_notes ORDER BY id"
+    /// Tables hashed row by row once they have any (see `digest`).
+    static let sparseQueries = [
+        ("integrity_notes", "SELECT quote(id)||','||quote(kind)||','||quote(from_ms)||','||quote(to_ms)||','||quote(text) FROM integrity_notes ORDER BY id"),
+        ("last_environment", "SELECT quote(run_id)||','||quote(text) FROM last_environment"),
+    ]
 
     static func hasTable(_ db: SQLiteDatabase, _ table: String) throws(SQLiteError) -> Bool {
         try db.firstRow("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)]) {

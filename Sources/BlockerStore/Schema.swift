@@ -161,6 +161,13 @@ enum Schema {
                 text TEXT NOT NULL
             ) STRICT;
             CREATE INDEX integrity_notes_by_end ON integrity_notes (to_ms);
+            -- The environment the newest run started with (RunEnvironment's
+            -- text), so the next start can say what changed.
+            CREATE TABLE last_environment (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                run_id INTEGER NOT NULL,
+                text TEXT NOT NULL
+            ) STRICT;
             """),
     ]
 

@@ -52,6 +52,13 @@ extension TimeZoneRules {
         }
     }
 
+    /// The zone blocker counts days and schedules in: the one the config
+    /// names (`[daemon] time-zone`), else the system's (`system(environment:)`).
+    public static func chosen(_ name: String?, environment: [String: String]) throws(TimeZoneError) -> TimeZoneRules {
+        guard let name else { return try system(environment: environment) }
+        return try named(name, zoneinfoDirectory: environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultZoneinfoDirectory)
+    }
+
     /// The zone `identifier` ("Europe/Paris") from the tzdata directory.
     public static func named(_ identifier: String, zoneinfoDirectory: String = "/usr/share/zoneinfo") throws(TimeZoneError) -> TimeZoneRules {
         try checkZoneName(identifier)

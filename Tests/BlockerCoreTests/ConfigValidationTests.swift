@@ -89,7 +89,7 @@ private func schedules(_ tables: ConfigValue...) -> ConfigValue {
             "blocker.toml: deamon: unknown key \"deamon\" (known: daemon, earn, warn, group, cover, strict)"),
         refused(["daemon": ["polll-interval": "1s"]],
             "blocker.toml: daemon.polll-interval: unknown key \"polll-interval\" "
-                + "(known: probe, poll-interval, probe-command, probe-command-mode, idle-after)"),
+                + "(known: probe, poll-interval, probe-command, probe-command-mode, idle-after, time-zone)"),
         refused(["warn": ["after": ["1m"]]],
             "blocker.toml: warn.after: unknown key \"after\" (known: before)"),
         refused(groups(["name": "a", "apps": ["x"]], ["name": "b", "apps": ["y"], "daily_limit": "1h"]),
@@ -177,10 +177,11 @@ private func schedules(_ tables: ConfigValue...) -> ConfigValue {
     @Test func validSettings() throws {
         let daemon = try config(["daemon": [
             "probe": "command", "poll-interval": "500ms",
-            "probe-command": ["/usr/local/bin/probe", "--json", ""], "idle-after": "10m",
+            "probe-command": ["/usr/local/bin/probe", "--json", ""], "idle-after": "10m", "time-zone": "Europe/Paris",
         ]]).daemon
         #expect(daemon == DaemonSettings(probe: .command, pollInterval: 500,
-                                         probeCommand: ["/usr/local/bin/probe", "--json", ""], idleAfter: 600_000))
+                                         probeCommand: ["/usr/local/bin/probe", "--json", ""], idleAfter: 600_000,
+                                         timeZone: "Europe/Paris"))
     }
 
     @Test(arguments: ProbeChoice.allCases.filter { $0 != .command })
@@ -229,6 +230,14 @@ private func schedules(_ tables: ConfigValue...) -> ConfigValue {
     @Test func pollIntervalThatIsNotADuration() {
         #expect(refusal(["daemon": ["poll-interval": "1 second"]])
             == "blocker.toml: daemon.poll-interval: \"1 second\" is not a duration (examples: 90s, 5m, 1h30m)")
+    }
+
+    @Test func aTimeZoneIsANameInTheZoneDatabase() {
+        for bad in ["", "/etc/localtime", "../../etc/passwd", "Europe/ Paris"] {
+            #expect(refusal(["daemon": ["time-zone": .string(bad)]])
+                == "blocker.toml: daemon.time-zone: \"\(bad)\" is not a time zone name: give one of "
+                + "`timedatectl list-timezones` (example: time-zone = \"Europe/Paris\")")
+        }
     }
 
     @Test func idleAfterMustBePositive() {
@@ -496,5 +505,25 @@ private func schedules(_ tables: ConfigValue...) -> ConfigValue {
         #expect(try config(["daemon": ["probe-command": ["/p"]]]).daemon.probeCommandMode == .once)
         let message = refusal(["daemon": ["probe-command-mode": "lines"]])
         #expect(message?.hasPrefix("blocker.toml: daemon.probe-command-mode: \"lines\" is not a mode") == true, "\(message ?? "accepted")")
+    }
+}
+
+@Suite struct RunEnvironmentTests {
+    let paris = RunEnvironment(stateDirectory: "/home/u/.local/state/blocker", configPath: "/home/u/.config/blocker/blocker.toml",
+                               zone: "Europe/Paris", probe: "x11", environment: ["DISPLAY": ":0"])
+
+    @Test func itsTextReadsBack() {
+        #expect(RunEnvironment(text: paris.text) == paris)
+        #expect(paris.text.hasPrefix("state-dir=/home/u/.local/state/blocker\nconfig=/home/u/.config/blocker/blocker.toml\n"
+            + "zone=Europe/Paris\nprobe=x11\nTZ=unset\nTZDIR=unset\nDISPLAY=:0\n"))
+    }
+
+    @Test func changesAreNamedInOrder() {
+        let moved = RunEnvironment(stateDirectory: "/tmp/fresh", configPath: "/home/u/.config/blocker/blocker.toml",
+                                   zone: "Etc/GMT-14", probe: "x11", environment: ["TZ": "Etc/GMT-14"])
+        #expect(moved.changes(since: paris) == ["state-dir: /home/u/.local/state/blocker → /tmp/fresh",
+                                                "zone: Europe/Paris → Etc/GMT-14", "TZ: unset → Etc/GMT-14",
+                                                "DISPLAY: :0 → unset"])
+        #expect(paris.changes(since: paris).isEmpty)
     }
 }

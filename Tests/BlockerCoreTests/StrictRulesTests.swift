@@ -39,6 +39,7 @@ import Testing
             ("daemon.poll-interval", { $0.daemon.pollInterval = 5000 }),
             ("daemon.probe-command", { $0.daemon.probeCommand = ["/bin/true"] }),
             ("daemon.probe-command-mode", { $0.daemon.probeCommandMode = .stream }),
+            ("daemon.time-zone", { $0.daemon.timeZone = "Etc/GMT-14" }),       // another "today"
         ]
         for (key, change) in changes {
             let r = compare(base, config(change))

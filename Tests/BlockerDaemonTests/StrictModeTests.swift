@@ -189,6 +189,19 @@ import TestSupport
         #expect(notes.first?.toMs == clock.wall && notes.first?.fromMs == clock.wall - 5 * 60_000)
     }
 
+    /// Another zone is another "today": in strict mode it waits like any loosening.
+    @Test func aTimeZoneChangeWaits() throws {
+        let box = try Sandbox()
+        try write(box)
+        let clock = Clock()
+        let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
+        let text = try String(contentsOfFile: box.configPath, encoding: .utf8)
+        try box.write(text.replacingOccurrences(of: "[daemon]\n", with: "[daemon]\ntime-zone = \"Etc/GMT-14\"\n"), to: box.configPath)
+        #expect(throws: Never.self) { try daemon.reload(wall: clock.wall).get() }
+        #expect(daemon.meter.zone.identifier == "UTC")
+        #expect(daemon.pendingChanges(now: clock.wall).first?.changes == ["daemon.time-zone: the system's → \"Etc/GMT-14\""])
+    }
+
     /// Outside strict mode a broken file is still exit 78 (fix it first).
     @Test func aBrokenFileOutsideStrictModeIsStillExit78() throws {
         let box = try Sandbox()

@@ -19,7 +19,7 @@ import TestSupport
     /// earnings chain, a seal in the sums format, no request ids, no
     /// integrity notes), then runs `sql`.
     func downgrade(_ path: String, _ sql: String) throws {
-        try sqlite3(path, "DROP TABLE integrity_notes; DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; "
+        try sqlite3(path, "DROP TABLE integrity_notes; DROP TABLE last_environment; DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; "
                     + "DROP TABLE blind; ALTER TABLE earnings DROP COLUMN chain; ALTER TABLE seal DROP COLUMN format; \(sql)")
         let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])
         defer { db.close() }
