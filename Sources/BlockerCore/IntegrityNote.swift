@@ -44,9 +44,7 @@ public struct IntegrityNote: Equatable, Sendable {
 
     /// "lock not honoured 14:02 for 18m: …", the time of day in `zone`.
     public func line(zone: TimeZoneRules) -> String {
-        let (_, second) = zone.local(atMs: fromMs)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let at = "\(two(second / 3600)):\(two(second / 60 % 60))"
+        let at = ShieldText.clock(fromMs, now: fromMs, zone: zone)
         let span = toMs > fromMs ? " for \(DurationText.format(toMs - fromMs))" : ""
         return "\(kind.label) \(at)\(span): \(text)"
     }

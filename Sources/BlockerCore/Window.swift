@@ -38,11 +38,17 @@ public struct Reading: Equatable, Sendable {
     public var locked: Bool
     /// Time since the last keyboard or mouse input, where the probe knows it.
     public var idle: Milliseconds?
+    /// Set when `locked` rests only on a source that does not vouch for
+    /// itself (logind's LockedHint, which any session process may set; a
+    /// screen saver service no known locker owns): its name. The daemon
+    /// checks such a claim against the evidence (`LockClaimCheck`).
+    public var lockClaim: String?
 
-    public init(window: Window?, locked: Bool = false, idle: Milliseconds? = nil) {
+    public init(window: Window?, locked: Bool = false, idle: Milliseconds? = nil, lockClaim: String? = nil) {
         self.window = window
         self.locked = locked
         self.idle = idle
+        self.lockClaim = lockClaim
     }
 }
 

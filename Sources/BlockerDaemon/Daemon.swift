@@ -245,6 +245,10 @@ public final class Daemon {
     var configVersions: [LoadedConfigVersion] = []
     /// Strict mode started without a loadable blocker.toml (see StrictConfig.swift).
     var configUnreadable: ConfigUnreadable?
+    /// Screen locks nothing vouches for, checked against the evidence.
+    public internal(set) var lockCheck = LockClaimCheck()
+    /// The note of the lock claim not honoured now.
+    var lockNote: (id: Int64?, text: String)?
     /// The stalls of the last minutes, one note (see IntegrityNotes.swift).
     var stallRun: StallRun?
     /// A stop/continue loop logs one stall line a minute.
@@ -357,7 +361,7 @@ public final class Daemon {
         checkLedgerIfChanged(wall: wall)
         touchRun(wall: wall)
         noteLedgerEdits()
-        let reading = withoutTheCover(probe.sample())
+        let reading = withoutTheCover(probe.sample()).map { judgeLock($0, monotonic: monotonic, wall: wall) }
         let streakWasLogged = probeFailureLogged
         noteProbe(reading, monotonic: monotonic, wall: wall)
         let before = snapshot(at: wall)

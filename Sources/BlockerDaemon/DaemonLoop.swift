@@ -204,11 +204,11 @@ public final class DaemonLoop {
     /// probe wakes us on every change, and lock changes come as signals, so
     /// the loop sleeps until an event, a call, a rule's instant, a warning's,
     /// the next commit of what is being spent, or the watchdog. Idle time, a
-    /// failing probe or ledger and the last seconds' countdown have no
-    /// events: they poll.
+    /// failing probe or ledger, the last seconds' countdown and a screen lock
+    /// being checked (input is evidence against it) have no events: they poll.
     private var needsPolling: Bool {
         daemon.probe.eventDescriptor == nil || daemon.probeError != nil || daemon.storageError != nil
-            || daemon.config.daemon.idleAfter != nil
+            || daemon.config.daemon.idleAfter != nil || daemon.lockCheck.isChecking
             || daemon.meter.isCountingDown(balance: daemon.ledger.balance)
     }
 

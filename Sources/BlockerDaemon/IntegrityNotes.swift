@@ -117,3 +117,25 @@ extension Daemon {
                message: "blockerd " + text, fields: [("CHANGES", changes.joined(separator: "\n"))])
     }
 }
+
+extension Daemon {
+    /// `reading` with a lock nothing vouches for honoured or not
+    /// (`LockClaimCheck`); a lock not honoured is said and recorded.
+    func judgeLock(_ reading: Reading, monotonic: Int64, wall: Int64) -> Reading {
+        let (judged, event) = lockCheck.judge(reading, monotonic: monotonic, wall: wall)
+        switch event {
+        case let .notHonoured(source, reason, since)?:
+            let text = "\(source) said the screen is locked, but \(reason): not honoured, charged from "
+                + ShieldText.clock(wall, now: wall, zone: meter.zone)
+            lockNote = (record(IntegrityNote(kind: .lockNotHonoured, fromMs: since, toMs: wall, text: text),
+                               message: "Lock not honoured: " + text, fields: [("SOURCE", source), ("REASON", reason)]),
+                        text)
+        case .ended?:
+            if let lockNote { extend(lockNote.id, toMs: wall, text: lockNote.text) }
+            lockNote = nil
+        case nil:
+            break
+        }
+        return judged
+    }
+}

@@ -84,6 +84,7 @@ extension Daemon {
         lastRunTouchMs = wall
         do { try ledger.touchRun(runID, nowMs: wall) } catch { noteStorage(error) }
         extendConfigUnreadable(wall: wall)
+        if let lockNote { extend(lockNote.id, toMs: wall, text: lockNote.text) }
     }
 
     /// The gaps overlapping `sinceMs…now`, with the stretches blockerd ran

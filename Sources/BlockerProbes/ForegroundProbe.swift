@@ -38,6 +38,10 @@ public protocol ForegroundProbe: AnyObject {
     /// Why this backend never knows a window's pid (wlroots: the protocol has
     /// none), for `blockerctl probe`; nil when it gives one where it can.
     var pidUnavailable: String? { get }
+    /// Time since the last input, as the display server counts it, asked
+    /// now (X11: MIT-SCREEN-SAVER); nil where the backend cannot tell. Used
+    /// as evidence against a screen lock nothing vouches for.
+    func inputIdle() -> Milliseconds?
 }
 
 extension ForegroundProbe {
@@ -50,6 +54,7 @@ extension ForegroundProbe {
     }
     public func shutdown() {}
     public var pidUnavailable: String? { nil }
+    public func inputIdle() -> Milliseconds? { nil }
     public var eventBurstUs: UInt64 { 0 }
     public var nextCheckMs: Int64? { nil }
 }

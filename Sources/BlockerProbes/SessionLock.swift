@@ -9,10 +9,15 @@ public struct SessionState: Equatable, Sendable {
     public var locked: Bool?
     /// Time since logind's idle hint went up; nil when not idle or unknown.
     public var idle: Milliseconds?
+    /// When `locked` rests only on sources that do not vouch for themselves
+    /// (logind's LockedHint; a screen saver service no known locker owns):
+    /// who says so (see `Reading.lockClaim`).
+    public var lockClaim: String?
 
-    public init(locked: Bool? = nil, idle: Milliseconds? = nil) {
+    public init(locked: Bool? = nil, idle: Milliseconds? = nil, lockClaim: String? = nil) {
         self.locked = locked
         self.idle = idle
+        self.lockClaim = lockClaim
     }
 }
 
@@ -77,7 +82,8 @@ public final class SessionLock {
         if let failure { throw failure }
     }
 
-    /// What every source that is there says; locked when any says so.
+    /// What every source that is there says; locked when any says so. The
+    /// lock is only a claim unless a known screen locker's service says it.
     public func read() -> SessionState {
         logind.link.dispatch()
         screenSaver.link?.dispatch()
@@ -85,8 +91,19 @@ public final class SessionLock {
         let session = logind.answer(now: now)
         let saverActive = screenSaver.answer(now: now)
         let lockedAnswers = [session?.locked, saverActive].compactMap { $0 }
+        var claims: [String] = []
+        if session?.locked == true { claims.append("logind's LockedHint") }
+        if saverActive == true {
+            switch screenSaver.ownerExecutable {
+            case let owner? where ScreenLockers.vouches(executablePath: owner.path, ownerUID: owner.ownerUID, mode: owner.mode):
+                claims = []
+            case let owner?: claims.append("\(ScreenSaver.name) (owned by \(owner.path))")
+            case nil: claims.append("\(ScreenSaver.name) (owner unknown)")
+            }
+        }
+        let vouched = saverActive == true && claims.isEmpty
         return SessionState(locked: lockedAnswers.isEmpty ? nil : lockedAnswers.contains(true),
-                            idle: session?.idle)
+                            idle: session?.idle, lockClaim: vouched || claims.isEmpty ? nil : claims.joined(separator: " and "))
     }
 }
 
@@ -323,6 +340,9 @@ private final class ScreenSaver {
     /// nil until GetActive (or an ActiveChanged) answered, and after the service left.
     private var active: Bool?
     private(set) var queries = 0
+    /// The name's owner's executable, read when it says active; nil: not known.
+    private(set) var ownerExecutable: ProcessExecutable?
+    private var ownerRead = false
 
     init(address: String?, retryAfterNs: UInt64) {
         self.retryAfterNs = retryAfterNs
@@ -346,6 +366,11 @@ private final class ScreenSaver {
                 retryAt = error.nobodyProvides && !watches.isEmpty ? .max : now + retryAfterNs
                 return nil
             }
+        }
+        // Who says so decides whether it is believed: read once per owner.
+        if active == true, !ownerRead, let bus = link.connection {
+            ownerRead = true
+            ownerExecutable = bus.ownerPID(of: Self.name).flatMap(ProcessExecutable.of(pid:))
         }
         return active
     }
@@ -392,6 +417,8 @@ private final class ScreenSaver {
     private func ownerChanged(_ owner: String) {
         let old = active
         active = nil
+        ownerRead = false
+        ownerExecutable = nil
         retryAt = 0
         problem = owner.isEmpty ? "\(Self.name) left the session bus" : nil
         if old == true { changed() }
@@ -422,13 +449,20 @@ public final class LockAwareProbe: ForegroundProbe {
     public func sample() -> Result<Reading, ProbeFailure> {
         // A failed sample debits nothing anyway: no need to ask the session.
         inner.sample().map { reading in
-            Self.merge(reading, session.read())
+            var merged = Self.merge(reading, session.read())
+            // A lock to check: the display server's input idle is evidence.
+            if merged.lockClaim != nil, merged.idle == nil { merged.idle = inner.inputIdle() }
+            return merged
         }
     }
+
+    public func inputIdle() -> Milliseconds? { inner.inputIdle() }
 
     static func merge(_ reading: Reading, _ state: SessionState) -> Reading {
         var merged = reading
         merged.locked = reading.locked || state.locked == true
+        // The probe's own lock (the X server's screen saver, the shell) needs no check.
+        if !reading.locked { merged.lockClaim = state.locked == true ? state.lockClaim : nil }
         switch (reading.idle, state.idle) {
         case let (a?, b?): merged.idle = min(a, b)
         case let (a, b): merged.idle = a ?? b

@@ -131,6 +131,14 @@ public final class X11Probe: ForegroundProbe {
         return .success(Reading(window: window, locked: saverState == .on || saverState == .cycle, idle: idle))
     }
 
+    /// MIT-SCREEN-SAVER's time since the last input, one round trip; nil
+    /// without the extension or a connection (the next sample reconnects).
+    public func inputIdle() -> Milliseconds? {
+        guard let c = connection, let cookie = c.requestScreenSaverInfo(),
+              case let .success(info) = c.reply(cookie, deadline: MonotonicClock.nowNs + replyTimeoutNs) else { return nil }
+        return Milliseconds(info.msSinceUserInput)
+    }
+
     public func drainEvents() { _ = drainEventsMayHaveChanged() }
 
     /// Most of what a window manager changes on the root (the stacking list,

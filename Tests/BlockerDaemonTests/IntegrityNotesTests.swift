@@ -1,6 +1,7 @@
 import Testing
 @testable import BlockerDaemon
 import BlockerCore
+import BlockerProbes
 import TestSupport
 
 /// What blockerd records of a way around it: in the journal as it happens,
@@ -75,5 +76,48 @@ import TestSupport
                                 .replacingOccurrences(of: "[daemon]\n", with: "[daemon]\ntime-zone = \"Europe/Paris\"\n"))
         let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: ["TZ": "Etc/GMT-14", "HOME": box.root])
         #expect(daemon.meter.zone.identifier == "Europe/Paris")
+    }
+}
+
+extension IntegrityNotesTests {
+    /// A probe that says what the test set, with the lock as a claim.
+    final class ClaimingProbe: ForegroundProbe {
+        var reading = Reading(window: nil)
+        let name = "claiming"
+        func sample() -> Result<Reading, ProbeFailure> { .success(reading) }
+    }
+
+    /// `busctl call … SetLockedHint true`, then switching windows: the lock
+    /// is not honoured from the switch, the time is charged, and recorded.
+    @Test func aLockClaimTheWindowsContradictIsChargedAndRecorded() throws {
+        let box = try Sandbox()
+        let log = MemoryLog()
+        let daemon = try box.daemon(log: log)
+        let probe = ClaimingProbe()
+        daemon.use(probe: probe)
+        var clock = Clock()
+        _ = try daemon.earn(exercise: Exercise(name: "pushups", perRep: 30_000), reps: 10, wall: clock.wall)
+        let discord = Window(appID: "discord", title: "chat", pid: 42), notes = Window(appID: "notes", title: "n", pid: 43)
+        probe.reading = Reading(window: notes, locked: true, lockClaim: "logind's LockedHint")
+        daemon.tick(clock)
+        let since = clock.wall
+        clock.advance(1000)
+        probe.reading.window = discord
+        daemon.tick(clock)
+        #expect(!daemon.locked)
+        for _ in 0..<10 {
+            clock.advance(1000)
+            daemon.tick(clock)
+        }
+        #expect(daemon.ledger.balance == 300_000 - 10_000)
+        let event = try #require(log.events(.lockNotHonoured).first)
+        #expect(event.field("REASON") == "the window in front changed (notes → discord)")
+        probe.reading = Reading(window: discord)
+        clock.advance(1000)
+        daemon.tick(clock)
+        let note = try #require(try daemon.notes(sinceMs: 0).first)
+        #expect(note.kind == .lockNotHonoured && note.fromMs == since && note.toMs == clock.wall)
+        #expect(note.text.hasPrefix("logind's LockedHint said the screen is locked, but the window in front changed (notes → discord): "
+            + "not honoured, charged from "), "\(note.text)")
     }
 }

@@ -31,6 +31,8 @@ import TestSupport
         try bus.update("org.freedesktop.login1", path, Self.session, [("LockedHint", "b", "true")])
         let locked = try probe.sample().get()
         #expect(locked.locked && locked.window?.app == "firefox")
+        // Anyone in the session may set the hint: it is a claim, for the daemon to check.
+        #expect(locked.lockClaim == "logind's LockedHint")
         #expect(probe.name == "command")
 
         try bus.update("org.freedesktop.login1", path, Self.session, [("LockedHint", "b", "false")])
@@ -80,6 +82,9 @@ import TestSupport
         try bus.setScreenSaverActive(true)                // Active = true, and ActiveChanged(true)
         #expect(lock.read().locked == true)
         #expect(try LockAwareProbe(commandProbe(), session: lock).sample().get().locked)
+        // python3-dbusmock owns the name: no known screen locker, so only a claim.
+        #expect(lock.read().lockClaim?.hasPrefix("org.freedesktop.ScreenSaver (owned by /usr/bin/python3") == true,
+                "\(String(describing: lock.read().lockClaim))")
         let reason = try #require(lock.unavailableReason)
         #expect(reason.hasPrefix("logind: ") && reason.contains("org.freedesktop.login1"))
     }
@@ -258,6 +263,10 @@ import TestSupport
         #expect(LockAwareProbe.merge(base, SessionState()) == base)
         #expect(LockAwareProbe.merge(base, SessionState(locked: true)).locked)
         #expect(LockAwareProbe.merge(Reading(window: window, locked: true), SessionState(locked: false)).locked)
+        #expect(LockAwareProbe.merge(base, SessionState(locked: true, lockClaim: "logind's LockedHint")).lockClaim == "logind's LockedHint")
+        // The probe's own lock needs no check; no lock, no claim.
+        #expect(LockAwareProbe.merge(Reading(window: window, locked: true), SessionState(locked: true, lockClaim: "x")).lockClaim == nil)
+        #expect(LockAwareProbe.merge(base, SessionState(locked: false, lockClaim: nil)).lockClaim == nil)
         #expect(LockAwareProbe.merge(base, SessionState(idle: 200)).idle == 200)
         #expect(LockAwareProbe.merge(base, SessionState(idle: 9000)).idle == 5000)
         #expect(LockAwareProbe.merge(Reading(window: nil), SessionState(idle: 9000)).idle == 9000)
