@@ -74,7 +74,7 @@ depends=$(dpkg-deb -f "$deb" Depends)
 grep -q 'libc6' <<<"$depends" || fail "Depends lacks the shlibs dependencies: $depends"
 grep -qi swift <<<"$depends" && fail "Depends names a Swift runtime (the build links --static-swift-stdlib): $depends"
 dpkg-deb -x "$deb" "$work/root"
-grep -q "^ExecStart=/usr/bin/blockerd --state-dir %S/blocker$" "$work/root/usr/lib/systemd/user/blockerd.service" ||
+grep -q "^ExecStart=/usr/bin/blockerd --state-dir %h/.local/state/blocker$" "$work/root/usr/lib/systemd/user/blockerd.service" ||
     fail "the packaged blockerd.service does not run /usr/bin/blockerd"
 grep -q '"43"' "$work/root$gnome/metadata.json" ||
     fail "the packaged GNOME Shell extension is not the one for Debian 12's GNOME Shell 43 (extensions/gnome-shell/legacy)"

@@ -158,6 +158,8 @@ enum StatusText {
             ])),
         ]
         if let systemConfig = report.systemConfig { fields.append(("system_config", .string(systemConfig))) }
+        // Only while strict mode runs on the ledger's config (blocker.toml does not load).
+        if let problem = report.configProblem { fields.append(("config_problem", .string(problem))) }
         return .object(fields)
     }
 
