@@ -207,7 +207,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
             """) == "blocker.toml: group[1].daily-limit: \"1h3\" is not a duration (examples: 90s, 5m, 1h30m)")
         #expect(parseRefusal("[daemon]\npolll-interval = \"1s\"\n")
             == "blocker.toml: daemon.polll-interval: unknown key \"polll-interval\" "
-            + "(known: probe, poll-interval, probe-command, probe-command-mode, idle-after)")
+            + "(known: probe, poll-interval, probe-command, probe-command-mode, idle-after, time-zone)")
     }
 
     @Test func singleBracketGroupSaysUseDoubleBrackets() {

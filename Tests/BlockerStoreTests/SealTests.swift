@@ -174,7 +174,7 @@ import TestSupport
         let path = try writtenLedger(in: temp) { ledger in
             _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
         }
-        try sqlite3(path, "DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; DROP TABLE blind; "
+        try sqlite3(path, "DROP TABLE integrity_notes; DROP TABLE last_environment; DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; DROP TABLE blind; "
                     + "PRAGMA user_version = 6")
         do {
             let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])
