@@ -267,13 +267,14 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
             }
             uncommented.append(example)
         }
-        #expect(keys == ["probe", "poll-interval", "probe-command", "probe-command-mode", "idle-after", "pushups", "squats",
+        #expect(keys == ["probe", "poll-interval", "probe-command", "probe-command-mode", "idle-after", "time-zone", "pushups", "squats",
                          "max-per-day", "min-gap", "before", "pause-media", "delay", "mute", "name", "apps", "metered", "daily-limit", "days", "from", "to", "titles"])
         // all-day stays commented twice: it cannot go with from/to.
         #expect(text.contains("# # all-day = true"))
 
         let config = try Config.parse(text: uncommented.joined(separator: "\n"), file: "uncommented")
         #expect(config.daemon.idleAfter == 600_000)
+        #expect(config.daemon.timeZone == "Europe/Paris")
         #expect(config.daemon.probeCommand == ["/usr/local/bin/my-probe", "--json"])
         #expect(config.earnLimits == EarnLimits(maxPerDay: 7_200_000, minGap: 60_000))
         #expect(config.strict.delay == 86_400_000)
