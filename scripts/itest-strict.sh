@@ -4,7 +4,8 @@
 # pending change's own wake-up makes it apply; a loosening that waits,
 # survives kill -9 and applies at its instant; unblock and a shorter block
 # refused; config cancel; a hand edit of the ledger with sqlite3 reported by
-# doctor, blockerd running on. Delays are a few seconds (strict mode allows 1s
+# doctor, blockerd running on; a broken file at a restart runs on the config in
+# force from the ledger. Delays are a few seconds (strict mode allows 1s
 # and up for exactly this). Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -109,3 +110,20 @@ grep -q "the ledger was edited outside blocker on .* or later (blocker's write b
     fail "doctor after blockerd noticed: $line"
 grep -q "was edited outside blocker since its last write" "$dir/daemon.log" || fail "blockerd did not log the edit"
 ok "a sqlite3 edit: $line"
+
+# A broken blocker.toml and a restart: blockerd runs on the config in force
+# from the ledger and says so (it was exit 78, nothing enforced until fixed).
+fx_stop "$fx_daemon_pid"
+stop_stream_children
+printf '[strict]\ndelay = \n' >"$config"
+fx_start_blockerd "$bin"
+fx_alive "$fx_daemon_pid" || fail "a broken config in strict mode stopped blockerd"
+status=$(ctl status) || fail "status with a broken config"
+grep -q "^config .*blocker.toml does not load (.*blocker.toml:2:.*); strict mode keeps the version in force" <<<"$status" ||
+    fail "status does not say the file does not load: $status"
+grep -q "^strict    on (changes that loosen wait 8s)" <<<"$status" || fail "strict mode is not in force: $status"
+grep -q "event=config-unreadable" "$dir/daemon.log" || fail "no config-unreadable event"
+write_config 8s 3h
+ctl reload >/dev/null || fail "reload of the fixed config"
+ctl status | grep -q "^config " && fail "status still has the config line after the fix"
+ok "a broken file and a restart: blockerd runs on the ledger's config ($(grep "event=config-unreadable" "$dir/daemon.log" | cut -c1-100)…)"

@@ -53,8 +53,8 @@ struct StallRun {
     var text: String {
         let times = count == 1 ? "once" : "\(count) times"
         var parts: [String] = []
-        if chargedMs > 0 { parts.append("\(DurationText.format(chargedMs)) charged (the same app in front before and after)") }
-        if unchargedMs > 0 { parts.append("\(DurationText.format(unchargedMs)) not charged (another window in front after it)") }
+        if chargedMs > 0 { parts.append("\(DurationText.format(chargedMs)) past the cap, charged (the same app in front before and after)") }
+        if unchargedMs > 0 { parts.append("\(DurationText.format(unchargedMs)) past the cap, not charged (another window in front after it)") }
         return "blockerd did not run (SIGSTOP or a stall) \(times) with \(apps.joined(separator: ", ")) in front: "
             + parts.joined(separator: "; ")
     }

@@ -34,8 +34,8 @@ import TestSupport
         let note = try #require(notes.first)
         #expect(note.kind == .stall)
         #expect(note.fromMs == start + 2_000 && note.toMs == clock.wall - 1_000)
-        #expect(note.text == "blockerd did not run (SIGSTOP or a stall) 3 times with discord in front: 1m 09s charged "
-            + "(the same app in front before and after)", "\(note.text)")
+        #expect(note.text == "blockerd did not run (SIGSTOP or a stall) 3 times with discord in front: 1m 09s past the cap, "
+            + "charged (the same app in front before and after)", "\(note.text)")
         #expect(log.events(.stall).count == 2)   // the first, the second; the third folded into the minute's line
     }
 
