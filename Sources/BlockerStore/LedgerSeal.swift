@@ -85,7 +85,7 @@ enum LedgerSeal {
                 hash.add("\n")
             }
         }
-        // Schema 8's tables join the digest only once they have rows: a seal
+        // Schema 9's tables join the digest only once they have rows: a seal
         // written before they existed still matches after the upgrade.
         for (table, query) in sparseQueries where try hasTable(db, table) {
             let rows = try db.rows(query, [], { $0.text(0) })

@@ -208,6 +208,7 @@ import Testing
         "daemon.probeCommand": { $0.daemon.probeCommand = ["/bin/true"] },
         "daemon.probeCommandMode": { $0.daemon.probeCommandMode = .stream },
         "daemon.idleAfter": { $0.daemon.idleAfter = 20 * m },
+        "daemon.timeZone": { $0.daemon.timeZone = "Etc/GMT-14" },
         "exercises[].name": { $0.exercises[0].name = "squats" },
         "exercises[].perRep": { $0.exercises[0].perRep = 10_000 },
         "warnBefore": { $0.warnBefore = [2 * m] },
