@@ -16,6 +16,15 @@ public struct IntegrityNote: Equatable, Sendable {
         /// Strict mode: blocker.toml did not load at start; blockerd ran on
         /// the version in force from the ledger until it loaded again.
         case configUnreadable = "config-unreadable"
+        /// A shield with no cover drawn (blocker-overlay stopped, killed or
+        /// drawing nothing): the time was charged; `text` says how much.
+        case uncovered
+        /// A program that is not blocker's cover claimed to be (owned the
+        /// cover's bus name, called CoverShown): ignored.
+        case coverRefused = "cover-refused"
+        /// The ledger was edited outside blocker (the seal, the earnings
+        /// chain or the journal's anchor says so).
+        case ledgerEdited = "ledger-edited"
 
         /// The few words a history line starts with.
         public var label: String {
@@ -24,6 +33,9 @@ public struct IntegrityNote: Equatable, Sendable {
             case .stall: "stalled"
             case .environment: "environment changed"
             case .configUnreadable: "config unreadable"
+            case .uncovered: "uncovered"
+            case .coverRefused: "cover refused"
+            case .ledgerEdited: "ledger edited"
             }
         }
     }

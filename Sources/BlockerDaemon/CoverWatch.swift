@@ -72,6 +72,7 @@ extension Daemon {
         log.write(LogEvent(.coverBack, "Uncovered \(DurationText.format(stretch.toMs - stretch.fromMs)): \(stretch.text)",
                            fields: [("APP", stretch.app), ("FROM_MS", "\(stretch.fromMs)"), ("TO_MS", "\(stretch.toMs)"),
                                     ("CHARGED_MS", "\(stretch.chargedMs)")]))
+        keep(IntegrityNote(kind: .uncovered, fromMs: stretch.fromMs, toMs: stretch.toMs, text: stretch.text))
     }
 
     /// Whether blockerd follows its cover (always, but in tests that run none).
@@ -105,5 +106,7 @@ extension Daemon {
     /// and how): ignored, and said.
     public func coverRefused(_ what: String) {
         log.write(LogEvent(.coverRefused, "Ignored a cover that is not blocker's: \(what)", fields: [("WHO", what)]))
+        let now = WallClock.nowMs
+        keep(IntegrityNote(kind: .coverRefused, fromMs: now, toMs: now, text: "ignored a cover that is not blocker's: \(what)"))
     }
 }

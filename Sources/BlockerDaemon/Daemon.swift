@@ -235,6 +235,8 @@ public final class Daemon {
         log.write(LogEvent(.ledgerEdited, "The ledger \(ledger.path) was edited outside blocker\(what); "
                            + "noted in its ledger_edits table (blockerctl doctor shows it), running on",
                            fields: [("LEDGER", ledger.path), ("FOUND", found.joined(separator: "\n"))]))
+        let now = WallClock.nowMs
+        keep(IntegrityNote(kind: .ledgerEdited, fromMs: now, toMs: now, text: "the ledger was edited outside blocker\(what)"))
     }
 
     /// This run's row in the ledger (`runs`), and when it last noted it was alive.

@@ -16,6 +16,11 @@ extension Daemon {
         }
     }
 
+    /// Stores `note` for history and doctor when the journal has said it already.
+    func keep(_ note: IntegrityNote) {
+        do { _ = try ledger.addNote(note) } catch { noteStorage(error) }
+    }
+
     /// Moves the end of a stored note (a stretch that goes on), quietly.
     func extend(_ id: Int64?, toMs: Int64, text: String) {
         guard let id else { return }
@@ -36,6 +41,9 @@ extension EventKind {
         case .stall: self = .stall
         case .environment: self = .environment
         case .configUnreadable: self = .configUnreadable
+        case .uncovered: self = .coverBack
+        case .coverRefused: self = .coverRefused
+        case .ledgerEdited: self = .ledgerEdited
         }
     }
 }

@@ -49,6 +49,10 @@ import TestSupport
         let back = try #require(log.events(.coverBack).first)
         #expect(back.field("CHARGED_MS") == "6000" && back.field("APP") == "discord")
         #expect(log.events(.coverMissing).count == 1)
+        // Kept for history and doctor too, not only said in the journal.
+        let notes = try daemon.notes(sinceMs: 0)
+        #expect(notes.map(\.kind) == [.uncovered], "\(notes)")
+        #expect(notes.first?.text.contains("6s charged") == true, "\(notes)")
     }
 
     @Test func aDrawnCoverChargesNothing() throws {

@@ -41,6 +41,9 @@ import TestSupport
         #expect(try LedgerIntegrity.inspect(path: daemon.ledger.path).edits.count == 1)
         daemon.tick(clock)                                                                // said once, not at every tick
         #expect(edits(log).count == 1)
+        // Kept for history and doctor (the integrity notes), not only said in the journal.
+        let notes = try daemon.notes(sinceMs: 0).filter { $0.kind == .ledgerEdited }
+        #expect(notes.count == 1 && notes.first?.text.contains("edited outside blocker") == true, "\(notes)")
     }
 
     @Test func theDaysEarningsAreAnchoredAcrossARestart() throws {

@@ -112,7 +112,14 @@ new GLib.MainLoop(null, false).run();' >"$fx_dir/squatter.log" 2>&1 &
     wait_for 10 logged "event=cover-back" || fail "row 2: blockerd did not see the cover back"
     local line
     line=$(grep "event=cover-back" "$fx_dir/daemon.log" | tail -n 1)
-    ok "row 2: recorded: blocker-overlay killed under a shield: the time is charged ($((used2 - used1)) ms of 11 s) and said: ${line#*>}"
+    # Kept for history and doctor too (an integrity note), with the time charged.
+    local history
+    history=$("$bin/blockerctl" history --days 1) || fail "row 2: blockerctl history failed"
+    grep -q "! uncovered .*charged" <<<"$history" || fail "row 2: history does not show the uncovered stretch: $history"
+    local doctor
+    doctor=$("$bin/blockerctl" doctor 2>&1 || true)
+    grep -q "uncovered" <<<"$doctor" || fail "row 2: doctor does not show the uncovered stretch: $(grep -i "integrity" <<<"$doctor")"
+    ok "row 2: recorded: blocker-overlay killed under a shield: the time is charged ($((used2 - used1)) ms of 11 s) and said: ${line#*>}; history: $(grep -o '! uncovered.*' <<<"$history" | head -n 1)"
 
 
 )
