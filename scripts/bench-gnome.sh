@@ -32,7 +32,6 @@ ge_start_blockerd "$fx_dir/blocker.toml"
 cpu_ms() { cat /proc/"$1"/task/*/schedstat | awk '{ ns += $1 } END { printf "%.3f\n", ns / 1e6 }'; }
 front() { ge_status '(s["foreground"] or {}).get("app")'; }
 
-focus() { ge_json State "(j['focus'] or {}).get('wm_class')"; }
 # Warm up, then N switches, each waited for in the shell (blockerd is not
 # asked in between: a Status call would cost more than the report).
 for app in bench-a bench-b bench-a; do ge_test Activate "'$app'" >/dev/null; ge_wait 5 eval '[ "$(front)" = "$app" ]'; done

@@ -79,12 +79,6 @@ ge_client xterm env -u WAYLAND_DISPLAY -u GDK_BACKEND DISPLAY="$(xdisplay)" XAUT
 xterm_pid=$ge_spawned
 windows_up() { [ "$(ge_json Windows "len(j)")" -ge 2 ]; }
 ge_wait 20 windows_up || fail "foot and xterm did not map: $(ge_test Windows)"
-focus() { ge_json State "(j['focus'] or {}).get('wm_class')"; }
-activate() { # WM_CLASS — and wait until the shell has it in front
-    local want=$1
-    ge_test Activate "'$want'" >/dev/null
-    ge_wait 5 eval '[ "$(focus)" = "$want" ]' || fail "the shell did not focus $want (focus: $(focus))"
-}
 activate blocker-meter
 
 fx_config "$fx_dir/blocker.toml" /dev/null gnome 1s 0.05
@@ -107,7 +101,6 @@ ok "2. Wayland foot and Xwayland xterm ($xterm_app) reached blockerd with app id
 
 # 3. Locked: reported, nothing charged.
 ge_ctl earn 2 pushups >/dev/null || fail "blockerctl earn failed"
-locked() { [ "$(ge_status 's["locked"]')" = True ]; }
 ge_test Lock >/dev/null
 ge_wait 10 locked || fail "blockerd did not hear the lock: $(ge_test State)"
 balance=$(ge_status 's["balance_ms"]')
@@ -120,22 +113,13 @@ ge_wait 5 eval '[ "$(focus)" = blocker-meter ]' || activate blocker-meter
 ok "3. lock and unlock reported; nothing charged while locked"
 
 # 4. Charged, then covered at zero: opaque over foot's magenta.
-magenta() { # PNG — the share of pixels that are foot's magenta (0–1)
-    convert "$1" -fuzz 12% -fill black +opaque '#ff00ff' -fill white -opaque '#ff00ff' -format '%[fx:mean]' info:
-}
-shot() { # NAME — a screenshot through the driver, into $fx_dir/shots/NAME.png
-    rm -f "$fx_dir/shots/$1.png"
-    ge_test Screenshot "'$fx_dir/shots/$1.png'" | grep true >/dev/null || fail "the screenshot $1 failed"
-}
 shot uncovered
 python3 -c "import sys; sys.exit(0 if float('$(magenta "$fx_dir/shots/uncovered.png")') > 0.2 else 1)" \
     || fail "foot's magenta is not on screen before the cover (check shots/uncovered.png)"
 balance=$(ge_status 's["balance_ms"]')
 sleep 1.5
 [ "$(ge_status 's["balance_ms"]')" -lt "$balance" ] || fail "blockerd did not charge the metered foot (balance $balance ms)"
-shield_active() { [ "$(ge_status 's["shield"]["active"]')" = True ]; }
 ge_wait 10 shield_active || fail "the shield did not go up when the balance ran out ($(ge_status 's["balance_ms"]') ms)"
-cover_up() { [ "$(ge_json State "j['cover_visible']")" = True ]; }
 ge_wait 5 cover_up || fail "the extension did not draw its cover for the shield: $(ge_test State)"
 sleep 0.5
 shot covered

@@ -82,25 +82,8 @@ ok "1. install-kwin-script.sh in the chroot: kpackagetool6 installed it, loaded 
 
 # 2. Clients; blockerd with the kde probe.
 kw_open_clients meter-one
-cat >"$fx_dir/blocker.toml" <<'TOML'
-[daemon]
-probe = "kde"
-poll-interval = "1s"
-[earn]
-pushups = 0.05
-[[group]]
-name = "meter"
-apps = ["blockermeter"]
-TOML
-mkfifo "$fx_dir/saver.in"
-gjs scripts/lib/fake-screensaver.js <"$fx_dir/saver.in" >"$fx_dir/saver.log" 2>&1 &
-fx_track $!
-exec 7>"$fx_dir/saver.in"
-wait_for 5 grep -q owns "$fx_dir/saver.log" || fail "the fake screen saver did not start"
-"$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state" >"$fx_dir/blockerd.log" 2>&1 &
-blockerd_pid=$!
-fx_track $blockerd_pid
-wait_for 10 eval 'ctl status >/dev/null 2>&1' || fail "blockerd does not answer"
+kw_start_blockerd "$bin"
+blockerd_pid=$kw_blockerd_pid
 demo_pid=$(pgrep -x gtk3-demo | while read -r p; do grep -qx "$fx_dir/runtime" <(tr '\0' '\n' <"/proc/$p/environ" | sed -n 's/^XDG_RUNTIME_DIR=//p') && echo "$p"; done | head -n 1)
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
 wait_for 5 eval 'front | grep -q "^gtk3-demo|.*|$demo_pid$"' \
@@ -121,8 +104,12 @@ sleep 1
 ok "2. kde probe on KWin 6: gtk3-demo (Wayland, pid $demo_pid), the Xwayland xterm (pid $kw_xterm_pid) and its new title reported; the xterm cost $spent ms, gtk3-demo nothing"
 
 # 3. Locked: reported, nothing charged.
-echo lock >&7
+# The metered xterm in front first, then the lock: the fake screen saver is
+# no known locker, so its lock is a claim that a window change would
+# contradict (issue 20, row 4) — a real lock screen changes no window.
 kw_activate meter-one || fail "KWin did not activate the xterm"
+wait_for 5 eval 'front | grep -qi "^blockermeter"' || fail "the xterm in front is not reported: $(front)"
+echo lock >&7
 wait_for 5 eval '[ "$(status "s[\"locked\"]")" = True ]' || fail "blockerd did not follow the screen saver's lock"
 locked_at=$(status 's["balance_ms"]')
 sleep 1.5

@@ -36,8 +36,9 @@ ge_blockerd_pid=
 # are the host's build, on the same session bus. $fx_dir is bound into the
 # chroot at the same path, so every path means the same on both sides.
 ge_chroot=${GE_CHROOT:-}
-ge_netns_pid=
 ge_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=trixie-env.sh
+source "$ge_repo/scripts/lib/trixie-env.sh"
 
 # ge_init — the user, the directories, the copies; exports nothing global yet.
 ge_init() {
@@ -73,33 +74,20 @@ ge_init() {
         DBUS_SYSTEM_BUS_ADDRESS="unix:path=$ge_runtime/system_bus" WAYLAND_DISPLAY=wayland-0
         GDK_BACKEND=wayland NO_AT_BRIDGE=1 "$ge_marker")
     ge_as_user=("${ge_host_as_user[@]}")
-    [ -z "$ge_chroot" ] || ge_as_user=(nsenter --net="/proc/$ge_netns_pid/ns/net" -- chroot "$ge_chroot" "${ge_host_as_user[@]}")
+    [ -z "$ge_chroot" ] || ge_as_user=("${tx_in_chroot[@]}" "${ge_host_as_user[@]}")
 }
 
-# ge_enter_chroot — GE_CHROOT's mounts, the user (same uid and gid) in its
-# passwd, $fx_dir bound in at the same path, and a process holding the
-# network namespace every session command joins.
+# ge_enter_chroot — into GE_CHROOT (trixie-env.sh's tx_enter), with the
+# user (same uid and gid) in its passwd.
 ge_enter_chroot() {
-    [ -e "$ge_chroot/etc/blocker-test-packages" ] || fail "$ge_chroot is not a built chroot (scripts/trixie.sh ensure)"
-    "$ge_repo/scripts/trixie.sh" mount || fail "cannot mount the chroot's /proc, /sys, /dev, /run"
-    ge_chroot_mounted=1
+    tx_enter "$ge_chroot"
     # The shell builds its lock screen only on a systemd machine (LoginManager's
     # haveSystemd: /run/systemd/seats) with a display manager; the chroot's /run is empty.
     mkdir -p "$ge_chroot/run/systemd/seats"
     chroot "$ge_chroot" getent group "$ge_gid" >/dev/null || chroot "$ge_chroot" groupadd -g "$ge_gid" "$ge_user"
     chroot "$ge_chroot" getent passwd "$ge_uid" >/dev/null \
         || chroot "$ge_chroot" useradd -M -d /nonexistent -u "$ge_uid" -g "$ge_gid" -s /usr/sbin/nologin "$ge_user"
-    mkdir -p "$ge_chroot$fx_dir"
-    mount --bind "$fx_dir" "$ge_chroot$fx_dir" || fail "cannot bind $fx_dir into the chroot"
-    ge_chroot_bound=$ge_chroot$fx_dir
-    unshare --net sleep infinity &
-    ge_netns_pid=$!
-    fx_track "$ge_netns_pid"
-    ge_wait 5 eval '[ "$(readlink /proc/$ge_netns_pid/ns/net)" != "$(readlink /proc/$$/ns/net)" ]' \
-        || fail "unshare --net made no network namespace"
 }
-ge_chroot_mounted=
-ge_chroot_bound=
 
 # The prefix that runs blockerd and blockerctl as the test user, on the host
 # (the same as ge_as_user without a chroot). Set by ge_init.
@@ -268,11 +256,27 @@ ge_cleanup() {
     for ((i = ${#fx_pids[@]} - 1; i >= 0; i--)); do fx_stop "${fx_pids[i]}"; done
     fx_pids=()
     ge_stop_marked_except
-    if [ -n "$ge_chroot_bound" ]; then
-        umount "$ge_chroot_bound" 2>/dev/null || umount -l "$ge_chroot_bound"
-        rmdir "$ge_chroot_bound"
-    fi
-    [ -z "$ge_chroot_mounted" ] || "$ge_repo/scripts/trixie.sh" umount
+    tx_leave
     rm -rf "$fx_dir"
     exit "$status"
 }
+
+# What the GNOME tests ask and do, the same on GNOME 43 and 48: the focus
+# (WM_CLASS), a switch, a screenshot and its share of foot's magenta, the
+# shield, the extension's cover and the lock as blockerd hears it.
+focus() { ge_json State "(j['focus'] or {}).get('wm_class')"; }
+activate() { # WM_CLASS — and wait until the shell has it in front
+    local want=$1
+    ge_test Activate "'$want'" >/dev/null
+    ge_wait 5 eval '[ "$(focus)" = "$want" ]' || fail "the shell did not focus $want (focus: $(focus))"
+}
+magenta() { # PNG — the share of pixels that are foot's magenta (0–1)
+    convert "$1" -fuzz 12% -fill black +opaque '#ff00ff' -fill white -opaque '#ff00ff' -format '%[fx:mean]' info:
+}
+shot() { # NAME — a screenshot through the driver, into $fx_dir/shots/NAME.png
+    rm -f "$fx_dir/shots/$1.png"
+    ge_test Screenshot "'$fx_dir/shots/$1.png'" | grep true >/dev/null || fail "the screenshot $1 failed"
+}
+shield_active() { [ "$(ge_status 's["shield"]["active"]')" = True ]; }
+cover_up() { [ "$(ge_json State "j['cover_visible']")" = True ]; }
+locked() { [ "$(ge_status 's["locked"]')" = True ]; }

@@ -21,14 +21,13 @@
 kw_kwin_pid=
 kw_display=
 kw_chroot=${KW_CHROOT:-}
-kw_netns_pid=
-kw_chroot_bound=
 # The prefix that runs a command where KWin runs (nothing on the host).
 kw_in_session=()
 # The prefix that runs a host program in KWin's network namespace, where
 # Xwayland's abstract socket is (a host X11 client of KWin's Xwayland).
 kw_in_netns=()
-kw_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=trixie-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/trixie-env.sh"
 
 # kw_init — the scratch home and runtime dir, the session bus; exports the session's variables.
 kw_init() {
@@ -43,35 +42,19 @@ kw_init() {
     export DBUS_SESSION_BUS_ADDRESS=$address
 }
 
-# kw_enter_chroot — KW_CHROOT's mounts, $fx_dir bound in at the same path,
-# and a process holding the network namespace every session command joins.
+# kw_enter_chroot — into KW_CHROOT (trixie-env.sh's tx_enter).
 kw_enter_chroot() {
-    [ -e "$kw_chroot/etc/blocker-test-packages" ] || fail "$kw_chroot is not a built chroot (scripts/trixie.sh ensure)"
-    "$kw_repo/scripts/trixie.sh" mount || fail "cannot mount the chroot's /proc, /sys, /dev, /run"
-    kw_chroot_mounted=1
-    mkdir -p "$kw_chroot$fx_dir"
-    mount --bind "$fx_dir" "$kw_chroot$fx_dir" || fail "cannot bind $fx_dir into the chroot"
-    kw_chroot_bound=$kw_chroot$fx_dir
-    unshare --net sleep infinity &
-    kw_netns_pid=$!
-    fx_track "$kw_netns_pid"
-    kw_in_netns=(nsenter --net="/proc/$kw_netns_pid/ns/net" --)
-    kw_in_session=("${kw_in_netns[@]}" chroot "$kw_chroot")
+    tx_enter "$kw_chroot"
+    kw_in_netns=("${tx_in_netns[@]}")
+    kw_in_session=("${tx_in_chroot[@]}")
 }
-kw_chroot_mounted=
 
 # kw_session COMMAND… — COMMAND where KWin runs, in the foreground (in the
 # background, expand "${kw_in_session[@]}" instead: $! is then its own PID).
 kw_session() { "${kw_in_session[@]}" "$@"; }
 
-# From the EXIT trap, after fx_cleanup's stops: the chroot's bind and mounts.
-kw_leave_chroot() {
-    if [ -n "$kw_chroot_bound" ]; then
-        umount "$kw_chroot_bound" 2>/dev/null || umount -l "$kw_chroot_bound"
-        rmdir "$kw_chroot_bound"
-    fi
-    [ -z "$kw_chroot_mounted" ] || "$kw_repo/scripts/trixie.sh" umount
-}
+# From the EXIT trap, after the test's processes are stopped: out of the chroot.
+kw_leave_chroot() { tx_leave; }
 
 kw_bus() { busctl --address="$DBUS_SESSION_BUS_ADDRESS" "$@"; }
 # NameHasOwner, not `busctl status`: that one needs the peer's credentials,
@@ -228,4 +211,36 @@ kw_shot() {
 # Percentage (0–100) of PNG's pixels within 15% of magenta: the xterms' colour.
 kw_magenta_percent() {
     convert "$1" -fuzz 15% -fill black +opaque magenta -fill white -opaque magenta -format '%[fx:int(mean*100)]' info:
+}
+
+# kw_start_blockerd BIN — blockerd (BIN/blockerd) with the kde probe on
+# $fx_dir/blocker.toml (a metered group "meter": the xterms' class
+# BlockerMeter; pushups 3 s a rep), and a fake org.freedesktop.ScreenSaver
+# beside it: kscreenlocker cannot run on a virtual KWin, and blockerd follows
+# the fake as it does kscreenlocker. `echo lock >&7` / `echo unlock >&7`
+# drive it. Both tracked; blockerd's PID in kw_blockerd_pid, once it answers.
+kw_blockerd_pid=
+kw_start_blockerd() {
+    local bin=$1 _
+    cat >"$fx_dir/blocker.toml" <<'TOML'
+[daemon]
+probe = "kde"
+poll-interval = "1s"
+[earn]
+pushups = 0.05
+[[group]]
+name = "meter"
+apps = ["blockermeter"]
+TOML
+    mkfifo "$fx_dir/saver.in"
+    gjs "$(dirname "${BASH_SOURCE[0]}")/fake-screensaver.js" <"$fx_dir/saver.in" >"$fx_dir/saver.log" 2>&1 &
+    fx_track $!
+    exec 7>"$fx_dir/saver.in"
+    for _ in $(seq 100); do grep -q owns "$fx_dir/saver.log" && break; sleep 0.05; done
+    grep -q owns "$fx_dir/saver.log" || fail "the fake screen saver did not start"
+    "$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state" >"$fx_dir/blockerd.log" 2>&1 &
+    kw_blockerd_pid=$!
+    fx_track "$kw_blockerd_pid"
+    for _ in $(seq 100); do "$bin/blockerctl" status >/dev/null 2>&1 && return 0; sleep 0.1; done
+    fail "blockerd does not answer"
 }
