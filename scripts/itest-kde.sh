@@ -76,27 +76,8 @@ ok "1. make install-files (copy + kwinrc edit): KWin loads the script at its sta
 
 # 2. Clients, blockerd with the kde probe; focus and title changes.
 kw_open_clients meter-one
-cat >"$fx_dir/blocker.toml" <<'TOML'
-[daemon]
-probe = "kde"
-poll-interval = "1s"
-[earn]
-pushups = 0.05
-[[group]]
-name = "meter"
-apps = ["blockermeter"]
-TOML
-# The lock screen: kscreenlocker cannot run on a virtual KWin, so a fake
-# org.freedesktop.ScreenSaver, which blockerd follows as it does kscreenlocker's.
-mkfifo "$fx_dir/saver.in"
-gjs scripts/lib/fake-screensaver.js <"$fx_dir/saver.in" >"$fx_dir/saver.log" 2>&1 &
-fx_track $!
-exec 7>"$fx_dir/saver.in"
-wait_for 5 grep -q owns "$fx_dir/saver.log" || fail "the fake screen saver did not start"
-"$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state" >"$fx_dir/blockerd.log" 2>&1 &
-blockerd_pid=$!
-fx_track $blockerd_pid
-wait_for 10 eval 'ctl status >/dev/null 2>&1' || fail "blockerd does not answer"
+kw_start_blockerd "$bin"
+blockerd_pid=$kw_blockerd_pid
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
 wait_for 5 eval '[ "$(status "s[\"probe\"][\"ok\"]")" = True ] && front | grep -q "^gtk3-demo .* kde$"' \
     || fail "blockerd does not see gtk3-demo in front with the kde probe: $(front 2>&1), $(status 's["probe"]')"
@@ -112,8 +93,12 @@ spent=$((12000 - $(status 's["balance_ms"]')))
 [ "$spent" -ge 1000 ] && [ "$spent" -le 6000 ] || fail "1.5 s in the metered xterm cost $spent ms of the balance"
 sleep 1
 [ $((12000 - $(status 's["balance_ms"]'))) -eq "$spent" ] || fail "gtk3-demo (not metered) was charged"
-echo lock >&7
+# The metered xterm in front first, then the lock: the fake screen saver is
+# no known locker, so its lock is a claim that a window change would
+# contradict (issue 20, row 4) — a real lock screen changes no window.
 kw_activate meter-one || fail "KWin did not activate the xterm"
+wait_for 5 eval 'front | grep -qi "^blockermeter"' || fail "the xterm in front is not reported: $(front)"
+echo lock >&7
 wait_for 5 eval '[ "$(status "s[\"locked\"], (s[\"foreground\"] or {}).get(\"app\")")" = "True blockermeter" ]' \
     || fail "blockerd did not follow the screen saver's lock: $(status 's["locked"]'), $(front)"
 locked_at=$(status 's["balance_ms"]')
