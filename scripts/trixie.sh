@@ -16,7 +16,7 @@
 #   included, .build not); copies blocker_VERSION_amd64.deb into OUTDIR.
 # root: prints the chroot's path.
 #
-# The toolchain is not in Debian: itest-deb13.sh binds /opt/swift in.
+# The toolchain is not in Debian: `deb` binds the host's in.
 # Never started inside: systemd as PID 1 (policy-rc.d refuses every service).
 set -euo pipefail
 R=${TRIXIE_ROOT:-/var/cache/blocker-tests/trixie}
@@ -41,13 +41,15 @@ say() { echo "trixie: $*" >&2; }
 # The host's Debian mirror (its apt sources), unless MIRROR is set.
 mirror() {
     local m=${MIRROR:-}
-    [ -n "$m" ] || m=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n 1)
-    [ -n "$m" ] || m=$(awk '$1 == "deb" && $3 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
+    # (`|| true`: no match in one place is no error under pipefail; the next place is tried.)
+    [ -n "$m" ] || m=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n 1 || true)
+    [ -n "$m" ] || m=$(awk '$1 == "deb" && $3 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
     [ -n "$m" ] || { say "no Debian mirror in the host's apt sources: set MIRROR"; exit 1; }
     echo "$m"
 }
 security_mirror() {
-    sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep security | head -n 1
+    { sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep security | head -n 1; } \
+        || awk '$1 == "deb" && $3 ~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true
 }
 
 mounts=(proc sys dev dev/pts dev/shm run)
