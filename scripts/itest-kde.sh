@@ -40,20 +40,9 @@ for tool in kwin_wayland kpackagetool5 kwriteconfig5 gtk3-demo xterm xdotool gjs
     identify python3 make; do
     command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
 done
-bin=${BLOCKER_BIN:-$(swift build --show-bin-path 2>/dev/null)}
-for program in blockerd blockerctl blocker-overlay; do
-    [ -x "$bin/$program" ] || fail "$bin/$program is not built (swift build)"
-done
+kw_programs
 kw_init
-ctl() { "$bin/blockerctl" "$@"; }
-status() { ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; }
 front() { status '(s["foreground"] or {}).get("app"), (s["foreground"] or {}).get("title"), s["probe"]["name"]'; }
-wait_for() { # SECONDS COMMAND… — every 50 ms until COMMAND succeeds
-    local tries=$(($1 * 20))
-    shift
-    for _ in $(seq "$tries"); do "$@" && return 0; sleep 0.05; done
-    return 1
-}
 front_is() { [ "$(front 2>/dev/null)" = "$1" ]; }
 script_dir=$HOME/.local/share/kwin/scripts/blocker
 install_files() { # [VAR=VALUE…] — make install-files as a user would, into the scratch home

@@ -47,21 +47,10 @@ started=$SECONDS
 for tool in nsenter unshare gjs busctl dbus-daemon python3; do
     command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
 done
-bin=${BLOCKER_BIN:-$(swift build --show-bin-path 2>/dev/null)}
-for program in blockerd blockerctl blocker-overlay; do
-    [ -x "$bin/$program" ] || fail "$bin/$program is not built (swift build)"
-done
+kw_programs
 kw_init
-ctl() { "$bin/blockerctl" "$@"; }
-status() { ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; }
 # The app id as KWin 6 gives it (resourceClass, no longer lowercased as in 5.27: BlockerMeter), compared lowercased.
 front() { status '(lambda f: "%s|%s|%s" % (str(f.get("app")).lower(), f.get("title"), f.get("pid")))(s["foreground"] or {})'; }
-wait_for() { # SECONDS COMMAND… — every 50 ms until COMMAND succeeds
-    local tries=$(($1 * 20))
-    shift
-    for _ in $(seq "$tries"); do "$@" && return 0; sleep 0.05; done
-    return 1
-}
 front_is() { [ "$(front 2>/dev/null)" = "$1" ]; }
 
 # 1. KWin 6 up; the script installed and loaded live as make install does, in the chroot.

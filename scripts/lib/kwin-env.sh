@@ -244,3 +244,22 @@ TOML
     for _ in $(seq 100); do "$bin/blockerctl" status >/dev/null 2>&1 && return 0; sleep 0.1; done
     fail "blockerd does not answer"
 }
+
+# What the KDE tests share: the built programs (BLOCKER_BIN, by default
+# swift's bin path) in $bin, checked; blockerctl; a Python expression over
+# `s`, `blockerctl status --json`; and waiting for a condition.
+kw_programs() {
+    bin=${BLOCKER_BIN:-$(swift build --show-bin-path 2>/dev/null)}
+    local program
+    for program in blockerd blockerctl blocker-overlay; do
+        [ -x "$bin/$program" ] || fail "$bin/$program is not built (swift build)"
+    done
+}
+ctl() { "$bin/blockerctl" "$@"; }
+status() { ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; }
+wait_for() { # SECONDS COMMAND… — every 50 ms until COMMAND succeeds
+    local tries=$(($1 * 20))
+    shift
+    for _ in $(seq "$tries"); do "$@" && return 0; sleep 0.05; done
+    return 1
+}
