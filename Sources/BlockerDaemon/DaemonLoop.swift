@@ -26,6 +26,9 @@ public final class DaemonLoop {
     private var soonTimer: EventTimer!
     /// Reads a burst of probe events once it is over (`eventBurstUs`).
     private var burstTimer: EventTimer!
+    /// The probe's own question (KWin: does the script still run?), asked
+    /// without a tick: only an answer that changes something ticks.
+    private var checkTimer: EventTimer!
     private var probeSource: EventSource?
     /// The probe whose descriptor the loop watches. A reload opens a new
     /// probe, whose socket may get the old one's number and generation (and
@@ -55,6 +58,10 @@ public final class DaemonLoop {
         burstTimer = try loop.timer { [unowned self] in
             self.probeSource?.isEnabled = true
             self.readProbeEvents()
+        }
+        checkTimer = try loop.timer { [unowned self] in
+            self.daemon.probe.check()
+            self.armCheck()
         }
         try loop.onSignal(SIGTERM) { [unowned self] in self.loop.exit(code: 0) }
         try loop.onSignal(SIGINT) { [unowned self] in self.loop.exit(code: 0) }
@@ -153,7 +160,7 @@ public final class DaemonLoop {
         probeSource?.isEnabled = true
         daemon.tick(monotonic: MonotonicClock.nowMs, boottime: BoottimeClock.nowMs)
         // A strict-mode change applies at its wall instant, as a rule would.
-        let configAt = daemon.nextConfigApplyMs.map { MonotonicClock.nowMs + max($0 - WallClock.nowMs, 0) }
+        let configAt = monotonic(wall: daemon.nextConfigApplyMs)
         // A cover client's grace ends: if nothing is drawn by then, charging starts.
         if let wakeAt = [daemon.lastTick?.wakeAt, configAt, daemon.coverDeadlineMs].compactMap({ $0 }).min() {
             // Sample again the moment the balance runs out or a rule starts or
@@ -174,16 +181,23 @@ public final class DaemonLoop {
         if status != lastStatus { state.append("STATUS=\(status)") }
         lastStatus = status
         if !state.isEmpty { ServiceManager.notify(state.joined(separator: "\n")) }
-        // The probe's own check (KWin asked whether its script runs) comes on time too.
-        let checkUs = daemon.probe.nextCheckMs.map { UInt64(max($0, 0)) * 1000 }
+        armCheck()
         if needsPolling {
-            let pollUs = loop.now + PollSchedule.nextDelayUs(pollInterval: daemon.config.daemon.pollInterval,
-                                                             using: &pollRandom)
-            pollTimer.arm(atMicroseconds: min(pollUs, checkUs ?? pollUs))
-        } else if let at = [nextCommitUs, nextPingUs, checkUs].compactMap({ $0 }).min() {
+            pollTimer.arm(atMicroseconds: loop.now + PollSchedule.nextDelayUs(pollInterval: daemon.config.daemon.pollInterval,
+                                                                              using: &pollRandom))
+        } else if let at = [nextCommitUs, nextPingUs, nextRunTouchUs].compactMap({ $0 }).min() {
             pollTimer.arm(atMicroseconds: at)
         } else {
             pollTimer.disarm()
+        }
+    }
+
+    /// The probe's own check comes on time, whether or not the loop polls.
+    private func armCheck() {
+        if let at = daemon.probe.nextCheckMs {
+            checkTimer.arm(atMicroseconds: UInt64(max(at, 0)) * 1000)
+        } else {
+            checkTimer.disarm()
         }
     }
 
@@ -191,6 +205,17 @@ public final class DaemonLoop {
     /// kill -9 can lose): with an event-driven probe, the heartbeat while charging.
     private var nextCommitUs: UInt64? {
         daemon.nextCommitMs.map { UInt64(max($0, 0)) * 1000 }
+    }
+
+    /// The run's row says it is alive at least once a minute (the bound on a
+    /// kill -9 gap), watchdog or not.
+    private var nextRunTouchUs: UInt64? {
+        monotonic(wall: daemon.nextRunTouchMs).map { UInt64(max($0, 0)) * 1000 }
+    }
+
+    /// A wall instant (ms) as the monotonic instant (ms) it falls at, from now.
+    private func monotonic(wall: Int64?) -> Int64? {
+        wall.map { MonotonicClock.nowMs + max($0 - WallClock.nowMs, 0) }
     }
 
     /// Half a WatchdogSec after the last ping, so pings stay at most half the

@@ -78,6 +78,10 @@ extension Daemon {
         }
     }
 
+    /// The wall instant the run is next due to be noted alive: the loop ticks
+    /// then even with nothing else to do (an event-driven probe, no watchdog).
+    var nextRunTouchMs: Int64? { runID.map { _ in lastRunTouchMs + Self.runTouchEveryMs } }
+
     /// Notes the run alive, at most once a `runTouchEveryMs`.
     func touchRun(wall: Int64) {
         guard let runID, wall - lastRunTouchMs >= Self.runTouchEveryMs || wall < lastRunTouchMs else { return }

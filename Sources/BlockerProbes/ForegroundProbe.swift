@@ -31,10 +31,13 @@ public protocol ForegroundProbe: AnyObject {
     /// Ends whatever the probe runs on its own (a streaming program): blockerd
     /// calls it when it stops, since an exiting process runs no deinit.
     func shutdown()
-    /// A monotonic instant (ms) at which the probe must be sampled even if no
+    /// A monotonic instant (ms) at which the loop calls `check()` even if no
     /// event came (the kde probe asks KWin then whether its script still
     /// runs); nil: events and the poll are enough.
     var nextCheckMs: Int64? { get }
+    /// Asks what `nextCheckMs` is due for, without waiting and without a
+    /// sample: the answer arrives as an event, and ticks only if it changes something.
+    func check()
     /// Why this backend never knows a window's pid (wlroots: the protocol has
     /// none), for `blockerctl probe`; nil when it gives one where it can.
     var pidUnavailable: String? { get }
@@ -57,6 +60,7 @@ extension ForegroundProbe {
     public func inputIdle() -> Milliseconds? { nil }
     public var eventBurstUs: UInt64 { 0 }
     public var nextCheckMs: Int64? { nil }
+    public func check() {}
 }
 
 /// Why a backend cannot run here ("sway: SWAYSOCK is not set"): logged once

@@ -445,6 +445,7 @@ public final class LockAwareProbe: ForegroundProbe {
     public var pidUnavailable: String? { inner.pidUnavailable }
     public var eventBurstUs: UInt64 { inner.eventBurstUs }
     public var nextCheckMs: Int64? { inner.nextCheckMs }
+    public func check() { inner.check() }
 
     public func sample() -> Result<Reading, ProbeFailure> {
         // A failed sample debits nothing anyway: no need to ask the session.

@@ -83,6 +83,12 @@ public final class ShellReportProbe: ForegroundProbe {
     private var pluginAsked = false
     /// The shell's unique name on the bus ("" while it is not there).
     private var shellOwner = ""
+    /// Bumped by whatever can change the answer: a report, the plugin's state,
+    /// the shell coming or going. An event that leaves it (a check's "still
+    /// running") wakes no tick.
+    private var answerChanges = 0
+    /// Answers to `askPlugin` so far (tests).
+    private(set) var pluginAnswers = 0
     /// Reports accepted and refused so far (tests and `blockerctl probe`).
     private(set) var reportsAccepted = 0
     private(set) var reportsRefused = 0
@@ -140,6 +146,14 @@ public final class ShellReportProbe: ForegroundProbe {
     /// When the loop must sample even without events: the shell is asked
     /// about its plugin then.
     public var nextCheckMs: Int64? { session == nil ? nil : nextPluginCheckMs }
+
+    public func check() { askPluginIfDue() }
+
+    public func drainEventsMayHaveChanged() -> Bool {
+        let before = answerChanges
+        drainEvents()
+        return answerChanges != before
+    }
 
     /// Gives `io.github.blockerd.Focus` back before the connection closes, so
     /// a probe opened next (a reload) can take it at once.
@@ -228,6 +242,7 @@ public final class ShellReportProbe: ForegroundProbe {
         pluginAsked = true
         shell.askPlugin(on: connection) { [weak self] state in
             self?.pluginAsked = false
+            self?.pluginAnswers += 1
             self?.pluginChanged(state)
         }
     }
@@ -236,8 +251,11 @@ public final class ShellReportProbe: ForegroundProbe {
     /// may be gone, and must not be charged); running again: its next report counts.
     private func pluginChanged(_ state: PluginState) {
         switch state {
-        case .running: pluginStopped = nil
+        case .running:
+            if pluginStopped != nil { answerChanges += 1 }
+            pluginStopped = nil
         case let .stopped(why):
+            if pluginStopped != why || latest != nil { answerChanges += 1 }
             pluginStopped = why
             latest = nil
         case .unknown: break
@@ -245,6 +263,7 @@ public final class ShellReportProbe: ForegroundProbe {
     }
 
     private func disconnect(because reason: String) {
+        answerChanges += 1
         session = nil
         latest = nil
         shellOwner = ""
@@ -254,6 +273,7 @@ public final class ShellReportProbe: ForegroundProbe {
 
     /// The shell restarted or left: what it said before no longer holds.
     private func shellChanged(owner: String) {
+        answerChanges += 1
         shellOwner = owner
         latest = nil
         pluginStopped = nil   // a shell that starts loads its plugins; one that left says so itself
@@ -283,6 +303,7 @@ public final class ShellReportProbe: ForegroundProbe {
             latest = reading
             pluginStopped = nil   // only a running plugin reports
             reportsAccepted += 1
+            answerChanges += 1
             do { return .success(try call.makeReply()) } catch {
                 return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)"))
             }

@@ -96,6 +96,26 @@ import TestSupport
         #expect(probe.drains == 2)
     }
 
+    /// With an event-driven probe, nothing changing and no watchdog, nothing
+    /// else ticks: the run's row must still say once a minute that it is alive.
+    @Test func anIdleLoopStillNotesTheRunAliveOnTime() throws {
+        let box = try Sandbox()
+        let daemon = try box.daemon()
+        defer { daemon.shutdown(reason: "stopped") }
+        let probe = try BurstProbe(burstUs: 0)
+        daemon.use(probe: probe)
+        let driver = try DaemonLoop(daemon: daemon)
+        driver.tick()
+        // Due 100 ms from now.
+        daemon.lastRunTouchMs = WallClock.nowMs - Daemon.runTouchEveryMs + 100
+        let due = daemon.lastRunTouchMs
+        driver.tick()
+        let stop = try driver.loop.timer { driver.loop.exit(code: 0) }
+        stop.arm(afterMicroseconds: 600_000)
+        #expect(try driver.loop.run() == 0)
+        #expect(daemon.lastRunTouchMs > due, "no tick noted the run alive")
+    }
+
     /// A probe with no descriptor: what is in place while a reload swaps probes.
     final class QuietProbe: ForegroundProbe {
         let name = "quiet"

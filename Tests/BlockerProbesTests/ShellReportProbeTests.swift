@@ -212,4 +212,42 @@ import TestSupport
         try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "firefox"], from: "org.kde.KWin")
         try waitForWindow(probe, "firefox")
     }
+
+    /// The check runs every few seconds for good: an answer that the script
+    /// still runs must not wake a tick (it was most of an idle KDE blockerd's CPU).
+    @Test func aCheckThatFindsTheScriptRunningChangesNothingAndOneThatFindsItGoneDoes() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeKWin(scriptLoaded: true)
+        let data = try TemporaryDirectory()
+        try data.write("kwin/scripts/blocker/contents/code/main.js", "// the script")
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_DATA_HOME": data.path]
+        let probe = try ShellReportProbe.open(KWinShell(environment: environment, scriptCheckEveryMs: 50),
+                                              environment: environment).get()
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "discord"], from: "org.kde.KWin")
+        try waitForWindow(probe, "discord")
+
+        let answered = probe.pluginAnswers
+        var changed = false
+        try waitUntil("KWin to answer a check") {
+            usleep(60_000)
+            probe.check()
+            usleep(20_000)
+            changed = changed || probe.drainEventsMayHaveChanged()
+            return probe.pluginAnswers > answered
+        }
+        #expect(!changed)
+
+        try bus.busctl(["call", "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", "s", "blocker"])
+        try waitUntil("a check to find the script gone") {
+            usleep(60_000)
+            probe.check()
+            usleep(20_000)
+            return probe.drainEventsMayHaveChanged()
+        }
+        if case let .failure(failure) = probe.sample() {
+            #expect(failure.message.contains("the blocker KWin script is not loaded"))
+        } else {
+            Issue.record("the probe still reads a window with the script gone")
+        }
+    }
 }
