@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerJSONTests", dependencies: ["BlockerJSON"]),
-        .testTarget(name: "BlockerSystemTests", dependencies: ["BlockerSystem"]),
+        .testTarget(name: "BlockerSystemTests", dependencies: ["BlockerSystem", "TestSupport"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerSystemdTests", dependencies: ["BlockerSystemd", "TestSupport"]),

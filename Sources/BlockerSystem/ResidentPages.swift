@@ -6,37 +6,42 @@ import Glibc
 /// that config parsing, the ledger's schema check and the bus setup ran once.
 /// They stay in the page cache; whatever the loop uses faults back in.
 public enum ResidentPages {
-    /// Pages out every read-only file mapping of this process (MADV_PAGEOUT,
-    /// Linux 5.4+); returns how many mappings were advised. Writable mappings
-    /// are left alone: their dirty pages would have nowhere to go but swap.
+    /// Drops this process's pages of every read-only file mapping whose pages
+    /// are all the file's own (MADV_DONTNEED); returns how many mappings were
+    /// advised. MADV_PAGEOUT would leave every page another process maps too
+    /// (blockerd's probe helper is the same program, libstdc++ is everyone's).
+    /// A mapping with anonymous pages (RELRO: relocated, then made read-only)
+    /// is left alone: dropping those would throw the relocations away.
     @discardableResult
     public static func releaseReadOnlyFileMappings() -> Int {
-        guard let maps = try? FileContents.read(atPath: "/proc/self/maps", limit: 1 << 20) else { return 0 }
+        guard let smaps = try? FileContents.read(atPath: "/proc/self/smaps", limit: 8 << 20) else { return 0 }
         var advised = 0
-        for line in maps.split(separator: UInt8(ascii: "\n")) {
-            guard let mapping = Mapping(line: String(decoding: line, as: UTF8.self)), !mapping.writable,
-                  mapping.path.hasPrefix("/") else { continue }
+        for mapping in Mapping.all(smaps: String(decoding: smaps, as: UTF8.self)) where mapping.isPureFileCopy {
             if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start),
-                       pageOut) == 0 {
+                       MADV_DONTNEED) == 0 {
                 advised += 1
             }
         }
         return advised
     }
 
-    /// MADV_PAGEOUT; Glibc of Debian 12 knows it, Swift's import may not.
-    private static let pageOut: Int32 = 21
-
-    /// One line of /proc/PID/maps: "start-end perms offset dev inode path".
+    /// One mapping of /proc/PID/smaps: its "start-end perms offset dev inode
+    /// path" line and the anonymous kB among its pages.
     struct Mapping: Equatable {
-        init(start: UInt, end: UInt, writable: Bool, path: String) {
+        init(start: UInt, end: UInt, writable: Bool, path: String, anonymousKB: Int? = nil) {
             self.start = start; self.end = end; self.writable = writable; self.path = path
+            self.anonymousKB = anonymousKB
         }
 
         var start: UInt
         var end: UInt
         var writable: Bool
         var path: String
+        /// From the "Anonymous:" line; nil until read.
+        var anonymousKB: Int?
+
+        /// Read-only, from a file, and not one page of it copied on write.
+        var isPureFileCopy: Bool { !writable && path.hasPrefix("/") && anonymousKB == 0 }
 
         init?(line: String) {
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
@@ -48,6 +53,19 @@ public enum ResidentPages {
             self.end = end
             writable = fields[1].dropFirst().first == "w"
             path = fields.count == 6 ? String(fields[5]).trimmingLeadingSpaces : ""
+        }
+
+        /// Every mapping of an smaps text, each with its "Anonymous:" count.
+        static func all(smaps: String) -> [Mapping] {
+            var mappings: [Mapping] = []
+            for line in smaps.split(separator: "\n") {
+                if let mapping = Mapping(line: String(line)) {
+                    mappings.append(mapping)
+                } else if line.hasPrefix("Anonymous:"), !mappings.isEmpty {
+                    mappings[mappings.count - 1].anonymousKB = Int(line.split(separator: " ")[1])
+                }
+            }
+            return mappings
         }
     }
 }
