@@ -278,16 +278,16 @@ private let hour: Int64 = 3_600_000
         let run = blockerctl(["history", "--csv"], service: { let s = RecordingCalls(); s.historyRows = knownRows().reversed(); return s }())
         #expect(run.status == 0 && run.stderr.isEmpty)
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.first == "day,group,used_ms,earned_ms")
+        #expect(lines.first == "day,group,used_ms,earned_ms,integrity_notes,integrity_ms")
         #expect(lines.last == "")
         #expect(Array(lines[1...5]) == [
-            "2025-05-27,,1200000,1800000",
-            "2025-05-27,social,1200000,0",
-            "2025-05-27,video,300000,0",
-            "2025-05-28,,0,0",
-            "2025-05-29,,2700000,3600000",
+            "2025-05-27,,1200000,1800000,0,0",
+            "2025-05-27,social,1200000,0,0,0",
+            "2025-05-27,video,300000,0,0,0",
+            "2025-05-28,,0,0,0,0",
+            "2025-05-29,,2700000,3600000,0,0",
         ])
-        #expect(lines.contains("2025-05-29,\"work, \"\"deep\"\"\",600000,0"))
+        #expect(lines.contains("2025-05-29,\"work, \"\"deep\"\"\",600000,0,0,0"))
         #expect(lines.count == 1 + 7 + 8 + 1)
     }
 
