@@ -4,8 +4,11 @@
 # a real SQLite ledger seeded with a known week and two runs of blockerd before
 # the real ones. Checks the CSV row by row, the PNG's size and pixels at the
 # bars' places, the SVG's bars (count, heights), each gap's mark under its day
-# and the gaps in history's words, bad input (exit status, message, nothing
-# written) and that a failed report leaves the old file. Saves docs/report.png.
+# and the gaps in history's words, the integrity notes (two seeded, and the
+# ledger-edited one blockerd writes for the seeding) in history --json, --csv
+# and --csv --notes and as a badge over their days, bad input (exit status,
+# message, nothing written) and that a failed report leaves the old file.
+# Saves docs/report.png.
 # Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -124,7 +127,8 @@ svg_line=$(ctl report --output "$dir/week.svg") || fail "report --output week.sv
 t2=$(date +%s%N)
 grep -q "busiest group social (1h 30m)" <<<"$png_line" && grep -q "balance 1h 45m" <<<"$png_line" \
     || fail "report does not name the busiest group and balance: $png_line"
-grep -q ", off 1h 5[6-9]m in 3 gaps$" <<<"$png_line" || fail "report does not total the three gaps: $png_line"
+grep -q ", off 1h 5[6-9]m in 3 gaps, 3 integrity notes (1h 05m)$" <<<"$png_line" \
+    || fail "report does not total the three gaps and the three notes: $png_line"
 ok "report: $png_line"
 ok "report took $(((t1 - t0) / 1000000)) ms (PNG), $(((t2 - t1) / 1000000)) ms (SVG), blockerctl start and its D-Bus calls included"
 [ -z "$(find "$dir" -maxdepth 1 -name '.week*')" ] || fail "report left temporary files: $(ls -a "$dir")"
@@ -217,8 +221,27 @@ assert (88 + 3 * 90 + 86, 423, 4, 4) in marks and (88 + 4 * 90, 423, 3, 4) in ma
 for x, y, w, h in marks:
     assert pixel(int(x + w / 2), 424) == off, f"gap mark at x {x}: {pixel(int(x + w / 2), 424)}"
 print(f"gaps: {len(gaps)}, marks {sorted(marks)}, sampled in the PNG")
+
+# The notes: a red badge (#cc0000, 14 px, 102 px from the top, over the earned
+# bar's left edge: column + 13) on D-4, D-1 and today, with a white "!" in it;
+# the same place is white on the other days. The legend's badge (12 px) after
+# "blockerd off". In the SVG: a red path for each.
+note = "#cc0000"
+note_days = [days.index(d) for d in (plan["days"][3], plan["days"][6], plan["days"][7])]
+for index in range(7):
+    x = 88 + index * 90 + 13
+    corners = [pixel(x + 1, 103), pixel(x + 12, 114)]
+    if index in note_days:
+        assert corners == [note, note], f"day {index}: no badge at x {x}: {corners}"
+        assert any(pixel(x + 7, y) != note for y in range(102, 116)), f"day {index}: no '!' on the badge"
+    else:
+        assert corners == [background, background], f"day {index}: {corners} where a badge would be"
+assert pixel(88 + 2 * 96 + 120 + 1, 85) == note, ("the legend's badge", pixel(88 + 2 * 96 + 120 + 1, 85))
+badges = sorted(rects(note))
+assert badges == sorted([(88 + 2 * 96 + 120, 84, 12, 12)] + [(88 + i * 90 + 13, 102, 14, 14) for i in note_days]), badges
+print(f"notes: badges on days {note_days}, sampled in the PNG, {len(badges)} red paths in the SVG")
 PY
-ok "PNG 1070×496 and SVG: earned and used bars at the known heights, background above them, group bars, a mark per day's part of a gap"
+ok "PNG 1070×496 and SVG: earned and used bars at the known heights, background above them, group bars, a mark per day's part of a gap, a badge per day with notes"
 
 # --weeks: 14 days in the picture (the summary counts them).
 line=$(ctl report --weeks 2 --output "$dir/two.svg") || fail "report --weeks 2"
