@@ -4,8 +4,11 @@
 # a real SQLite ledger seeded with a known week and two runs of blockerd before
 # the real ones. Checks the CSV row by row, the PNG's size and pixels at the
 # bars' places, the SVG's bars (count, heights), each gap's mark under its day
-# and the gaps in history's words, bad input (exit status, message, nothing
-# written) and that a failed report leaves the old file. Saves docs/report.png.
+# and the gaps in history's words, the integrity notes (two seeded, and the
+# ledger-edited one blockerd writes for the seeding) in history --json, --csv
+# and --csv --notes and as a badge over their days, bad input (exit status,
+# message, nothing written) and that a failed report leaves the old file.
+# Saves docs/report.png.
 # Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +26,9 @@ daemon=(--config "$dir/blocker.toml" --state-dir "$dir/state")
 # per day, D-7 (outside one week) to today: earned, spent, and use per group.
 # And two runs before blockerd's own: one killed at D-3 22:50, the next
 # started D-2 00:44 (a gap across midnight, unguarded from 00:14) and stopped
-# 2 minutes before blockerd's first run here.
+# 2 minutes before blockerd's first run here. And two integrity notes: D-4
+# 09:00 to 09:40 a lock not honoured, D-1 14:00 to 14:25 uncovered. (The
+# seeding is an edit blockerd sees at its start: it notes ledger-edited today.)
 fx_start_blockerd "$bin" "${daemon[@]}"
 fx_stop "$fx_daemon_pid"
 day() { date -u +%F -d "-$1 days"; }
@@ -53,28 +58,57 @@ runs = [(1, 4242, midnight(days[4]) + 8 * h, killed_at, killed_at, "killed with 
         (2, 4343, restarted, first_start - 2 * m, first_start - 2 * m, "stopped", restarted - 30 * m)]
 db.executemany("INSERT INTO runs (id, pid, started_ms, last_tick_ms, ended_ms, end_reason, unguarded_since_ms) "
                "VALUES (?, ?, ?, ?, ?, ?, ?)", runs)
+notes = [("lock-not-honoured", midnight(days[3]) + 9 * h, midnight(days[3]) + 9 * h + 40 * m,
+          "logind said the screen is locked, but the window in front changed (discord → firefox): not honoured, charged from 09:00"),
+         ("uncovered", midnight(days[6]) + 14 * h, midnight(days[6]) + 14 * h + 25 * m,
+          "a shield on social with no cover drawn: 25m 00s charged")]
+db.executemany("INSERT INTO integrity_notes (kind, from_ms, to_ms, text) VALUES (?, ?, ?, ?)", notes)
 db.commit()
 json.dump({"days": days, "plan": plan}, open(sys.argv[1] + ".plan.json", "w"))
 PY
 fx_start_blockerd "$bin" "${daemon[@]}"
 plan=$dir/state/blocker.db.plan.json
 
-# history --csv: the header, then per day its totals and its groups by name, RFC 4180 quoting.
+# history --csv: the header, then per day its totals (with its notes: how
+# many, the time they concerned) and its groups by name, RFC 4180 quoting.
 ctl history --csv >"$dir/history.csv" || fail "history --csv"
 python3 - "$dir/history.csv" "$plan" <<'PY' || fail "history --csv: $(cat "$dir/history.csv")"
 import json, sys, csv
 plan = json.load(open(sys.argv[2]))
 m = 60_000
-expected = [["day", "group", "used_ms", "earned_ms"]]
-for d, (earned, spent, groups) in list(zip(plan["days"], plan["plan"]))[1:]:
-    expected.append([d, "", str(spent * m), str(earned * m)])
-    expected += [[d, g, str(minutes * m), "0"] for g, minutes in sorted(groups.items())]
+notes = {3: (1, 40 * m), 6: (1, 25 * m), 7: (1, 0)}   # by index in plan: D-4, D-1, today (ledger-edited)
+expected = [["day", "group", "used_ms", "earned_ms", "integrity_notes", "integrity_ms"]]
+for index, (d, (earned, spent, groups)) in list(enumerate(zip(plan["days"], plan["plan"])))[1:]:
+    count, ms = notes.get(index, (0, 0))
+    expected.append([d, "", str(spent * m), str(earned * m), str(count), str(ms)])
+    expected += [[d, g, str(minutes * m), "0", "0", "0"] for g, minutes in sorted(groups.items())]
 text = open(sys.argv[1], newline="").read()
 rows = list(csv.reader(text.splitlines()))
 assert rows == expected, (rows, expected)
 assert '"work, ""deep"""' in text, "the group with a comma and quotes is not quoted as RFC 4180 says"
 PY
 ok "history --csv: $(($(wc -l <"$dir/history.csv") - 1)) rows, days in order, quoting per RFC 4180"
+
+# The notes: the seeded two and blockerd's own, under their days, with their
+# span, in --json (each day's integrity list) and --csv --notes (a row each).
+ctl history --json >"$dir/history.json" || fail "history --json"
+ctl history --csv --notes >"$dir/notes.csv" || fail "history --csv --notes"
+python3 - "$dir/history.json" "$dir/notes.csv" "$plan" <<'PY' || fail "the notes in history --json and --csv --notes: $(cat "$dir/history.json" "$dir/notes.csv")"
+import csv, json, sys
+days, rows, plan = json.load(open(sys.argv[1])), list(csv.reader(open(sys.argv[2], newline=""))), json.load(open(sys.argv[3]))
+d = plan["days"]
+by_day = {day["day"]: [(n["kind"], (n["end_ms"] - n["start_ms"]) // 60_000) for n in day["integrity"]] for day in days}
+expected = {day: [] for day in d[1:]}
+expected.update({d[3]: [("lock-not-honoured", 40)], d[6]: [("uncovered", 25)], d[7]: [("ledger-edited", 0)]})
+assert by_day == expected, (by_day, expected)
+assert all(list(day)[:5] == ["day", "earned_ms", "used_ms", "groups", "gaps"] for day in days), "a key renamed or moved"
+assert rows[0] == ["day", "kind", "start_ms", "end_ms", "text"], rows[0]
+assert [(r[0], r[1]) for r in rows[1:]] == [(d[3], "lock-not-honoured"), (d[6], "uncovered"), (d[7], "ledger-edited")], rows
+assert rows[1][4].startswith("logind said the screen is locked, but the window in front changed"), rows[1]
+PY
+drawn=$(ctl history) || fail "history"
+grep -q "^ *! uncovered 14:00 for 25m 00s: a shield on social" <<<"$drawn" || fail "history does not show the uncovered note: $drawn"
+ok "integrity notes: 3 in history --json and --csv --notes, under their days, with the time they concerned"
 
 # history's words for the gap across midnight: D-3's part had no graphical
 # session (nothing said of unguarded time), D-2's had 30 minutes of one.
@@ -93,7 +127,8 @@ svg_line=$(ctl report --output "$dir/week.svg") || fail "report --output week.sv
 t2=$(date +%s%N)
 grep -q "busiest group social (1h 30m)" <<<"$png_line" && grep -q "balance 1h 45m" <<<"$png_line" \
     || fail "report does not name the busiest group and balance: $png_line"
-grep -q ", off 1h 5[6-9]m in 3 gaps$" <<<"$png_line" || fail "report does not total the three gaps: $png_line"
+grep -q ", off 1h 5[6-9]m in 3 gaps, 3 integrity notes (1h 05m)$" <<<"$png_line" \
+    || fail "report does not total the three gaps and the three notes: $png_line"
 ok "report: $png_line"
 ok "report took $(((t1 - t0) / 1000000)) ms (PNG), $(((t2 - t1) / 1000000)) ms (SVG), blockerctl start and its D-Bus calls included"
 [ -z "$(find "$dir" -maxdepth 1 -name '.week*')" ] || fail "report left temporary files: $(ls -a "$dir")"
@@ -186,8 +221,27 @@ assert (88 + 3 * 90 + 86, 423, 4, 4) in marks and (88 + 4 * 90, 423, 3, 4) in ma
 for x, y, w, h in marks:
     assert pixel(int(x + w / 2), 424) == off, f"gap mark at x {x}: {pixel(int(x + w / 2), 424)}"
 print(f"gaps: {len(gaps)}, marks {sorted(marks)}, sampled in the PNG")
+
+# The notes: a red badge (#cc0000, 14 px, 102 px from the top, over the earned
+# bar's left edge: column + 13) on D-4, D-1 and today, with a white "!" in it;
+# the same place is white on the other days. The legend's badge (12 px) after
+# "blockerd off". In the SVG: a red path for each.
+note = "#cc0000"
+note_days = [days.index(d) for d in (plan["days"][3], plan["days"][6], plan["days"][7])]
+for index in range(7):
+    x = 88 + index * 90 + 13
+    corners = [pixel(x + 1, 103), pixel(x + 12, 114)]
+    if index in note_days:
+        assert corners == [note, note], f"day {index}: no badge at x {x}: {corners}"
+        assert any(pixel(x + 7, y) != note for y in range(102, 116)), f"day {index}: no '!' on the badge"
+    else:
+        assert corners == [background, background], f"day {index}: {corners} where a badge would be"
+assert pixel(88 + 2 * 96 + 120 + 1, 85) == note, ("the legend's badge", pixel(88 + 2 * 96 + 120 + 1, 85))
+badges = sorted(rects(note))
+assert badges == sorted([(88 + 2 * 96 + 120, 84, 12, 12)] + [(88 + i * 90 + 13, 102, 14, 14) for i in note_days]), badges
+print(f"notes: badges on days {note_days}, sampled in the PNG, {len(badges)} red paths in the SVG")
 PY
-ok "PNG 1070×496 and SVG: earned and used bars at the known heights, background above them, group bars, a mark per day's part of a gap"
+ok "PNG 1070×496 and SVG: earned and used bars at the known heights, background above them, group bars, a mark per day's part of a gap, a badge per day with notes"
 
 # --weeks: 14 days in the picture (the summary counts them).
 line=$(ctl report --weeks 2 --output "$dir/two.svg") || fail "report --weeks 2"

@@ -2,7 +2,7 @@ import BlockerBus
 import BlockerCore
 import BlockerJSON
 
-/// `blockerctl history [--days N] [--json] [--csv [--gaps]]`
+/// `blockerctl history [--days N] [--json] [--csv [--gaps | --notes]]`
 struct HistoryCommand: BlockerCommand {
     static let daysRange: ClosedRange<UInt32> = 1...366
 
@@ -11,31 +11,47 @@ struct HistoryCommand: BlockerCommand {
         abstract: "Show earned and used time per day and per group, as a bar chart",
         options: [
             .value("--days", "N", help: "how many days back, today included: 1 to 366 (default 7)"),
-            .flag("--json", help: "print [{day, earned_ms, used_ms, groups: {NAME: used_ms}, gaps: [...]}] instead"),
-            .flag("--csv", help: "print CSV instead: day,group,used_ms,earned_ms (group empty: the day's totals)"),
+            .flag("--json", help: "print [{day, earned_ms, used_ms, groups: {NAME: used_ms}, gaps: [...], "
+                  + "integrity: [...]}] instead"),
+            .flag("--csv", help: "print CSV instead: day,group,used_ms,earned_ms,integrity_notes,integrity_ms "
+                  + "(group empty: the day's totals)"),
             .flag("--gaps", help: "with --csv: the gaps instead: day,start_ms,end_ms,reason,unguarded_ms"),
+            .flag("--notes", help: "with --csv: the integrity notes instead: day,kind,start_ms,end_ms,text"),
         ],
         discussion: """
-            --csv prints the header day,group,used_ms,earned_ms, then for each day, oldest first, its totals row
-            (group empty: metered time used, time earned) and a row per group used that day, by name (earned_ms 0).
-            Fields with a comma, a double quote or a line break are quoted as RFC 4180 says; lines end in LF.
+            --csv prints the header day,group,used_ms,earned_ms,integrity_notes,integrity_ms, then for each day,
+            oldest first, its totals row (group empty: metered time used, time earned, how many integrity notes began
+            that day and the time they concerned) and a row per group used that day, by name (earned_ms and the
+            integrity columns 0). Columns are only ever added at the end. Fields with a comma, a double quote or a
+            line break are quoted as RFC 4180 says; lines end in LF.
             Each day's gaps (blockerd not running; a gap across midnight is split at it) are in --json as
             gaps: [{start_ms, end_ms, reason, unguarded_ms}], and with --csv --gaps as one row each under the header
             day,start_ms,end_ms,reason,unguarded_ms. unguarded_ms: the part in a graphical session logind still had
             when blockerd started again (null in JSON, empty in CSV: logind did not say).
+            Each day's integrity notes (what blockerd saw that may have been a way around it, under the day it
+            began, or the first day asked for when it began before) are lines starting "!" in the chart, in --json as
+            integrity: [{kind, start_ms, end_ms, text}] (end_ms - start_ms: the time it concerned, 0 for an
+            instant), and with --csv --notes as one row each under the header day,kind,start_ms,end_ms,text.
+            A day with a note is shown even when nothing was earned or used on it.
             """)
 
     let days: UInt32
     let json: Bool
     let csv: Bool
     let gapsCSV: Bool
+    let notesCSV: Bool
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         json = arguments.flag("--json")
         csv = arguments.flag("--csv")
         gapsCSV = arguments.flag("--gaps")
+        notesCSV = arguments.flag("--notes")
         if json && csv { throw UsageError("--json and --csv cannot go together; choose one") }
         if gapsCSV && !csv { throw UsageError("--gaps goes with --csv (the JSON has the gaps already): history --csv --gaps") }
+        if notesCSV && !csv {
+            throw UsageError("--notes goes with --csv (the JSON and the chart have the notes already): history --csv --notes")
+        }
+        if gapsCSV && notesCSV { throw UsageError("--gaps and --notes are two tables; choose one") }
         guard let text = arguments.value("--days") else {
             days = 7
             return
@@ -51,23 +67,33 @@ struct HistoryCommand: BlockerCommand {
         let days = self.days
         let zone = context.localClock.zone
         func gaps() -> [Gap] { (try? context.service()).map { HistoryGaps.fetch($0, days: days) } ?? [] }
+        func notes() -> [String: [IntegrityNote]] {
+            let now = context.invocation.clock()
+            return (try? context.service()).map { HistoryNotes.fetch($0, days: days, now: now, zone: zone) } ?? [:]
+        }
         if gapsCSV {
             context.out.output.write(HistoryGaps.csv(HistoryGaps.byDay(gaps(), zone: zone)))
             return
         }
+        if notesCSV {
+            context.out.output.write(HistoryNotes.csv(notes()))
+            return
+        }
         let rows = try context.call { service throws(BusFailure) in try service.history(days: days) }
-        let history = HistoryDay.days(from: rows)
-        if json {
-            context.out.line(HistoryDay.json(history, gaps: HistoryGaps.byDay(gaps(), zone: zone)).rendered)
-            return
-        }
         if csv {
-            context.out.output.write(HistoryCSV.render(history))
+            let notes = notes()
+            context.out.output.write(HistoryCSV.render(HistoryDay.days(from: rows, alsoOn: notes.keys), notes: notes))
             return
         }
-        var offByDay = HistoryChart.offByDay(gaps(), zone: zone)
-        let notes = (try? context.service()).map { (try? $0.notes(days: days)) ?? [] } ?? []
-        offByDay.merge(HistoryChart.notesByDay(notes, zone: zone)) { $0 + $1 }
+        let gapsByDay = HistoryGaps.byDay(gaps(), zone: zone)
+        let notes = notes()
+        let history = HistoryDay.days(from: rows, alsoOn: notes.keys)
+        if json {
+            context.out.line(HistoryDay.json(history, gaps: gapsByDay, notes: notes).rendered)
+            return
+        }
+        var offByDay = HistoryChart.offLines(gapsByDay)
+        offByDay.merge(HistoryChart.noteLines(notes, zone: zone)) { $0 + $1 }
         for line in HistoryChart.render(history, columns: context.terminalColumns, printer: context.out, off: offByDay) {
             context.out.line(line)
         }
@@ -90,9 +116,11 @@ struct HistoryDay: Equatable {
 
     /// Rows → days in date order; the group "" row carries the totals, and
     /// days missing between the first and the last are filled with zeros so
-    /// the chart does not hide an empty day.
-    static func days(from rows: [HistoryRow]) -> [HistoryDay] {
+    /// the chart does not hide an empty day. `alsoOn`: days (YYYY-MM-DD) to
+    /// show even with no row (a day with an integrity note).
+    static func days(from rows: [HistoryRow], alsoOn extraDays: some Sequence<String> = [String]()) -> [HistoryDay] {
         var byDay: [String: HistoryDay] = [:]
+        for day in extraDays { byDay[day] = HistoryDay(day: day, earnedMs: 0, usedMs: 0, groups: []) }
         for row in rows {
             var day = byDay[row.day] ?? HistoryDay(day: row.day, earnedMs: 0, usedMs: 0, groups: [])
             if row.group.isEmpty {
@@ -128,7 +156,8 @@ struct HistoryDay: Equatable {
         return result
     }
 
-    static func json(_ days: [HistoryDay], gaps: [String: [HistoryGaps.Part]] = [:]) -> JSONValue {
+    static func json(_ days: [HistoryDay], gaps: [String: [HistoryGaps.Part]] = [:],
+                     notes: [String: [IntegrityNote]] = [:]) -> JSONValue {
         .array(days.map { day in
             .object([
                 ("day", .string(day.day)),
@@ -141,6 +170,14 @@ struct HistoryDay: Equatable {
                         ("end_ms", .integer(part.endMs)),
                         ("reason", .string(part.reason)),
                         ("unguarded_ms", part.unguardedMs.map(JSONValue.integer) ?? .null),
+                    ])
+                })),
+                ("integrity", .array((notes[day.day] ?? []).map { note in
+                    .object([
+                        ("kind", .string(note.kind.rawValue)),
+                        ("start_ms", .integer(note.fromMs)),
+                        ("end_ms", .integer(note.toMs)),
+                        ("text", .string(note.text)),
                     ])
                 })),
             ])
@@ -199,31 +236,73 @@ enum HistoryGaps {
 
     /// `history --csv --gaps`: one row per day's part of a gap, oldest first.
     static func csv(_ byDay: [String: [Part]]) -> String {
-        var lines = [csvHeader.joined(separator: ",")]
-        for day in byDay.keys.sorted() {
-            for part in byDay[day] ?? [] {
-                lines.append(HistoryCSV.row([day, String(part.startMs), String(part.endMs), part.reason,
-                                             part.unguardedMs.map(String.init) ?? ""]))
-            }
+        HistoryCSV.table(csvHeader, byDay) { part in
+            [String(part.startMs), String(part.endMs), part.reason, part.unguardedMs.map(String.init) ?? ""]
         }
-        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// The integrity notes (`IntegrityNote`: what blockerd saw that may have
+/// been a way around it) as history and report show them, each under one day.
+enum HistoryNotes {
+    /// The notes overlapping the last `days` local days in `zone` (today is
+    /// the one `now` falls on), by day. An older blockerd lacks Notes: none.
+    static func fetch(_ service: any BlockerCalls, days: UInt32, now: Int64, zone: TimeZoneRules) -> [String: [IntegrityNote]] {
+        let firstDay = zone.localDate(atMs: now).adding(days: -(Int(days) - 1))
+        return byDay((try? service.notes(days: days)) ?? [], firstDay: firstDay, zone: zone)
+    }
+
+    /// Each note under the local day it began, in the order given; one that
+    /// began before `firstDay` reaches into the days shown, so it is under
+    /// `firstDay` rather than left out.
+    static func byDay(_ notes: [IntegrityNote], firstDay: CivilDate, zone: TimeZoneRules) -> [String: [IntegrityNote]] {
+        Dictionary(grouping: notes) { max(zone.localDate(atMs: $0.fromMs), firstDay).description }
+    }
+
+    /// The time `notes` concerned: the union of their spans, so a stretch
+    /// two notes share (a stall while uncovered) counts once.
+    static func concernedMs(_ notes: [IntegrityNote]) -> Milliseconds {
+        var total: Milliseconds = 0, reached = Int64.min
+        for note in notes.sorted(by: { $0.fromMs < $1.fromMs }) {
+            total += max(0, note.toMs - max(note.fromMs, reached))
+            reached = max(reached, note.toMs)
+        }
+        return total
+    }
+
+    static let csvHeader = ["day", "kind", "start_ms", "end_ms", "text"]
+
+    /// `history --csv --notes`: one row per note, oldest first.
+    static func csv(_ byDay: [String: [IntegrityNote]]) -> String {
+        HistoryCSV.table(csvHeader, byDay) { note in [note.kind.rawValue, String(note.fromMs), String(note.toMs), note.text] }
     }
 }
 
 /// `history --csv`: one row per day's totals and per group used that day.
 enum HistoryCSV {
-    static let header = ["day", "group", "used_ms", "earned_ms"]
+    /// New columns go at the end, so a reader of the older ones reads on.
+    static let header = ["day", "group", "used_ms", "earned_ms", "integrity_notes", "integrity_ms"]
 
-    static func render(_ days: [HistoryDay]) -> String {
-        var lines = [header.joined(separator: ",")]
+    static func render(_ days: [HistoryDay], notes: [String: [IntegrityNote]] = [:]) -> String {
+        var lines = [header]
         for day in days {
-            lines.append(row([day.day, "", String(day.usedMs), String(day.earnedMs)]))
+            let dayNotes = notes[day.day] ?? []
+            lines.append([day.day, "", String(day.usedMs), String(day.earnedMs), String(dayNotes.count),
+                          String(HistoryNotes.concernedMs(dayNotes))])
             for group in day.groups.sorted(by: { $0.name < $1.name }) {
-                lines.append(row([day.day, group.name, String(group.usedMs), "0"]))
+                lines.append([day.day, group.name, String(group.usedMs), "0", "0", "0"])
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return document(lines)
     }
+
+    /// `header`, then for each day, oldest first, a row per item: the day and `fields(item)`.
+    static func table<Item>(_ header: [String], _ byDay: [String: [Item]], fields: (Item) -> [String]) -> String {
+        document([header] + byDay.keys.sorted().flatMap { day in (byDay[day] ?? []).map { [day] + fields($0) } })
+    }
+
+    /// The rows as RFC 4180 lines, each ending in LF.
+    static func document(_ rows: [[String]]) -> String { rows.map(row).joined(separator: "\n") + "\n" }
 
     static func row(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") }
 
@@ -250,16 +329,14 @@ enum HistoryChart {
         max(minimumBar, columns - dayWidth - seriesWidth - valueWidth - 1)
     }
 
-    /// Each gap's time per local day (a gap across midnight counts on both
-    /// days), as `HistoryGaps.describe` words it, in the order they happened.
-    static func offByDay(_ gaps: [Gap], zone: TimeZoneRules) -> [String: [String]] {
-        HistoryGaps.byDay(gaps, zone: zone).mapValues { parts in parts.map { HistoryGaps.describe($0) } }
+    /// Each day's parts of the gaps as `HistoryGaps.describe` words them, in the order they happened.
+    static func offLines(_ gapsByDay: [String: [HistoryGaps.Part]]) -> [String: [String]] {
+        gapsByDay.mapValues { parts in parts.map { HistoryGaps.describe($0) } }
     }
 
-    /// Each integrity note under the local day it began, as `IntegrityNote.line` words it.
-    static func notesByDay(_ notes: [IntegrityNote], zone: TimeZoneRules) -> [String: [String]] {
-        Dictionary(grouping: notes) { zone.localDate(atMs: $0.fromMs).description }
-            .mapValues { $0.map { "! " + $0.line(zone: zone) } }
+    /// Each day's integrity notes as `IntegrityNote.line` words them, marked "!".
+    static func noteLines(_ notesByDay: [String: [IntegrityNote]], zone: TimeZoneRules) -> [String: [String]] {
+        notesByDay.mapValues { $0.map { "! " + $0.line(zone: zone) } }
     }
 
     static func render(_ days: [HistoryDay], columns: Int, printer: Printer, off: [String: [String]] = [:]) -> [String] {

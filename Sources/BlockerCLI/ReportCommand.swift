@@ -21,8 +21,11 @@ struct ReportCommand: BlockerCommand {
             each group over those days (busiest first), today's balance and the busiest group. Each gap (blockerd not
             running; one across midnight on both days) is a grey mark under its day at its time of day, listed under
             the groups as history words it ("off 1h 10m (stopped; 1h 09m unguarded)"), and the heading totals them
-            ("off 3h 05m in 2 gaps"). Up to 7 weeks the picture is 1070x496 pixels; from 8 weeks on it grows 12 pixels
-            a day. The numbers: blockerctl history --csv (--gaps for the gaps).
+            ("off 3h 05m in 2 gaps"). A day with integrity notes (what blockerd saw that may have been a way around
+            it) has a red "!" badge over its bars, with the time they concerned when a week is shown, and the notes are
+            listed above the gaps as history words them ("uncovered 14:02 for 18m: ..."). Up to 7 weeks the picture
+            is 1070x496 pixels; from 8 weeks on it grows 12 pixels a day. The numbers: blockerctl history --csv
+            (--gaps for the gaps, --notes for the notes).
             """)
 
     enum Format: Equatable {
@@ -62,11 +65,13 @@ struct ReportCommand: BlockerCommand {
         let file = try ReplacingFile.reserve(output)
         do throws(CommandFailure) {
             let days = weeks * 7
-            let (status, rows, gaps) = try context.call { service throws(BusFailure) in
-                (try service.status(), try service.history(days: days), HistoryGaps.fetch(service, days: days))
+            let zone = context.localClock.zone
+            let (status, rows, gaps, notes) = try context.call { service throws(BusFailure) in
+                (try service.status(), try service.history(days: days), HistoryGaps.fetch(service, days: days),
+                 HistoryNotes.fetch(service, days: days, now: context.invocation.clock(), zone: zone))
             }
-            let layout = ReportLayout(days: HistoryDay.days(from: rows), balanceMs: status.balanceMs, gaps: gaps,
-                                      zone: context.localClock.zone)
+            let layout = ReportLayout(days: HistoryDay.days(from: rows, alsoOn: notes.keys), balanceMs: status.balanceMs,
+                                      gaps: gaps, notes: notes, zone: zone)
             do {
                 try ReportDrawing.draw(layout, format: format, to: file.temporaryPath)
             } catch {
@@ -88,6 +93,7 @@ enum ReportDrawing {
         for rect in layout.rects {
             canvas.fill(x: rect.x, y: rect.y, width: rect.width, height: rect.height, color: rect.color)
         }
+        // Texts after all rectangles: the "!" on a note's badge is painted over it.
         for text in layout.texts {
             canvas.text(text.text, x: text.x, y: text.y, size: text.size, bold: text.bold, color: text.color,
                         anchor: text.anchor)
@@ -104,6 +110,8 @@ enum ReportDrawing {
             + "used \(DurationText.format(layout.usedMs)), \(busiest), balance \(DurationText.format(layout.balanceMs))"
             + (layout.offGaps > 0 ? ", off \(DurationText.format(layout.offMs)) in \(layout.offGaps) "
                                     + (layout.offGaps == 1 ? "gap" : "gaps") : "")
+            + (layout.noteCount > 0
+               ? ", " + ReportLayout.noteTotal(layout.noteCount, ms: layout.noteMs, duration: DurationText.format) : "")
     }
 }
 

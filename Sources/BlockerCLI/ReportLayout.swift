@@ -33,6 +33,8 @@ struct ReportLayout: Equatable {
         static let used = ReportColor(0xE8833A)
         /// blockerd not running: darker than the axis it lies under.
         static let off = ReportColor(0x777777)
+        /// An integrity note's badge (a white "!" on it) and the time it concerned.
+        static let note = ReportColor(0xCC0000)
         /// Groups, busiest first; none equals earned, used, grid or background,
         /// so a bar's color says what it is.
         static let groups: [ReportColor] = [
@@ -52,6 +54,8 @@ struct ReportLayout: Equatable {
         case group(name: String)
         /// A day's part of a gap, on the strip under the axis.
         case off(day: String)
+        /// The badge of a day with integrity notes, over its column.
+        case note(day: String)
     }
 
     struct Rect: Equatable {
@@ -91,6 +95,10 @@ struct ReportLayout: Equatable {
     /// The time off over the days shown, and in how many gaps (one across midnight is one).
     var offMs: Milliseconds
     var offGaps: Int
+    /// Each shown day's integrity notes (`HistoryNotes.byDay`), how many, and the time they concerned.
+    var notes: [String: [IntegrityNote]]
+    var noteCount: Int
+    var noteMs: Milliseconds
     var balanceMs: Milliseconds
     var earnedMs: Milliseconds
     var usedMs: Milliseconds
@@ -120,10 +128,13 @@ struct ReportLayout: Equatable {
         /// the left of the day's column, midnight next at its right.
         static let offStripGap = 3
         static let offStripHeight = 4
-        /// The list of gaps under the groups: its lines, and the characters a
+        /// The lists under the groups (notes, gaps): their lines, and the characters a
         /// line gets (240 px of 11 px DejaVu Sans, about 6 px a character).
-        static let offLineHeight = 15
-        static let offLineCharacters = 40
+        static let listLineHeight = 15
+        static let listLineCharacters = 40
+        /// A day's integrity notes: a badge over its column, between the legend and the plot.
+        static let noteBadgeTop = 102
+        static let noteBadgeSize = 14
         /// Below the plot: day names, dates, and (when there is room) the day's numbers.
         static let footer = 76
         static var height: Int { plotTop + plotHeight + footer }
@@ -226,10 +237,57 @@ struct ReportLayout: Equatable {
         "off \(duration(ms)) in \(gaps) \(gaps == 1 ? "gap" : "gaps")"
     }
 
+    /// "2 integrity notes (25m)"; notes of an instant only: "1 integrity note".
+    static func noteTotal(_ count: Int, ms: Milliseconds, duration: (Milliseconds) -> String = duration) -> String {
+        "\(count) integrity \(count == 1 ? "note" : "notes")" + (ms > 0 ? " (\(duration(ms)))" : "")
+    }
+
+    /// A square of `size` px at x, y in the notes' color with a white "!" on it.
+    static func noteBadge(x: Int, y: Int, size: Int, role: Role) -> (Rect, Text) {
+        (Rect(x: x, y: y, width: size, height: size, color: Palette.note, role: role),
+         Text(text: "!", x: x + size / 2, y: y + size - 3, size: max(6, size - 3), bold: true,
+              color: Palette.background, anchor: .middle))
+    }
+
+    /// A list under the groups: `title` in bold at `heading`, then a line
+    /// each 15 px, a row's date (MM-DD) on its first, its words wrapped to two
+    /// lines; as many rows as fit with no line below `limit` (a baseline),
+    /// then how many more. Nothing when not even its first line fits.
+    /// Returns the texts and the baseline of its last line.
+    static func list(_ title: String, _ rows: [(day: String, words: String)], heading: Int, limit: Int, left: Int)
+        -> (texts: [Text], last: Int) {
+        typealias G = Geometry
+        let first = heading + 20
+        guard !rows.isEmpty, first <= limit else { return ([], heading) }
+        var texts = [Text(text: title, x: left, y: heading, size: 14, bold: true)]
+        let room = (limit - first) / G.listLineHeight + 1
+        var line = 0, listed = 0
+        for (index, row) in rows.enumerated() {
+            let words = wrap(row.words, width: G.listLineCharacters, lines: 2)
+            // Room for this one, and for the "and N more" line if others follow.
+            guard line + words.count + (index < rows.count - 1 ? 1 : 0) <= room else { break }
+            texts.append(Text(text: String(row.day.suffix(5)), x: left, y: first + line * G.listLineHeight,
+                              size: 11, color: Palette.dimText))
+            for text in words {
+                texts.append(Text(text: text, x: left + 40, y: first + line * G.listLineHeight, size: 11))
+                line += 1
+            }
+            listed += 1
+        }
+        if listed < rows.count {
+            texts.append(Text(text: "and \(rows.count - listed) more (see blockerctl history)", x: left,
+                              y: first + line * G.listLineHeight, size: 11, color: Palette.dimText))
+            line += 1
+        }
+        return (texts, first + (line - 1) * G.listLineHeight)
+    }
+
     /// The report for `days` (oldest first, as `HistoryDay.days` gives them),
-    /// today's balance and the gaps (blockerd not running) overlapping them,
-    /// split into days in `zone`; gaps on days not shown are left out.
-    init(days: [HistoryDay], balanceMs: Milliseconds, gaps: [Gap] = [], zone: TimeZoneRules = .utc) {
+    /// today's balance, the gaps (blockerd not running) overlapping them,
+    /// split into days in `zone`, and the integrity notes by day
+    /// (`HistoryNotes.byDay`); gaps and notes on days not shown are left out.
+    init(days: [HistoryDay], balanceMs: Milliseconds, gaps: [Gap] = [], notes: [String: [IntegrityNote]] = [:],
+         zone: TimeZoneRules = .utc) {
         typealias G = Geometry
         let pitch = Self.pitch(days: days.count)
         let plotLeft = G.margin + G.axisWidth
@@ -243,6 +301,10 @@ struct ReportLayout: Equatable {
         usedMs = days.reduce(0) { $0 + $1.usedMs }
         groups = Self.groupTotals(days)
         (off, offMs, offGaps) = Self.offParts(gaps, days: days, zone: zone)
+        let shownDays = Set(days.map(\.day))
+        self.notes = notes.filter { shownDays.contains($0.key) && !$0.value.isEmpty }
+        noteCount = self.notes.values.reduce(0) { $0 + $1.count }
+        noteMs = HistoryNotes.concernedMs(self.notes.values.flatMap { $0 })
         busiestGroup = groups.first
         baseline = G.plotTop + G.plotHeight
         plotHeight = G.plotHeight
@@ -264,7 +326,7 @@ struct ReportLayout: Equatable {
                           + "\(days.count) \(days.count == 1 ? "day" : "days")"
                           + (offGaps > 0 ? "  ·  " + Self.offTotal(offMs, gaps: offGaps) : ""),
                           x: G.margin, y: 64, size: 14, color: Palette.dimText))
-        // Legend; the gaps' mark only when there are gaps.
+        // Legend; the gaps' mark and the notes' badge only when there are some.
         for (index, (label, color)) in [("earned", Palette.earned), ("used", Palette.used)].enumerated() {
             let x = plotLeft + index * 96
             rects.append(Rect(x: x, y: 84, width: 12, height: 12, color: color, role: .legend))
@@ -274,6 +336,13 @@ struct ReportLayout: Equatable {
             let x = plotLeft + 2 * 96
             rects.append(Rect(x: x, y: 88, width: 12, height: G.offStripHeight, color: Palette.off, role: .legend))
             texts.append(Text(text: "blockerd off", x: x + 18, y: 95, size: 13))
+        }
+        if noteCount > 0 {
+            // After "blockerd off", which is longer than "earned" and "used".
+            let x = plotLeft + 2 * 96 + (offGaps > 0 ? 120 : 0)
+            let (square, mark) = Self.noteBadge(x: x, y: 84, size: 12, role: .legend)
+            rects.append(square)
+            texts += [mark, Text(text: "integrity note", x: x + 18, y: 95, size: 13)]
         }
 
         // The scale: a gridline and a label at every step, the baseline last.
@@ -309,6 +378,19 @@ struct ReportLayout: Equatable {
                                             left: plotLeft + index * pitch, pitch: pitch)
                     rects.append(Rect(x: mark.x, y: baseline + G.offStripGap, width: mark.width,
                                       height: G.offStripHeight, color: Palette.off, role: .off(day: day.day)))
+                }
+            }
+            // The day's integrity notes: a badge over its earned bar, and beside
+            // it the time they concerned when the column has room for it.
+            if let dayNotes = self.notes[day.day] {
+                let size = min(G.noteBadgeSize, pitch - 2 * inset)
+                let (badge, mark) = Self.noteBadge(x: left, y: G.noteBadgeTop, size: size, role: .note(day: day.day))
+                rects.append(badge)
+                texts.append(mark)
+                let ms = HistoryNotes.concernedMs(dayNotes)
+                if pitch >= 80, ms > 0 {
+                    texts.append(Text(text: Self.duration(ms), x: left + size + 4, y: G.noteBadgeTop + size - 3, size: 11,
+                                      bold: true, color: Palette.note))
                 }
             }
             let isToday = index == days.count - 1
@@ -354,33 +436,27 @@ struct ReportLayout: Equatable {
                               x: panelLeft, y: panelBottom, size: 11, color: Palette.dimText))
         }
 
-        // Under the groups: each day's parts of the gaps in history's words
-        // (wrapped to two lines at most), as many as fit, then how many more.
-        let offByDay = off
-        let offRows = days.flatMap { day in (offByDay[day.day] ?? []).map { (day: day.day, part: $0) } }
-        if !offRows.isEmpty {
-            let heading = panelBottom + 30, first = heading + 20
-            texts.append(Text(text: "blockerd off", x: panelLeft, y: heading, size: 14, bold: true))
-            let room = max(1, (height - 8 - first) / G.offLineHeight + 1)
-            var line = 0, listed = 0
-            for (index, row) in offRows.enumerated() {
-                let words = Self.wrap(HistoryGaps.describe(row.part, duration: Self.duration),
-                                      width: G.offLineCharacters, lines: 2)
-                // Room for this one, and for the "and N more" line if others follow.
-                guard line + words.count + (index < offRows.count - 1 ? 1 : 0) <= room else { break }
-                texts.append(Text(text: String(row.day.suffix(5)), x: panelLeft, y: first + line * G.offLineHeight,
-                                  size: 11, color: Palette.dimText))
-                for text in words {
-                    texts.append(Text(text: text, x: panelLeft + 40, y: first + line * G.offLineHeight, size: 11))
-                    line += 1
-                }
-                listed += 1
-            }
-            if listed < offRows.count {
-                texts.append(Text(text: "and \(offRows.count - listed) more (see blockerctl history)", x: panelLeft,
-                                  y: first + line * G.offLineHeight, size: 11, color: Palette.dimText))
-            }
+        // Under the groups, in history's words: the integrity notes first (what
+        // may have been a way around blocker), then each day's parts of the gaps;
+        // when both are there the notes leave the gaps half the room.
+        let (offByDay, notesByDay) = (off, self.notes)
+        let noteRows = days.flatMap { day in
+            (notesByDay[day.day] ?? []).map { (day: day.day, words: $0.line(zone: zone, duration: Self.duration)) }
         }
+        let offRows = days.flatMap { day in
+            (offByDay[day.day] ?? []).map { (day: day.day, words: HistoryGaps.describe($0, duration: Self.duration)) }
+        }
+        let bottom = height - 8
+        var above = panelBottom
+        if !noteRows.isEmpty {
+            let heading = above + 30
+            let limit = offRows.isEmpty ? bottom : (heading + 20 + bottom) / 2
+            let list = Self.list(Self.noteTotal(noteCount, ms: noteMs), noteRows, heading: heading, limit: limit,
+                                 left: panelLeft)
+            texts += list.texts
+            above = list.last
+        }
+        texts += Self.list("blockerd off", offRows, heading: above + 30, limit: bottom, left: panelLeft).texts
         self.rects = rects
         self.texts = texts
     }

@@ -1,6 +1,7 @@
 /// Something blockerd saw that may have been a way around it, kept in the
 /// ledger with the stretch of time it concerned, so that `blockerctl
-/// history` and `doctor` show it (and the journal said it when it happened).
+/// history` (the chart, --json, --csv), `report` and `doctor` show it (and
+/// the journal said it when it happened).
 /// Notes never block; they make a way around visible.
 public struct IntegrityNote: Equatable, Sendable {
     public enum Kind: String, Sendable, CaseIterable {
@@ -54,10 +55,11 @@ public struct IntegrityNote: Equatable, Sendable {
         self.text = text
     }
 
-    /// "lock not honoured 14:02 for 18m: …", the time of day in `zone`.
-    public func line(zone: TimeZoneRules) -> String {
+    /// "lock not honoured 14:02 for 18m 00s: …", the time of day in `zone`;
+    /// `duration` words the time it concerned (the report's picture: minutes).
+    public func line(zone: TimeZoneRules, duration: (Milliseconds) -> String = DurationText.format) -> String {
         let at = ShieldText.clock(fromMs, now: fromMs, zone: zone)
-        let span = toMs > fromMs ? " for \(DurationText.format(toMs - fromMs))" : ""
+        let span = toMs > fromMs ? " for \(duration(toMs - fromMs))" : ""
         return "\(kind.label) \(at)\(span): \(text)"
     }
 }

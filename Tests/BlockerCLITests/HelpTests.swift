@@ -57,7 +57,7 @@ import Testing
     @Test func usageLinesShowRequiredAndOptionalParts() {
         #expect(EarnCommand.spec.usage == "blockerctl earn REPS [EXERCISE] [--request-id ID]")
         #expect(BlockCommand.spec.usage == "blockerctl block TARGET --for DURATION")
-        #expect(HistoryCommand.spec.usage == "blockerctl history [--days N] [--json] [--csv] [--gaps]")
+        #expect(HistoryCommand.spec.usage == "blockerctl history [--days N] [--json] [--csv] [--gaps] [--notes]")
         #expect(ReportCommand.spec.usage == "blockerctl report --output FILE [--weeks N]")
         #expect(LogsCommand.spec.usage == "blockerctl logs [-f]")
         #expect(ConfigCheckCommand.spec.usage == "blockerctl config check [FILE]")

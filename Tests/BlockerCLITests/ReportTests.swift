@@ -278,16 +278,16 @@ private let hour: Int64 = 3_600_000
         let run = blockerctl(["history", "--csv"], service: { let s = RecordingCalls(); s.historyRows = knownRows().reversed(); return s }())
         #expect(run.status == 0 && run.stderr.isEmpty)
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines.first == "day,group,used_ms,earned_ms")
+        #expect(lines.first == "day,group,used_ms,earned_ms,integrity_notes,integrity_ms")
         #expect(lines.last == "")
         #expect(Array(lines[1...5]) == [
-            "2025-05-27,,1200000,1800000",
-            "2025-05-27,social,1200000,0",
-            "2025-05-27,video,300000,0",
-            "2025-05-28,,0,0",
-            "2025-05-29,,2700000,3600000",
+            "2025-05-27,,1200000,1800000,0,0",
+            "2025-05-27,social,1200000,0,0,0",
+            "2025-05-27,video,300000,0,0,0",
+            "2025-05-28,,0,0,0,0",
+            "2025-05-29,,2700000,3600000,0,0",
         ])
-        #expect(lines.contains("2025-05-29,\"work, \"\"deep\"\"\",600000,0"))
+        #expect(lines.contains("2025-05-29,\"work, \"\"deep\"\"\",600000,0,0,0"))
         #expect(lines.count == 1 + 7 + 8 + 1)
     }
 
@@ -326,7 +326,7 @@ private let hour: Int64 = 3_600_000
         let service = service()
         let run = blockerctl(["report", "--output", directory.file("week.png")], service: service)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7)])
+        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7)])
         #expect(run.stdout == "wrote \(directory.file("week.png")) (PNG, 1070×496): 7 days, earned 3h 00m, "
                 + "used 2h 05m, busiest group social (1h 30m), balance 1h 45m\n")
         let png = try CairoPNG(path: directory.file("week.png"))
@@ -354,7 +354,7 @@ private let hour: Int64 = 3_600_000
         service.gapRows = [Gap(fromMs: noon, toMs: noon + 21_600_000, reason: "stopped")]
         let run = blockerctl(["report", "--output", directory.file("week.png")], service: service)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7)])
+        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7)])
         #expect(run.stdout.hasSuffix("balance 1h 45m, off 6h 00m in 1 gap\n"), "\(run.stdout)")
         let png = try CairoPNG(path: directory.file("week.png"))
         let background = ReportLayout.Palette.background
@@ -400,7 +400,7 @@ private let hour: Int64 = 3_600_000
         let service = service()
         let directory = try TemporaryDirectory()
         #expect(blockerctl(["report", "--weeks", "52", "--output", directory.file("y.svg")], service: service).status == 0)
-        #expect(service.calls == [.status, .history(days: 364), .gaps(days: 364)])
+        #expect(service.calls == [.status, .history(days: 364), .gaps(days: 364), .notes(days: 364)])
     }
 
     @Test(arguments: [
@@ -457,5 +457,137 @@ private let hour: Int64 = 3_600_000
         let old = try directory.write("week.png", "the old picture")
         #expect(blockerctl(["report", "--output", old], service: service()).status == 0)
         #expect(try CairoPNG(path: old).width == 1070)
+    }
+}
+
+/// Integrity notes in the picture: a "!" badge over the day's column with
+/// the time they concerned, a legend entry, and a list in history's words.
+@Suite struct ReportNoteTests {
+    /// 2025-06-01 (the sixth column, x 538..<628) 14:00 for 18 minutes, uncovered; a stall 14:05 to 14:07 inside it.
+    static let uncovered = IntegrityNote(kind: .uncovered, fromMs: june2 - 10 * hour, toMs: june2 - 10 * hour + 1_080_000,
+                                         text: "a shield on discord with no cover drawn: 18m 00s charged")
+    static let stall = IntegrityNote(kind: .stall, fromMs: june2 - 10 * hour + 300_000, toMs: june2 - 10 * hour + 420_000,
+                                     text: "blockerd did not run once with discord in front: 2m 00s past the cap, charged")
+    /// Today (the last column) 09:30, an instant.
+    static let environment = IntegrityNote(kind: .environment, fromMs: june2 + 9 * hour + 1_800_000,
+                                           toMs: june2 + 9 * hour + 1_800_000, text: "started with another environment")
+    static let notes = ["2025-06-01": [uncovered, stall], "2025-06-02": [environment]]
+
+    func layout(notes: [String: [IntegrityNote]] = notes, gaps: [Gap] = [], days: [HistoryDay] = HistoryDay.days(from: knownRows()))
+        -> ReportLayout {
+        ReportLayout(days: days, balanceMs: balance, gaps: gaps, notes: notes, zone: .utc)
+    }
+
+    func badges(_ layout: ReportLayout) -> [ReportLayout.Rect] {
+        layout.rects { if case .note = $0 { true } else { false } }
+    }
+
+    @Test func aDayWithNotesHasABadgeOverItsColumnWithTheTimeTheyConcerned() throws {
+        let layout = layout()
+        typealias P = ReportLayout.Palette
+        // Over the earned bar's left edge (column + 13), between the legend (down to 96) and the plot (from 120).
+        #expect(badges(layout) == [.init(x: 538 + 13, y: 102, width: 14, height: 14, color: P.note, role: .note(day: "2025-06-01")),
+                                   .init(x: 628 + 13, y: 102, width: 14, height: 14, color: P.note, role: .note(day: "2025-06-02"))])
+        let marks = layout.texts.filter { $0.text == "!" }
+        #expect(marks.map { [$0.x, $0.y] } == [[88 + 2 * 96 + 6, 93], [558, 113], [648, 113]], "the legend's and each badge's")
+        #expect(marks.allSatisfy { $0.color == P.background && $0.bold && $0.anchor == .middle })
+        // 18 minutes (the stall lies inside them) beside the first; the instant has no time beside it.
+        let times = layout.texts.filter { $0.color == P.note }
+        #expect(times == [.init(text: "18m", x: 551 + 14 + 4, y: 113, size: 11, bold: true, color: P.note)])
+        #expect((layout.noteCount, layout.noteMs) == (3, 1_080_000))
+        // The legend names the badge, after earned and used (no gaps here).
+        #expect(layout.rects.contains { $0.role == .legend && $0.color == P.note && $0.x == 88 + 2 * 96 })
+        #expect(layout.texts.contains { $0.text == "integrity note" && $0.x == 88 + 2 * 96 + 18 })
+        #expect(P.note != P.background && !P.groups.contains(P.note))
+    }
+
+    @Test func theNotesAreListedInHistorysWordsAboveTheGaps() throws {
+        let layout = layout(gaps: [Gap(fromMs: june2 + hour, toMs: june2 + 2 * hour, reason: "stopped")])
+        let texts = layout.texts.map(\.text)
+        let heading = try #require(texts.firstIndex(of: "3 integrity notes (18m)"))
+        #expect(layout.texts[heading].bold && layout.texts[heading].y == 250, "under the three groups, where the gaps were")
+        let words = Self.uncovered.line(zone: .utc, duration: ReportLayout.duration)
+        #expect(words == "uncovered 14:00 for 18m: a shield on discord with no cover drawn: 18m 00s charged")
+        let off = try #require(texts.lastIndex(of: "blockerd off"))
+        #expect(Array(texts[(heading + 1)...(off - 1)]) == [
+            "06-01", "uncovered 14:00 for 18m: a shield on", "discord with no cover drawn: 18m 00s…",
+            "06-01", "stalled 14:05 for 2m: blockerd did not", "run once with discord in front: 2m 00s…",
+            "06-02", "environment changed 09:30: started with", "another environment",
+        ])
+        #expect(Array(texts[(off + 1)...]) == ["06-02", "off 1h 00m (stopped)"])
+        let rows = layout.texts[(heading + 1)...]
+        #expect(rows.map(\.y) == rows.map(\.y).sorted() && layout.texts[off].y == 270 + 5 * 15 + 30)
+        // In the legend after "blockerd off".
+        #expect(layout.texts.contains { $0.text == "integrity note" && $0.x == 88 + 2 * 96 + 120 + 18 })
+        #expect(layout.texts.allSatisfy { $0.y <= layout.height - 8 })
+    }
+
+    @Test func manyNotesLeaveTheGapsHalfTheRoom() throws {
+        let many = (0..<20).map { IntegrityNote(kind: .stall, fromMs: june2 + Int64($0) * 60_000, toMs: june2 + Int64($0) * 60_000 + 5_000,
+                                                text: "x") }
+        let layout = layout(notes: ["2025-06-02": many], gaps: [Gap(fromMs: june2 + hour, toMs: june2 + 2 * hour, reason: "stopped")])
+        let texts = layout.texts.map(\.text)
+        let heading = try #require(texts.firstIndex(of: "20 integrity notes (2m)"))
+        let off = try #require(texts.lastIndex(of: "blockerd off"))
+        // Lines from 270 down to (270 + 488) / 2 = 379: eight, the last saying how many more.
+        #expect(texts[off - 1] == "and 13 more (see blockerctl history)", "\(texts)")
+        #expect(off - heading - 1 == 7 * 2 + 1 && layout.texts[off - 1].y == 375)
+        #expect(Array(texts[(off + 1)...]) == ["06-02", "off 1h 00m (stopped)"])
+        #expect(layout.texts.allSatisfy { $0.y <= layout.height - 8 })
+        // With eight groups there is room for the notes' first lines only: the gaps are in the heading's total.
+        var days = HistoryDay.days(from: knownRows())
+        days[0].groups = (1...9).map { .init(name: "g\($0)", usedMs: Int64($0) * 60_000) }
+        let full = self.layout(notes: ["2025-06-02": many], gaps: [Gap(fromMs: june2 + hour, toMs: june2 + 2 * hour, reason: "stopped")],
+                               days: days)
+        #expect(full.texts.allSatisfy { $0.y <= full.height - 8 }, "nothing below the picture's edge")
+        #expect(full.texts.contains { $0.text == "20 integrity notes (2m)" })
+        #expect(full.texts.contains { $0.text.hasSuffix("off 1h 00m in 1 gap") })
+    }
+
+    @Test func narrowColumnsGetASmallerBadgeAndNoTime() {
+        let days = (0..<364).map { HistoryDay(day: CivilDate(year: 2024, month: 6, day: 4).adding(days: $0).description,
+                                              earnedMs: 60_000, usedMs: 0, groups: []) }
+        let year = layout(days: days)
+        // 12 px a day, bars 4 px from 2 px in: a badge of 8 over them.
+        #expect(badges(year).map { [$0.x, $0.width, $0.height] } == [[88 + 362 * 12 + 2, 8, 8], [88 + 363 * 12 + 2, 8, 8]])
+        #expect(!year.texts.contains { $0.color == ReportLayout.Palette.note })
+    }
+
+    @Test func noNotesDrawNothingAndNotesOnDaysNotShownAreLeftOut() {
+        let none = layout(notes: [:])
+        #expect(none == ReportLayout(days: HistoryDay.days(from: knownRows()), balanceMs: balance))
+        #expect(badges(none).isEmpty && none.noteCount == 0 && !none.rects.contains { $0.color == ReportLayout.Palette.note })
+        #expect(!none.texts.contains { $0.text.contains("integrity") })
+        let elsewhere = layout(notes: ["2025-05-20": [Self.uncovered], "2025-06-02": []])
+        #expect(elsewhere == none)
+    }
+
+    @Test func theBadgesArePaintedWhereTheLayoutPutsThemAndTheSummaryCountsThem() throws {
+        let directory = try TemporaryDirectory()
+        let service = RecordingCalls()
+        service.historyRows = knownRows()
+        service.report.balanceMs = balance
+        service.noteRows = [Self.uncovered, Self.stall, Self.environment]
+        let png = blockerctl(["report", "--output", directory.file("week.png")], service: service)
+        #expect(png.status == 0, "\(png.stderr)")
+        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7)])
+        #expect(png.stdout.hasSuffix("balance 1h 45m, 3 integrity notes (18m 00s)\n"), "\(png.stdout)")
+        #expect(blockerctl(["report", "--output", directory.file("week.svg")], service: service).status == 0)
+        let layout = layout()
+        let picture = try CairoPNG(path: directory.file("week.png"))
+        for badge in badges(layout) {
+            // Its corners: the "!" is in its middle.
+            #expect(picture.color(x: badge.x + 1, y: badge.y + 1) == ReportLayout.Palette.note, "\(badge)")
+            #expect(picture.color(x: badge.x + badge.width - 2, y: badge.y + badge.height - 2) == ReportLayout.Palette.note)
+            #expect(picture.color(x: badge.x + 1, y: badge.y - 2) == ReportLayout.Palette.background, "above \(badge)")
+        }
+        // The "!" is white on the badge: some pixel in its middle column is not the badge's red.
+        let first = try #require(badges(layout).first)
+        #expect((first.y..<first.bottom).contains { picture.color(x: first.x + first.width / 2, y: $0) != ReportLayout.Palette.note })
+        // In the SVG as paths of the badge's red (0xCC = 80%): the legend's and the two days'.
+        let svg = try String(contentsOfFile: directory.file("week.svg"), encoding: .utf8)
+        // (The "18m" beside the first is glyphs in a <g> of that color, not a path with a style.)
+        let red = try NSRegularExpression(pattern: #"<path style="[^"]*fill:rgb\(80%,0%,0%\)"#)
+        #expect(red.numberOfMatches(in: svg, range: NSRange(svg.startIndex..., in: svg)) == 1 + 2)
     }
 }

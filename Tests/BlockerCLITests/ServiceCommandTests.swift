@@ -209,10 +209,10 @@ import Testing
             HistoryRow(day: "2025-05-31", group: "video", usedMs: 60_000, earnedMs: 0),
         ]
         let run = blockerctl(["history", "--days", "3", "--json"], service: service)
-        #expect(run.status == 0 && service.calls == [.history(days: 3), .gaps(days: 3)])
+        #expect(run.status == 0 && service.calls == [.history(days: 3), .gaps(days: 3), .notes(days: 3)])
         let days = try #require(try parseJSON(run.stdout) as? [[String: Any]])
         #expect(days.map { $0["day"] as? String } == ["2025-05-31", "2025-06-01", "2025-06-02"])
-        for day in days { #expect(Set(day.keys) == ["day", "earned_ms", "used_ms", "groups", "gaps"]) }
+        for day in days { #expect(Set(day.keys) == ["day", "earned_ms", "used_ms", "groups", "gaps", "integrity"]) }
         #expect(days[2]["earned_ms"] as? Int == 1_800_000 && days[2]["used_ms"] as? Int == 1_200_000)
         #expect(days[2]["groups"] as? [String: Int] == ["social": 900_000, "video": 300_000])
         #expect(days[1]["used_ms"] as? Int == 0 && (days[1]["groups"] as? [String: Int])?.isEmpty == true)

@@ -16,7 +16,7 @@ import Testing
 
     static let earnUsage = "blockerctl earn REPS [EXERCISE] [--request-id ID]"
     static let blockUsage = "blockerctl block TARGET --for DURATION"
-    static let historyUsage = "blockerctl history [--days N] [--json] [--csv] [--gaps]"
+    static let historyUsage = "blockerctl history [--days N] [--json] [--csv] [--gaps] [--notes]"
 
     static let cases: [Case] = [
         Case(arguments: [], stderr: "blockerctl: error: missing command (one of: status, earn, block, unblock, history, report, probe, config check, config names, config pending, config cancel, reload, logs, doctor)\nsee blockerctl --help\n"),
