@@ -31,19 +31,28 @@ oe_init() { # NAME
     for program in blockerd blockerctl blocker-overlay; do
         [ -x "$oe_bin/$program" ] || { echo "$oe_name: FAIL: $oe_bin/$program is not built (swift build)" >&2; exit 1; }
     done
-    oe_dir=$(mktemp -d "/tmp/blocker-$oe_name.XXXXXX")
+    oe_begin "$(mktemp -d "/tmp/blocker-$oe_name.XXXXXX")"
+    # Under set -e a failing command would end the run without a word: say which.
+    set -E
+    trap 'oe_fail "line $LINENO: \"$BASH_COMMAND\" failed"' ERR
+}
+
+# oe_begin DIR — the run's scratch directory DIR (removed at exit; others may
+# enter it, for sway's user), its marker, and everything stopped from the EXIT
+# trap. oe_init calls it; a caller with its own checks (a row of
+# itest-integrity.sh, in a subshell) sets oe_name and oe_bin and calls it.
+oe_begin() {
+    oe_dir=$1
     chmod 0755 "$oe_dir"
     mkdir -m 0700 "$oe_dir/runtime" "$oe_dir/state"
-    oe_marker="BLOCKER_OVERLAY_RUN=$oe_name-$$-$RANDOM"
+    oe_marker="BLOCKER_OVERLAY_RUN=$oe_name-$BASHPID-$RANDOM"
+    oe_pids=()
     trap oe_cleanup EXIT
     # Signals end the run through the EXIT trap too (a closed pipe included:
     # `itest | head` must not leave servers behind).
     trap 'exit 130' INT TERM
     trap 'exit 129' HUP
     trap 'exit 141' PIPE
-    # Under set -e a failing command would end the run without a word: say which.
-    set -E
-    trap 'oe_fail "line $LINENO: \"$BASH_COMMAND\" failed"' ERR
     # Nothing from the calling session leaks in: the chain uses only what is started here.
     unset DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE DBUS_SESSION_BUS_ADDRESS
     export XDG_RUNTIME_DIR=$oe_dir/runtime NO_AT_BRIDGE=1 LANG=C.UTF-8
@@ -267,7 +276,7 @@ oe_screen_until() {
     while [ "$(oe_now_ms)" -lt "$deadline" ]; do
         "$shot" "$oe_dir/shot.png"
         taken=$(oe_now_ms)
-        if [ "$(oe_diff_percent "$before" "$oe_dir/shot.png")" -"$cmp" "$percent" ]; then
+        if test "$(oe_diff_percent "$before" "$oe_dir/shot.png")" "-$cmp" "$percent"; then
             echo "$taken"
             return 0
         fi

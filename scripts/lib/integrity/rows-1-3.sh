@@ -3,6 +3,7 @@
 # Xvfb + openbox with blockerd's x11 probe, the real blocker-overlay and a
 # private session bus. (Not yet here: row 2's `systemctl --user stop` under a
 # real `systemd --user`, where blockerd asks the user manager for the overlay.)
+# rows-sway.sh does rows 1–4 again on a headless sway.
 #
 # Sourced by scripts/itest-integrity.sh after `source scripts/lib/fixtures.sh;
 # fx_begin itest-integrity`, with `bin` the built programs' directory. Runs in
@@ -16,6 +17,9 @@
 #      when a cover is back;
 #   3. a script owning io.github.blockerd.Cover before the overlay starts:
 #      blockerd says it ignores it, and the real overlay covers all the same.
+
+# shellcheck source=cover-checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cover-checks.sh"
 
 integrity_rows_1_3() (
     fx_pids=()
@@ -47,10 +51,7 @@ TOML
     logged() { grep -q "$1" "$fx_dir/daemon.log"; }
 
     # Row 3 first: a script takes the cover's name before anything else runs.
-    gjs -c 'const { Gio, GLib } = imports.gi;
-Gio.bus_own_name(Gio.BusType.SESSION, "io.github.blockerd.Cover", Gio.BusNameOwnerFlags.NONE, null,
-    () => print("owned"), null);
-new GLib.MainLoop(null, false).run();' >"$fx_dir/squatter.log" 2>&1 &
+    gjs "$(dirname "${BASH_SOURCE[0]}")/../own-bus-name.js" io.github.blockerd.Cover >"$fx_dir/squatter.log" 2>&1 &
     fx_track $!
     wait_for 10 grep -q owned "$fx_dir/squatter.log" || fail "the script did not take io.github.blockerd.Cover"
 
@@ -82,10 +83,7 @@ new GLib.MainLoop(null, false).run();' >"$fx_dir/squatter.log" 2>&1 &
     ok "row 1: closed: an xterm with -class/-name blocker-overlay is in front and charged ($((before - after)) ms of 3 s, X11); the cover is known by its process"
 
     # Row 3: the squatter was ignored; the real overlay covers once the balance runs out.
-    logged "event=cover-refused.*io.github.blockerd.Cover owned by" ||
-        fail "row 3: blockerd did not say it ignored the Cover name's owner"
-    grep -q "which is no desktop shell: ignored, covering" "$fx_dir/overlay.log" ||
-        fail "row 3: blocker-overlay did not ignore the squatter: $(tail -n 5 "$fx_dir/overlay.log")"
+    integrity_cover_refused "$fx_dir/daemon.log" "$fx_dir/overlay.log"
     # Its first frame is logged once the cover is drawn on screen.
     wait_for 40 eval '[ "$(grep -c "shown over" "$fx_dir/overlay.log")" -gt "$shows" ]' ||
         fail "row 3: no cover on screen once the balance ran out, with a script owning the Cover name"
@@ -113,13 +111,9 @@ new GLib.MainLoop(null, false).run();' >"$fx_dir/squatter.log" 2>&1 &
     local line
     line=$(grep "event=cover-back" "$fx_dir/daemon.log" | tail -n 1)
     # Kept for history and doctor too (an integrity note), with the time charged.
-    local history
-    history=$("$bin/blockerctl" history --days 1) || fail "row 2: blockerctl history failed"
-    grep -q "! uncovered .*charged" <<<"$history" || fail "row 2: history does not show the uncovered stretch: $history"
-    local doctor
-    doctor=$("$bin/blockerctl" doctor 2>&1 || true)
-    grep -q "uncovered" <<<"$doctor" || fail "row 2: doctor does not show the uncovered stretch: $(grep -i "integrity" <<<"$doctor")"
-    ok "row 2: recorded: blocker-overlay killed under a shield: the time is charged ($((used2 - used1)) ms of 11 s) and said: ${line#*>}; history: $(grep -o '! uncovered.*' <<<"$history" | head -n 1)"
+    local note
+    note=$(integrity_uncovered_noted) || exit 1
+    ok "row 2: recorded: blocker-overlay killed under a shield: the time is charged ($((used2 - used1)) ms of 11 s) and said: ${line#*>}; history: $note"
 
 
 )
