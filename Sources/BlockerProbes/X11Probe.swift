@@ -313,7 +313,12 @@ public final class X11Probe: ForegroundProbe {
             switch result {
             case let .success(value): values.append(value)
             // Closed between the two reads: like the 0x0 between focus changes.
+            // Gone before `watch` selected its events (that failed too): not
+            // followed, so not kept either. A window that gets its id next
+            // (X gives a freed client slot's ids to the next client) is read
+            // and followed as the new window it is.
             case .failure(.protocolError(XRequestFailure.badWindow)):
+                recent.remove(window)
                 return .success(Observation(window: nil))
             case let .failure(failure): return .failure(failure)
             }

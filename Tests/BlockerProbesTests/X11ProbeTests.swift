@@ -199,6 +199,39 @@ import TestSupport
         #expect(try probe.sample().get().window == nil)
     }
 
+    /// A dead window's id comes back for a new window (X hands a freed
+    /// client slot's ids to the next client: a restarted blocker-overlay got
+    /// the killed one's). The dead window, still named by
+    /// `_NET_ACTIVE_WINDOW`, was followed after its DestroyNotify: selecting
+    /// events on it failed, yet it stayed in `recent`, so the next window
+    /// with its id was never followed, and the one after was taken for it
+    /// (the restarted cover for the killed one's pid, no cover: the shield
+    /// flapped down and up every few ms under systemd --user, issue 20 row 2).
+    @Test func aWindowIdUsedAgainIsReadAgain() throws {
+        let server = try X11Server()
+        let probe = try openProbe(server)
+        let x = try TestXClient(display: server.display)
+        let id = x.newId()
+        func show(_ name: String, pid: UInt32) throws -> Window? {
+            x.createWindow(id, wmClass: name, pid: pid)
+            x.setActive(id)
+            _ = try awaitRelevantEvent(probe)
+            return try probe.sample().get().window
+        }
+        #expect(try show("First", pid: 111)?.wmClass == "First")
+        x.destroyWindow(id)
+        // Its DestroyNotify wakes the probe; _NET_ACTIVE_WINDOW still names it.
+        _ = try awaitRelevantEvent(probe)
+        _ = try probe.sample().get()
+        try settle(probe)
+        let second = try show("Second", pid: 222)
+        #expect(second?.wmClass == "Second" && second?.pid == 222)
+        x.destroyWindow(id)
+        try settle(probe)
+        let third = try show("Third", pid: 333)
+        #expect(third?.wmClass == "Third" && third?.pid == 333)
+    }
+
     @Test func anActiveScreenSaverIsLockedAndIdleIsKnown() throws {
         let server = try X11Server()
         let alpha = try server.xterm(class: "AlphaTerm", title: "t")
