@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # rows-1-3.sh — issue 20, rows 1–3 (the cover), done as a user would, on
 # Xvfb + openbox with blockerd's x11 probe, the real blocker-overlay and a
-# private session bus. (Not yet here: row 2's `systemctl --user stop` under a
-# real `systemd --user`, where blockerd asks the user manager for the overlay.)
-# rows-sway.sh does rows 1–4 again on a headless sway.
+# private session bus. (Row 2 under a real `systemd --user`, where
+# `systemctl --user stop` makes blockerd ask the user manager for the overlay:
+# rows-2-systemd.sh.) rows-sway.sh does rows 1–4 again on a headless sway.
 #
 # Sourced by scripts/itest-integrity.sh after `source scripts/lib/fixtures.sh;
 # fx_begin itest-integrity`, with `bin` the built programs' directory. Runs in
