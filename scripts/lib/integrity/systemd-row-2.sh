@@ -192,4 +192,6 @@ b_line="kill -TERM: Restart=always restarted it (restart counter $((restarts + 1
 
 history=$(ctl history --days 1) || fail "blockerctl history"
 [ "$(grep -c "! uncovered .*charged" <<<"$history")" -eq 2 ] || fail "history does not show both uncovered stretches: $history"
-echo "row 2 (systemd --user): closed: $a_line; $b_line; recorded: cover-missing/cover-back in the journal, history ('$(grep -o '! uncovered.*' <<<"$history" | tail -n 1)')"
+doctor=$(ctl doctor 2>&1) || true # exit 1 for any FAIL line: only its integrity line counts here
+grep -q "uncovered" <<<"$doctor" || fail "doctor does not show the uncovered stretches: $(grep -i integrity <<<"$doctor")"
+echo "row 2 (systemd --user): closed: $a_line; $b_line; recorded: cover-missing/cover-back in the journal, doctor, history ('$(grep -o '! uncovered.*' <<<"$history" | tail -n 1)')"
