@@ -1,24 +1,50 @@
 #!/usr/bin/env bash
-# Runs every test and ends with one "N passed, N failed" line.
+# Runs every test: each Swift test and each integration script counts once,
+# pass or fail (scripts/lib/check-lib.sh says what one is), every failure is
+# named, and the run ends with one "N passed, N failed" line.
+#
+# Every integration script runs under a time limit: TERM at the limit (its EXIT
+# trap stops its servers), KILL 30 s later; a script past its limit fails as
+# "timed out after N s" and the run goes on. CHECK_TIME_LIMIT overrides the
+# default limit; a script that needs more has its own below.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
+source scripts/lib/check-lib.sh
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
-passed=0 failed=0
+
+# Limits in seconds, ≥ 3× the time measured in one run on the 2-core machine
+# beside two Swift builds (2026-12-04; the time after each). The default covers
+# every script under 60 s (most take 2–42 s).
+default_limit=${CHECK_TIME_LIMIT:-300}
+declare -A limits=(
+    [scripts/itest-deb.sh]=900           # a release build and the dpkg round trip: 236 s
+    [scripts/itest-deb13.sh]=1800        # the same in the Debian 13 chroot (debootstrapped when missing): not measured, ≥ deb's
+    [scripts/itest-integrity.sh]=900     # every row on real servers: 241 s
+    [scripts/itest-faults.sh]=400        # 100 s
+    [scripts/itest-gnome48.sh]=600       # chroot present: 21 s; several minutes when loaded
+    [scripts/itest-kde6.sh]=600          # chroot present: 28 s; several minutes when loaded
+)
+unit_limit=1800                          # swift test: ~75 s alone, ~10 min loaded
 
 swift build --build-tests -Xswiftc -warnings-as-errors || { echo "check: build failed"; echo "0 passed, 1 failed"; exit 1; }
-swift test --skip-build 2>&1 | tee "$log/unit.txt"
-unit_rc=${PIPESTATUS[0]}
-# Swift Testing's closing line: "✔ Test run with N tests in M suites passed …" or "✘ … with K issues".
-n=$(grep -Eo 'Test run with [0-9]+ test' "$log/unit.txt" | grep -Eo '[0-9]+' | tail -1)
-if [ "$unit_rc" -eq 0 ] && [ -n "$n" ]; then passed=$((passed + n)); else failed=$((failed + 1)); fi
+
+# The unit tests, with a limit too: tests cut off by it count as failed by name.
+timeout --signal=TERM --kill-after=30 "$unit_limit" swift test --skip-build 2>&1 | tee "$log/unit.txt"
+unit_status=${PIPESTATUS[0]}
+[ "$unit_status" -eq 124 ] && echo "FAILED: swift test timed out after $unit_limit s"
+ck_count_unit "$log/unit.txt" "$unit_status"
+unit_passed=$ck_passed unit_failed=$ck_failed
+echo "unit: $unit_passed passed, $unit_failed failed"
 
 for t in scripts/itest-*.sh; do
     [ -e "$t" ] || continue
     echo "=== $t"
-    if bash "$t"; then passed=$((passed + 1)); else echo "FAILED: $t"; failed=$((failed + 1)); fi
+    ck_run_script "$t" "${limits[$t]:-$default_limit}"
 done
 
-echo "check: unit tests and integration scripts"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "check: $((unit_passed + unit_failed)) unit tests ($unit_passed passed, $unit_failed failed)," \
+    "$((ck_passed + ck_failed - unit_passed - unit_failed)) integration scripts" \
+    "($((ck_passed - unit_passed)) passed, $((ck_failed - unit_failed)) failed)"
+ck_summary
+[ "$ck_failed" -eq 0 ]

@@ -12,15 +12,17 @@ um_enter "$@"
 # shellcheck source=lib/fixtures.sh
 source "$here/scripts/lib/fixtures.sh"
 
+fx_named itest-blockerd-systemd
+
 started=$SECONDS
-fail() { echo "itest-blockerd-systemd: FAIL: $*" >&2; um_systemctl status --no-pager -n 30 blockerd.service >&2; exit 1; }
 ok() { echo "itest-blockerd-systemd: ok ($((SECONDS - started))s): $*"; }
 
 bin=$(cd "$here" && swift build --show-bin-path)/blockerd
-[ -x "$bin" ] || { echo "itest-blockerd-systemd: FAIL: $bin not built (run swift build)" >&2; exit 1; }
+[ -x "$bin" ] || fail "$bin not built (run swift build)"
 units=(blockerd.service blockerd-watchdog.service blockerd-watchdog.timer blocker-overlay.service)
 
 um_start
+fx_on_fail=(um_systemctl status --no-pager -n 30 blockerd.service)
 # `make install`'s file copying and enabling, as the test user, with the debug
 # build — from a copy of what it reads, since the checkout may be root's alone.
 src=$UM_HOME/.cache/src

@@ -12,9 +12,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/user-manager.sh
 source "$here/scripts/lib/user-manager.sh"
 um_enter "$@"
+# shellcheck source=lib/fixtures.sh
+source "$here/scripts/lib/fixtures.sh"
+fx_named itest-deb
 
 started=$SECONDS
-fail() { echo "itest-deb: FAIL: $*" >&2; exit 1; }
 ok() { echo "itest-deb: ok ($((SECONDS - started))s): $*"; }
 
 [ "$(id -u)" -eq 0 ] || fail "must run as root (it installs and purges the package with apt-get)"
@@ -115,11 +117,7 @@ ok "apt-get install: every file in place, units enabled in /etc/systemd/user/gra
 
 # --- the installed units under a real systemd --user ------------------------------
 um_start
-fail() {
-    echo "itest-deb: FAIL: $*" >&2
-    um_systemctl status --no-pager -n 30 blockerd.service >&2
-    exit 1
-}
+fx_on_fail=(um_systemctl status --no-pager -n 30 blockerd.service)
 for unit in blockerd.service blockerd-watchdog.timer blocker-overlay.service; do
     [ "$(um_systemctl is-enabled "$unit")" = enabled ] || fail "the user manager does not see $unit enabled"
     grep -qw "$unit" <<<"$(um_show graphical-session.target Wants)" || fail "graphical-session.target does not want $unit"

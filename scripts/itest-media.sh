@@ -97,10 +97,9 @@ write_config() { # [COVER_LINE…]
 }
 write_config
 oe_start_blockerd command
-shield_active() { [ "$(oe_status 's["shield"]["active"]')" = True ]; }
 
 # 1. Shield up at start: A paused and muted, B untouched.
-oe_wait 5 shield_active || oe_fail "no shield with the balance at 0 and mpv in front"
+oe_wait 5 oe_shield_active || oe_fail "no shield with the balance at 0 and mpv in front"
 oe_wait 5 is_status "$a_name" Paused || oe_fail "mpv A was not paused under the shield: $(status_of "$a_name")"
 oe_wait 5 is_muted "$a_pid" yes || oe_fail "mpv A's stream was not muted under the shield: $(muted_of "$a_pid")"
 sleep 0.5
@@ -125,7 +124,7 @@ oe_note "2. earned: A Playing and unmuted again; media-resumed and audio-unmuted
 mpris_call "$a_name" Pause
 oe_wait 3 is_status "$a_name" Paused || oe_fail "mpv A did not pause when asked"
 paused_events=$(oe_count blockerd.log "event=media-paused")
-oe_wait 40 shield_active || oe_fail "the 30 s earned did not run out"
+oe_wait 40 oe_shield_active || oe_fail "the 30 s earned did not run out"
 oe_wait 5 is_muted "$a_pid" yes || oe_fail "mpv A's (paused) stream was not muted under the second shield"
 sleep 1
 [ "$(oe_count blockerd.log "event=media-paused")" -eq "$paused_events" ] || oe_fail "blockerd paused a player that was not playing"
@@ -173,7 +172,7 @@ oe_note "6. shield-up → stream muted: $(summary "${muted_ms[@]}") (10 rounds: 
 write_config 'pause-media = false' 'mute = false'
 oe_ctl reload >/dev/null || oe_fail "blockerctl reload failed"
 oe_ctl block mpv --for 1m >/dev/null || oe_fail "blockerctl block failed"
-oe_wait 3 shield_active || oe_fail "the timed block raised no shield"
+oe_wait 3 oe_shield_active || oe_fail "the timed block raised no shield"
 sleep 1.5
 is_status "$a_name" Playing || oe_fail "pause-media = false, yet mpv A is $(status_of "$a_name")"
 is_muted "$a_pid" no || oe_fail "mute = false, yet mpv A's stream is muted"

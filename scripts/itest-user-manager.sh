@@ -7,9 +7,11 @@ set -uo pipefail
 # shellcheck source=lib/user-manager.sh
 source "$(dirname "$0")/lib/user-manager.sh"
 um_enter "$@"
+# shellcheck source=lib/fixtures.sh
+source "$(dirname "$0")/lib/fixtures.sh"
+fx_named itest-user-manager
 
 started=$SECONDS
-fail() { echo "itest-user-manager: FAIL: $*" >&2; exit 1; }
 ok() { echo "itest-user-manager: ok ($((SECONDS - started))s): $*"; }
 
 um_start

@@ -21,6 +21,15 @@ import TestSupport
         }
     }
 
+    /// The name and message of the refusal `call` must end in; any other outcome
+    /// (a value, `.transport`, `.notRunning`, …) fails the test here.
+    func refused<T>(_ call: () throws(BusFailure) -> T,
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> (name: String, message: String) {
+        let failure = refusal(call)
+        return try #require(failure?.refusal, "expected a refusal, got \(String(describing: failure))",
+                            sourceLocation: sourceLocation)
+    }
+
     // MARK: the contract
 
     @Test func introspectionShowsTheContractWithParameterNames() throws {
@@ -212,8 +221,7 @@ import TestSupport
         try daemon.writeConfig(testConfig(directory: daemon.scratch.path, earn: "pushups = 0.5\nmax-per-day = \"2m\""))
         try client.reload()
         _ = try client.earn(exercise: "pushups", reps: 3)
-        let failure = refusal { () throws(BusFailure) in try client.earn(exercise: "pushups", reps: 2) }
-        guard case let .refused(name, message)? = failure else { return }
+        let (name, message) = try refused { () throws(BusFailure) in try client.earn(exercise: "pushups", reps: 2) }
         #expect(name == BusErrorName.refused.rawValue)
         #expect(message.hasPrefix("over the daily cap: [earn] max-per-day is 2m 00s; only 30s more may be earned today"), "\(message)")
         #expect(try balance(client) == 90_000)
@@ -235,8 +243,9 @@ import TestSupport
 
         try daemon.writeConfig(testConfig(directory: daemon.scratch.path, earn: ""))
         try client.reload()
-        let none = refusal { () throws(BusFailure) in try client.earn(exercise: "", reps: 1) }
-        #expect(none?.description.hasPrefix("no exercises are configured; add one under [earn] in \(daemon.configPath)") == true)
+        let none = try refused { () throws(BusFailure) in try client.earn(exercise: "", reps: 1) }
+        #expect(none.name == BusErrorName.unknownExercise.rawValue)
+        #expect(none.message.hasPrefix("no exercises are configured; add one under [earn] in \(daemon.configPath)"), "\(none.message)")
     }
 
     @Test func aBadReloadIsAConfigErrorAndTheOldConfigStays() throws {
@@ -245,8 +254,7 @@ import TestSupport
         let (bus, daemon, client) = (session.bus, session.daemon, session.client)
         let good = testConfig(directory: daemon.scratch.path)
         try daemon.writeConfig(good + "\nbogus-key = 1\n")
-        let failure = refusal { () throws(BusFailure) in try client.reload() }
-        guard case let .refused(name, message)? = failure else { return }
+        let (name, message) = try refused { () throws(BusFailure) in try client.reload() }
         #expect(name == BusErrorName.configError.rawValue)
         #expect(message.hasPrefix(daemon.configPath + ":"), "\(message)")             // file:line:column
         #expect(message.contains("bogus-key") && message.contains("previous configuration stays"))
@@ -292,9 +300,9 @@ import TestSupport
         #expect(changes.last == .down(balanceMs: changes.last?.balanceMs ?? -1, lastApp: "discord"))
         #expect(try client.status().shield.active == false)
 
-        let again = refusal { () throws(BusFailure) in try client.unblock(target: "social") }
-        #expect(again?.description.hasPrefix("no timed block on social;") == true)
-        if case let .refused(name, _)? = again { #expect(name == Self.invalidArgument) }
+        let again = try refused { () throws(BusFailure) in try client.unblock(target: "social") }
+        #expect(again.name == Self.invalidArgument)
+        #expect(again.message.hasPrefix("no timed block on social;"), "\(again.message)")
     }
 
     @Test func badBlocksAreRefusedAndBlockNothing() throws {
@@ -311,10 +319,11 @@ import TestSupport
         let unknown = refusal { () throws(BusFailure) in try client.blockFor(target: "youtube", seconds: 600) }
         #expect(unknown == .refused(name: BusErrorName.unknownTarget.rawValue,
                                     message: "\"youtube\" is neither a group nor an app listed in one; groups: social, tools"))
-        let unknownUnblock = refusal { () throws(BusFailure) in try client.unblock(target: "youtube") }
-        if case let .refused(name, _)? = unknownUnblock { #expect(name == BusErrorName.unknownTarget.rawValue) }
-        let nothing = refusal { () throws(BusFailure) in try client.unblock(target: "notes") }
-        #expect(nothing?.description.hasPrefix("no timed block on notes;") == true)
+        let unknownUnblock = try refused { () throws(BusFailure) in try client.unblock(target: "youtube") }
+        #expect(unknownUnblock.name == BusErrorName.unknownTarget.rawValue)
+        let nothing = try refused { () throws(BusFailure) in try client.unblock(target: "notes") }
+        #expect(nothing.name == Self.invalidArgument)
+        #expect(nothing.message.hasPrefix("no timed block on notes;"), "\(nothing.message)")
 
         for (signature, target, seconds) in [("st", "social", "59"), ("st", "social", "691200"), ("st", "nope", "600")] {
             let raw = try busctlCall(bus, "BlockFor", signature, target, seconds)
@@ -410,8 +419,7 @@ import TestSupport
         while write(fd, block, block.count) > 0 {}
         close(fd)
 
-        let failure = refusal { () throws(BusFailure) in try client.earn(exercise: "pushups", reps: 3) }
-        guard case let .refused(name, message)? = failure else { return }
+        let (name, message) = try refused { () throws(BusFailure) in try client.earn(exercise: "pushups", reps: 3) }
         #expect(name == BusErrorName.storageError.rawValue)
         #expect(message.hasPrefix("nothing was credited: ") && message.contains("free some disk space"), "\(message)")
         #expect(try balance(client) == 60_000)
@@ -542,5 +550,13 @@ import TestSupport
         #expect(status.balanceMs == 0 && status.todayEarnedMs == 0 && !status.shield.active)
         // The owner's own call goes through.
         #expect(try client.earn(exercise: "pushups", reps: 3).balanceMs == 90_000)
+    }
+}
+
+extension BusFailure {
+    /// The error name and message of a `.refused`; nil for every other failure.
+    var refusal: (name: String, message: String)? {
+        if case let .refused(name, message) = self { return (name, message) }
+        return nil
     }
 }

@@ -19,11 +19,12 @@ struct StreamingCommandProbeTests {
         }
     }
 
-    /// Waits until the probe's event fd is readable (or 3 s passed).
-    func waitForEvent(_ probe: StreamingCommandProbe) {
-        guard let fd = probe.eventDescriptor else { return }
+    /// Waits until the probe's event fd is readable; a probe without one, or
+    /// 3 s without an event, fails the test.
+    func waitForEvent(_ probe: StreamingCommandProbe, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let fd = try #require(probe.eventDescriptor, "the streaming probe has no event fd", sourceLocation: sourceLocation)
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&pfd, 1, 3000)
+        try #require(poll(&pfd, 1, 3000) == 1, "no event from the probe within 3 s", sourceLocation: sourceLocation)
     }
 
     @Test func eachLineIsTheWindowInFrontFromTheMomentItArrives() throws {
@@ -32,13 +33,13 @@ struct StreamingCommandProbeTests {
             #"echo '{"app":"discord","title":"chat","pid":7}'; read -r _ < "$0"; echo null; sleep 30"#, gate.path])
         // The first sample starts the program; nothing was printed yet, or just now.
         _ = probe.sample()
-        waitForEvent(probe)
+        try waitForEvent(probe)
         probe.drainEvents()
         let first = try probe.sample().get()
         #expect(first.window?.app == "discord" && first.window?.pid == 7)
         let generation = probe.eventGeneration
         gate.open()
-        waitForEvent(probe)
+        try waitForEvent(probe)
         probe.drainEvents()
         #expect(try probe.sample().get().window == nil)
         #expect(probe.eventGeneration == generation)   // still the same program
@@ -48,7 +49,7 @@ struct StreamingCommandProbeTests {
         let probe = StreamingCommandProbe(argv: ["/bin/sh", "-c", "echo 'starting' >&2; echo 'cannot open display' >&2; exit 3"])
         _ = probe.sample()
         for _ in 0..<50 where probe.eventDescriptor != nil {
-            waitForEvent(probe)
+            try waitForEvent(probe)
             probe.drainEvents()
         }
         #expect(probe.eventDescriptor == nil)
@@ -65,11 +66,11 @@ struct StreamingCommandProbeTests {
         let probe = StreamingCommandProbe(argv: ["/bin/sh", "-c",
             #"echo 'not json'; read -r _ < "$0"; echo '{"app":"notes"}'; sleep 30"#, gate.path])
         _ = probe.sample()
-        waitForEvent(probe)
+        try waitForEvent(probe)
         probe.drainEvents()
-        #expect((try? probe.sample().get()) == nil)
+        #expect(throws: ProbeFailure.self) { try probe.sample().get() }
         gate.open()
-        waitForEvent(probe)
+        try waitForEvent(probe)
         probe.drainEvents()
         #expect(try probe.sample().get().window?.app == "notes")
     }

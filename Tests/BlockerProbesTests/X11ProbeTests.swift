@@ -5,14 +5,43 @@ import Testing
 import TestSupport
 @testable import BlockerProbes
 
-/// Against a real Xvfb + openbox (a missing Xvfb fails these, never skips them).
-@Suite(.serialized) struct X11ProbeTests {
-    func openProbe(_ server: X11Server, followsIdle: Bool = false) throws -> X11Probe {
+/// One X11 probe test's world: Xvfb + openbox (`X11Server`), an xterm for
+/// each `(class, title)` given, an `X11Probe` on that display, and the first
+/// xterm activated. Everything stops with the server.
+struct X11Scene {
+    typealias Term = (window: UInt32, process: ChildProcess)
+    let server: X11Server
+    let terms: [Term]
+    let probe: X11Probe
+
+    init(_ terms: [(class: String, title: String)] = [], followsIdle: Bool = false, ownDisplay: Bool = false) throws {
+        let server = try X11Server(ownDisplay: ownDisplay)
+        self.server = server
+        self.terms = try terms.map { try server.xterm(class: $0.class, title: $0.title) }
+        probe = try Self.openProbe(server, followsIdle: followsIdle)
+        if let first = self.terms.first { try server.activate(first.window) }
+    }
+
+    /// The first xterm.
+    var alpha: Term { terms[0] }
+
+    /// What the probe sees in front now (a failed sample throws).
+    func front() throws -> Window? { try probe.sample().get().window }
+
+    /// Another probe on the same display.
+    func openProbe(followsIdle: Bool = false) throws -> X11Probe { try Self.openProbe(server, followsIdle: followsIdle) }
+
+    static func openProbe(_ server: X11Server, followsIdle: Bool) throws -> X11Probe {
         switch X11Probe.open(environment: server.environment, followsIdle: followsIdle) {
         case let .success(probe): return probe
         case let .failure(why): throw TestFailure("X11Probe.open failed: \(why)")
         }
     }
+}
+
+/// Against a real Xvfb + openbox (a missing Xvfb fails these, never skips them).
+@Suite(.serialized) struct X11ProbeTests {
+    static let twoTerms = [(class: "AlphaTerm", title: "alpha window"), (class: "BetaTerm", title: "beta window")]
 
     /// Reads events until none came for `quietMs`, so a later wake-up is caused by what the test does next.
     func settle(_ probe: X11Probe, quietMs: Int32 = 200) throws {
@@ -53,13 +82,9 @@ import TestSupport
     }
 
     @Test func reportsTheActiveWindowAndWakesOnFocusChange() throws {
-        let server = try X11Server()
-        let alpha = try server.xterm(class: "AlphaTerm", title: "alpha window")
-        let beta = try server.xterm(class: "BetaTerm", title: "beta window")
-        let probe = try openProbe(server)
-
-        try server.activate(alpha.window)
-        let first = try #require(try probe.sample().get().window)
+        let x = try X11Scene(Self.twoTerms)
+        let (server, probe, alpha, beta) = (x.server, x.probe, x.alpha, x.terms[1])
+        let first = try #require(try x.front())
         #expect(first.wmClass == "AlphaTerm" && first.wmInstance == "xterm" && first.app == "AlphaTerm")
         #expect(first.title == "alpha window")
         #expect(first.pid == alpha.process.pid && first.exe == "xterm")
@@ -74,11 +99,9 @@ import TestSupport
     }
 
     @Test func aTitleChangeIsSeenAndWakes() throws {
-        let server = try X11Server()
-        let alpha = try server.xterm(class: "AlphaTerm", title: "before")
-        let probe = try openProbe(server)
-        try server.activate(alpha.window)
-        #expect(try probe.sample().get().window?.title == "before")
+        let x = try X11Scene([("AlphaTerm", "before")])
+        let (server, probe, alpha) = (x.server, x.probe, x.alpha)
+        #expect(try x.front()?.title == "before")
 
         try settle(probe)
         try server.run(["xdotool", "set_window", "--name", "after — ünïcode", String(alpha.window)])
@@ -87,11 +110,9 @@ import TestSupport
     }
 
     @Test func aSampleWithNothingChangedSendsNoRequest() throws {
-        let server = try X11Server()
-        let alpha = try server.xterm(class: "AlphaTerm", title: "before")
-        let probe = try openProbe(server)
-        try server.activate(alpha.window)
-        #expect(try probe.sample().get().window?.title == "before")
+        let x = try X11Scene([("AlphaTerm", "before")])
+        let (server, probe, alpha) = (x.server, x.probe, x.alpha)
+        #expect(try x.front()?.title == "before")
         try settle(probe)
         _ = try probe.sample().get()
         let sent = probe.requestsSent
@@ -105,7 +126,7 @@ import TestSupport
         #expect(probe.requestsSent > sent)
 
         // Following idle costs one request a sample, and nothing else.
-        let idleProbe = try openProbe(server, followsIdle: true)
+        let idleProbe = try x.openProbe(followsIdle: true)
         _ = try idleProbe.sample().get()
         try settle(idleProbe)
         _ = try idleProbe.sample().get()
@@ -118,10 +139,8 @@ import TestSupport
     /// switch, not five, and not the screen saver's state again (its events
     /// say it); a title changed meanwhile in the background is read again.
     @Test func switchingBackToARecentWindowReadsOnlyTheActiveWindow() throws {
-        let server = try X11Server()
-        let alpha = try server.xterm(class: "AlphaTerm", title: "alpha window")
-        let beta = try server.xterm(class: "BetaTerm", title: "beta window")
-        let probe = try openProbe(server)
+        let x = try X11Scene(Self.twoTerms)
+        let (server, probe, alpha, beta) = (x.server, x.probe, x.alpha, x.terms[1])
         func switchTo(_ window: UInt32) throws -> Window? {
             try server.activate(window)
             try settle(probe)
@@ -139,14 +158,13 @@ import TestSupport
     }
 
     @Test func xmessageGetsItsPidFromXResource() throws {
-        let server = try X11Server()
-        let xmessage = try server.spawn(["xmessage", "no _NET_WM_PID here"])
-        let window = try server.window(ofClass: "Xmessage", from: xmessage)
+        let x = try X11Scene()
+        let xmessage = try x.server.spawn(["xmessage", "no _NET_WM_PID here"])
+        let window = try x.server.window(ofClass: "Xmessage", from: xmessage)
         // The premise: xmessage does not say its pid itself.
-        #expect(try server.run(["xprop", "-id", String(window), "_NET_WM_PID"]).contains("not found"))
-        let probe = try openProbe(server)
-        try server.activate(window)
-        let seen = try #require(try probe.sample().get().window)
+        #expect(try x.server.run(["xprop", "-id", String(window), "_NET_WM_PID"]).contains("not found"))
+        try x.server.activate(window)
+        let seen = try #require(try x.front())
         #expect(seen.wmClass == "Xmessage" && seen.wmInstance == "xmessage")
         #expect(seen.pid == xmessage.pid && seen.exe == "xmessage")
     }
@@ -154,11 +172,9 @@ import TestSupport
     @Test func aWindowNamedLikeTheCoverIsReportedAsItIs() throws {
         // Row 1 of issue 20: `xterm -class blocker-overlay` was passed over as
         // the cover, never charged. blockerd knows its cover by its process.
-        let server = try X11Server()
-        let alpha = try server.xterm(class: "AlphaTerm", title: "the app")
-        let probe = try openProbe(server)
-        try server.activate(alpha.window)
-        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+        let x = try X11Scene([("AlphaTerm", "the app")])
+        let (server, probe) = (x.server, x.probe)
+        #expect(try x.front()?.wmClass == "AlphaTerm")
 
         let lookalike = try server.xterm(class: "blocker-overlay", title: "discord")
         try server.activate(lookalike.window)
@@ -168,11 +184,9 @@ import TestSupport
     }
 
     @Test func oneEmptyAnswerKeepsTheWindowTwoMeanNothingInFront() throws {
-        let server = try X11Server()
-        let alpha = try server.xterm(class: "AlphaTerm", title: "the app")
-        let probe = try openProbe(server)
-        try server.activate(alpha.window)
-        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+        let x = try X11Scene([("AlphaTerm", "the app")])
+        let (server, probe, alpha) = (x.server, x.probe, x.alpha)
+        #expect(try x.front()?.wmClass == "AlphaTerm")
 
         // 0x0, and of another type than WINDOW: read with AnyPropertyType all the same.
         try server.run(["xprop", "-root", "-f", "_NET_ACTIVE_WINDOW", "32c", "-set", "_NET_ACTIVE_WINDOW", "0"])
@@ -184,11 +198,9 @@ import TestSupport
     }
 
     @Test func aClosedActiveWindowIsLikeAnEmptyOne() throws {
-        let server = try X11Server()
-        let alpha = try server.xterm(class: "AlphaTerm", title: "the only window")
-        let probe = try openProbe(server)
-        try server.activate(alpha.window)
-        #expect(try probe.sample().get().window?.wmClass == "AlphaTerm")
+        let x = try X11Scene([("AlphaTerm", "the only window")])
+        let (server, probe, alpha) = (x.server, x.probe, x.alpha)
+        #expect(try x.front()?.wmClass == "AlphaTerm")
 
         alpha.process.stop()
         // openbox leaves _NET_ACTIVE_WINDOW naming the dead window: reads of it fail with BadWindow.
@@ -233,10 +245,8 @@ import TestSupport
     }
 
     @Test func anActiveScreenSaverIsLockedAndIdleIsKnown() throws {
-        let server = try X11Server()
-        let alpha = try server.xterm(class: "AlphaTerm", title: "t")
-        let probe = try openProbe(server, followsIdle: true)
-        try server.activate(alpha.window)
+        let x = try X11Scene([("AlphaTerm", "t")], followsIdle: true)
+        let (server, probe) = (x.server, x.probe)
         let before = try probe.sample().get()
         #expect(!before.locked)
         #expect(before.idle != nil)
@@ -251,8 +261,8 @@ import TestSupport
     }
 
     @Test func aSampleNoticesTheServerIsGone() throws {
-        let server = try X11Server()
-        let probe = try openProbe(server)
+        let x = try X11Scene()
+        let (server, probe) = (x.server, x.probe)
         _ = try probe.sample().get()
         server.killServer()
         // No drainEvents first: the sample itself finds the connection broken.
@@ -267,10 +277,8 @@ import TestSupport
     }
 
     @Test func aStoppedServerFailsTheSampleInsteadOfHanging() throws {
-        let server = try X11Server()
-        let alpha = try server.xterm(class: "AlphaTerm", title: "t")
-        let probe = try openProbe(server)
-        try server.activate(alpha.window)
+        let x = try X11Scene([("AlphaTerm", "t")])
+        let (server, probe, alpha) = (x.server, x.probe, x.alpha)
         _ = try probe.sample().get()
         // With nothing changed a sample asks nothing (and cannot hang); after
         // a change it must ask, and the server is stopped before it answers.
@@ -297,8 +305,8 @@ import TestSupport
     }
 
     @Test func recoversAfterTheServerRestartsWithoutSpinning() throws {
-        let server = try X11Server(ownDisplay: true)
-        let probe = try openProbe(server)
+        let x = try X11Scene(ownDisplay: true)
+        let (server, probe) = (x.server, x.probe)
         _ = try probe.sample().get()
         let generation = probe.eventGeneration
         let fd = try #require(probe.eventDescriptor)

@@ -5,7 +5,7 @@
 # for processes to stop at exit (newest first, by PID, pass or fail), and
 # `fail`/`ok` lines prefixed with NAME. `fail` shows the tail of $fx_dir/*.log.
 fx_begin() {
-    fx_name=$1
+    fx_named "$1"
     fx_pids=()
     fx_dir=$(mktemp -d "/tmp/blocker-$fx_name.XXXXXX")
     trap fx_cleanup EXIT
@@ -50,11 +50,20 @@ fx_show_logs() {
     done
 }
 
+# fx_named NAME — only the `fail`/`ok` lines prefixed with NAME, for a script
+# whose harness (user-manager.sh's um_enter) owns the traps and the cleanup.
+fx_named() { fx_name=$1; }
+
+# `fail` runs this command too (on stderr) before it exits: what else shows why,
+# e.g. fx_on_fail=(um_systemctl status --no-pager -n 30 blockerd.service).
+fx_on_fail=()
+
 fail() {
     echo "$fx_name: FAIL: $*" >&2
-    fx_show_logs "$fx_dir"
+    [ -z "${fx_dir:-}" ] || fx_show_logs "$fx_dir"
+    if [ ${#fx_on_fail[@]} -gt 0 ]; then "${fx_on_fail[@]}" >&2 || true; fi
     # Again after the logs: a CI summary that keeps only the tail still says why.
-    echo "$fx_name: FAIL: $*" >&2
+    [ -z "${fx_dir:-}${fx_on_fail[*]}" ] || echo "$fx_name: FAIL: $*" >&2
     exit 1
 }
 

@@ -246,12 +246,35 @@ oe_expect_opaque() {
     [ "$tinted" -eq 0 ] || oe_fail "the app shows through the cover: $tinted magenta-tinted pixels"
 }
 
+# oe_expect_reps_earn SHOT_FUNCTION TYPE_FUNCTION [TRAILING_MS] — the earn form
+# over the app: TYPE_FUNCTION types "2" and Enter into the cover (returning
+# TRAILING_MS after the Enter went out); blockerd must log an earning of 2
+# pushups, and SHOT_FUNCTION's screenshot must come back to within 10% of
+# before.png (the app uncovered) within 1.5 s of the Enter, the shield down.
+oe_expect_reps_earn() {
+    local shot=$1 type=$2 trailing=${3:-0} earned entered gone
+    earned=$(oe_count blockerd.log "event=earn")
+    "$type"
+    entered=$(($(oe_now_ms) - trailing))
+    gone=$(oe_screen_until "$shot" "$oe_dir/before.png" le 10 5000) || gone=
+    [ "$(oe_count blockerd.log "event=earn")" -gt "$earned" ] || oe_fail "reps + Enter earned nothing"
+    grep "event=earn" "$oe_dir/blockerd.log" | tail -n 1 | grep -q "exercise=pushups reps=2 " \
+        || oe_fail "the earn was not 2 pushups: $(grep "event=earn" "$oe_dir/blockerd.log" | tail -n 1)"
+    [ -n "$gone" ] || oe_fail "the cover was still on screen 5 s after reps + Enter"
+    oe_note "6. reps + Enter: earned; cover gone after $((gone - entered)) ms"
+    [ $((gone - entered)) -le 1500 ] || oe_fail "the cover took $((gone - entered)) ms (> 1500) to go after earning"
+    ! oe_shield_active || oe_fail "the shield is still up after earning"
+}
+
 # --- reading the chain -----------------------------------------------------
 
 # oe_status EXPR — a Python expression over `s`, the `blockerctl status --json` object.
 oe_status() {
     oe_ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"
 }
+
+# Whether blockerd says the shield is up.
+oe_shield_active() { [ "$(oe_status 's["shield"]["active"]')" = True ]; }
 
 # Lines of LOG (blockerd.log, overlay.log) matching PATTERN, as "MS LINE".
 oe_count() { grep -c -- "$2" "$oe_dir/$1" 2>/dev/null || true; }
