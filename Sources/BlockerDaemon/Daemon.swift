@@ -93,6 +93,12 @@ public final class Daemon {
 
     /// The last tick's result (nil before the first).
     public private(set) var lastTick: TickOutcome?
+    /// What the rest of blockerd reads of the daemon (see DaemonSnapshot.swift).
+    public internal(set) var state = DaemonSnapshot.none
+    /// Bumped each time `state` changes: a reader redoes its work only then.
+    public internal(set) var stateVersion = 0
+    /// Today's committed totals as last read from the ledger (see `todayTotals`).
+    var todayRead: TodayRead?
     /// Spending is written at most this often (and at a shield or warning, an
     /// earning and at stop): a kill -9 may lose up to this much *debit*, in the
     /// user's favour, and never an earning, which is committed on its own.
@@ -199,6 +205,7 @@ public final class Daemon {
         anchorLedger(wall: wall)
         noteConfigUnreadable(wall: wall)
         noteEnvironment(wall: wall)
+        publish(wall: wall)
     }
 
     /// Replaces the probe the config chose (tests: a probe no config names).
@@ -206,6 +213,7 @@ public final class Daemon {
         self.probe.shutdown()
         self.probe = probe
         overlayFilter = OverlayFilter()
+        publish(wall: WallClock.nowMs)
     }
 
     /// Who draws the cover, and whether one is drawn (see CoverWatch.swift).
@@ -340,6 +348,7 @@ public final class Daemon {
             log.write(LogEvent(.configCancelled, "Strict mode: \(count) pending config \(count == 1 ? "change" : "changes") cancelled; "
                                + "the config in force stays"))
         }
+        publish(wall: wall)
         return count
     }
 
@@ -366,7 +375,8 @@ public final class Daemon {
         let reading = withoutTheCover(probe.sample()).map { judgeLock($0, monotonic: monotonic, wall: wall) }
         let streakWasLogged = probeFailureLogged
         noteProbe(reading, monotonic: monotonic, wall: wall)
-        let before = snapshot(at: wall)
+        let day = meter.zone.localDate(atMs: wall)
+        let before = snapshot(at: wall, day: day)
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
         let heartbeat = probe.eventDescriptor != nil ? Self.commitEveryMs : nil
@@ -376,8 +386,7 @@ public final class Daemon {
         lastTick = outcome
         if let stall = outcome.stall { noteStall(stall, wall: wall) }
         var committing = false
-        let record = TickRecord(debit: outcome.debit, spentDay: meter.zone.localDate(atMs: wall).description,
-                                usage: outcome.usage)
+        let record = TickRecord(debit: outcome.debit, spentDay: day.description, usage: outcome.usage)
         noteIntermittentFailures(outcome.blind, failure: reading.failureMessage, streakWasLogged: streakWasLogged,
                                  monotonic: monotonic)
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
@@ -411,28 +420,31 @@ public final class Daemon {
                                         ("APP", outcome.window?.app ?? "")]))
             observer?.warning(remaining: outcome.ledger.balance)
         }
-        let raised = show(outcome.decision.shield, balance: outcome.ledger.balance)
+        let shown = show(outcome.decision.shield, balance: outcome.ledger.balance)
+        publish(wall: wall, day: day)
+        if shown.changed { observer?.shieldChanged(state.shield, balance: outcome.ledger.balance) }
         superviseCover(outcome, monotonic: monotonic, wall: wall)
-        sendNotifications(app: outcome.window?.app, metered: outcome.decision.metered,
-                          balance: outcome.ledger.balance, crossed: outcome.warnings, raised: raised, now: wall)
+        sendNotifications(app: state.foreground?.app, crossed: outcome.warnings, raised: shown.raised, now: wall)
         anchorIfDue(wall: wall)
+        // A note the cover's record or the anchor could not write is shown at once.
+        if storageError != state.storageError { publish(wall: wall, day: day) }
     }
 
-    private func sendNotifications(app: String?, metered: Bool, balance: Milliseconds, crossed: [Milliseconds],
-                                   raised: Shield?, now: Int64) {
+    /// The desktop notifications this state calls for (the snapshot's view of it).
+    private func sendNotifications(app: String?, crossed: [Milliseconds], raised: Shield?, now: Int64) {
         guard let notify else { return }
         let text = raised.map {
             ShieldText.reason($0.reason, group: $0.group, until: $0.until, now: now, zone: meter.zone)
         }
-        let tick = NotificationPlan.Tick(app: app, metered: metered, locked: locked, balance: balance,
-                                         crossed: crossed, shieldRaised: raised, shieldText: text)
+        let tick = NotificationPlan.Tick(app: app, metered: state.decision.metered, locked: state.locked,
+                                         balance: state.balanceMs, crossed: crossed, shieldRaised: raised, shieldText: text)
         for request in notificationPlan.plan(tick) { notify(request) }
     }
 
     /// The balance as of `monotonic`: the ledger's, less what the interval
     /// open since the last sample has spent (a status between samples).
     public func balance(at monotonic: Int64 = MonotonicClock.nowMs) -> Milliseconds {
-        ledger.balance - meter.pendingDebit(at: monotonic, balance: ledger.balance)
+        state.balance(at: monotonic)
     }
 
     private func announceBalance() {
@@ -443,32 +455,35 @@ public final class Daemon {
     /// Whether the balance is being spent now (Status's `spending`).
     public var isSpending: Bool { meter.isSpending && ledger.balance > 0 }
 
-    /// The ledger as the policy needs it at `wall`.
-    public func snapshot(at wall: Int64) -> LedgerSnapshot {
-        let today = meter.zone.localDate(atMs: wall).description
+    /// The ledger as the policy needs it at `wall` (on the local `day` of it).
+    public func snapshot(at wall: Int64, day: CivilDate? = nil) -> LedgerSnapshot {
+        let today = (day ?? meter.zone.localDate(atMs: wall)).description
         return LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
                               timedBlocks: ledger.timedBlocks(activeAtMs: wall))
     }
 
     /// Re-decides the shield now without sampling (after an earning or a block).
-    public func redecide(wall: Int64 = WallClock.nowMs) {
-        guard lastTick != nil else { return }
-        let snapshot = snapshot(at: wall)
+    public func redecide(wall: Int64 = WallClock.nowMs, afterEarning: Bool = false) {
+        guard lastTick != nil else { return publish(wall: wall, afterEarning: afterEarning) }
+        let day = meter.zone.localDate(atMs: wall)
+        let snapshot = snapshot(at: wall, day: day)
         let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall)
-        let raised = show(decision.shield, balance: snapshot.balance)
+        let shown = show(decision.shield, balance: snapshot.balance)
+        publish(wall: wall, day: day, afterEarning: afterEarning)
+        if shown.changed { observer?.shieldChanged(state.shield, balance: snapshot.balance) }
         covers.shieldChanged(up: shield != nil, at: MonotonicClock.nowMs)
-        if raised != nil {
-            sendNotifications(app: meter.lastWindow?.app, metered: decision.metered, balance: snapshot.balance,
-                              crossed: [], raised: raised, now: wall)
+        if shown.raised != nil {
+            sendNotifications(app: state.front?.app, crossed: [], raised: shown.raised, now: wall)
         }
     }
 
-    /// Shows `new`; returns it when it is a shield that just went up (or changed).
-    @discardableResult
-    private func show(_ new: Shield?, balance: Milliseconds) -> Shield? {
+    /// Shows `new` and logs a change: `changed` when it differs from the
+    /// shield shown (the caller signals it, once the state is published);
+    /// `raised` when it is a shield that just went up (or changed).
+    private func show(_ new: Shield?, balance: Milliseconds) -> (changed: Bool, raised: Shield?) {
         let old = shield
         shield = new
-        guard old?.app != new?.app || old?.reason != new?.reason || (old == nil) != (new == nil) else { return nil }
+        guard old?.app != new?.app || old?.reason != new?.reason || (old == nil) != (new == nil) else { return (false, nil) }
         if let new {
             var fields = [("APP", new.app), ("REASON", new.reason.rawValue), ("BALANCE_MS", "\(balance)")]
             if let group = new.group { fields.append(("GROUP", group)) }
@@ -477,8 +492,7 @@ public final class Daemon {
             log.write(LogEvent(.shieldDown, "Shield down: \(old.app)",
                                fields: [("APP", old.app), ("BALANCE_MS", "\(balance)")]))
         }
-        observer?.shieldChanged(new, balance: balance)
-        return new
+        return (true, new)
     }
 
     /// A failure that heals within this long is no warning for the journal: a
@@ -583,10 +597,6 @@ public final class Daemon {
         do throws(StoreError) { try ledger.endBlind(id, toMs: wall) } catch { noteStorage(error) }
     }
 
-    /// True while an earning re-decides the shield: a shield lifting then
-    /// was lifted by the earning (the cover's media may resume).
-    public private(set) var earning = false
-
     /// An event from a part of blockerd beside the tick (the cover's media).
     public func logEvent(_ event: LogEvent) {
         log.write(event)
@@ -640,6 +650,7 @@ public final class Daemon {
             }
             logAdoption(adoption)
             endConfigUnreadable(wall: wall)
+            publish(wall: wall)
             if let folded = reloadLines.admit(at: monotonic) {
                 let more = folded > 0 ? " (and \(folded) more reloads in the \(reloadLines.interval / 1000) s before)" : ""
                 log.write(LogEvent(.reload, "Configuration reloaded from \(source.path)\(more)"))
@@ -713,9 +724,7 @@ public final class Daemon {
                            fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)"),
                                     ("EARNED_MS", "\(result.earned)"), ("BALANCE_MS", "\(result.balance)")]))
         announceBalance()
-        earning = true
-        defer { earning = false }
-        redecide(wall: wall)
+        redecide(wall: wall, afterEarning: true)
         return result
     }
 
@@ -771,20 +780,7 @@ public final class Daemon {
     // MARK: status
 
     /// One human line for `systemctl status` (sd_notify STATUS=).
-    public var statusLine: String {
-        if let configProblem { return configProblem }
-        if let probeError { return "Probe \(probe.name) failing: \(probeError)" }
-        if let shield { return "Shield up: \(shield.app) (\(shield.reason.rawValue))" }
-        var line = "Balance \(DurationText.format(ledger.balance))"
-        if let window = meter.lastWindow, let decision = lastTick?.decision {
-            let groups = decision.groups.isEmpty ? "no group" : decision.groups.joined(separator: ", ")
-            line += " · front: \(window.app) (\(groups)\(decision.metered ? ", metered" : ""))"
-        } else {
-            line += " · nothing in front"
-        }
-        if let storageError { line += " · ledger not writable: \(storageError)" }
-        return line
-    }
+    public var statusLine: String { state.statusLine }
 }
 
 extension Result where Success == Reading, Failure == ProbeFailure {

@@ -42,6 +42,8 @@ public final class DaemonLoop {
     /// When WATCHDOG=1 went out last (CLOCK_MONOTONIC µs).
     private var lastPingUs: UInt64?
     private var lastStatus = ""
+    /// The daemon's state version `lastStatus` was worded from.
+    private var statusVersion = -1
     private var ignoredSignalsSaid: Set<Int32> = []
     /// Draws each poll's delay (`PollSchedule`): a switching loop cannot guess it.
     private var pollRandom = SystemRandomNumberGenerator()
@@ -170,16 +172,20 @@ public final class DaemonLoop {
             wakeTimer.disarm()
         }
         watchProbe()
-        // STATUS= only when it changed; WATCHDOG=1 after a completed tick, but
-        // at most once per half WatchdogSec: a ping a tick was most of an idle tick's syscalls.
-        let status = daemon.statusLine
+        // STATUS= only when its text changed (worded only when the state did);
+        // WATCHDOG=1 after a completed tick, but at most once per half
+        // WatchdogSec: a ping a tick was most of an idle tick's syscalls.
         var state: [String] = []
         if let watchdogUs, lastPingUs.map({ loop.now &- $0 >= watchdogUs / 2 }) ?? true {
             state.append("WATCHDOG=1")
             lastPingUs = loop.now
         }
-        if status != lastStatus { state.append("STATUS=\(status)") }
-        lastStatus = status
+        if daemon.stateVersion != statusVersion {
+            statusVersion = daemon.stateVersion
+            let status = daemon.state.statusLine
+            if status != lastStatus { state.append("STATUS=\(status)") }
+            lastStatus = status
+        }
         if !state.isEmpty { ServiceManager.notify(state.joined(separator: "\n")) }
         armCheck()
         if needsPolling {
