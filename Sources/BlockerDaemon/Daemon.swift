@@ -83,6 +83,10 @@ public final class Daemon {
     /// How many probes a reload has put in place of the first: the loop
     /// watches a new probe's descriptor even when it got the old one's number.
     public private(set) var probesOpened = 0
+    /// The session's screen lock beside a display probe (logind, the screen
+    /// saver); nil for the command probe. The loop follows its signals and
+    /// gives its state to each tick.
+    public private(set) var session: SessionLock?
     public let ledger: Ledger
     public weak var observer: DaemonObserver?
     private let lock: StateLock
@@ -192,8 +196,8 @@ public final class Daemon {
         covers = CoverSupervisor(startedAt: monotonic)
         notificationPlan = NotificationPlan(thresholds: config.warnBefore)
         launcher = options.probeLauncher.map(ProbeLauncher.init(executable:))
-        probe = Self.selectProbe(config: config, override: options.probe, environment: environment,
-                                 launcher: launcher, log: log)
+        (probe, session) = Self.selectProbe(config: config, override: options.probe, environment: environment,
+                                            launcher: launcher, log: log)
         logAdoption(adoption)
         logObservingOnly()
         let unguardedSince = noteUnguarded(previous: previousRun, now: wall, sessionStarts: sessionStarts)
@@ -212,6 +216,7 @@ public final class Daemon {
     func use(probe: ForegroundProbe) {
         self.probe.shutdown()
         self.probe = probe
+        session = nil
         overlayFilter = OverlayFilter()
         publish(wall: WallClock.nowMs)
     }
@@ -302,13 +307,13 @@ public final class Daemon {
         overlayFilter = OverlayFilter()
         let selected = Self.selectProbe(config: fresh, override: options.probe, environment: environment,
                                         launcher: launcher, log: log)
-        guard let unavailable = selected as? UnavailableProbe else { return probe = selected }
+        guard let unavailable = selected.probe as? UnavailableProbe else { return (probe, session) = selected }
         let restored = Self.selectProbe(config: previous, override: options.probe, environment: environment,
                                         launcher: launcher, log: log)
-        guard !(restored is UnavailableProbe) else { return probe = selected }
-        log.write(LogEvent(priority: .warning, "Keeping the \(restored.name) probe as before the reload: the new "
+        guard !(restored.probe is UnavailableProbe) else { return (probe, session) = selected }
+        log.write(LogEvent(priority: .warning, "Keeping the \(restored.probe.name) probe as before the reload: the new "
                            + "[daemon] settings' probe cannot run: \(unavailable.reason)"))
-        probe = restored
+        (probe, session) = restored
     }
 
     private func logAdoption(_ adoption: ConfigAdoption) {
@@ -352,13 +357,14 @@ public final class Daemon {
         return count
     }
 
+    /// The probe the settings choose, and the session lock beside it (display probes).
     private static func selectProbe(config: Config, override: ProbeChoice?, environment: [String: String],
                                     launcher: ProbeLauncher?,
-                                    log: LogSink) -> ForegroundProbe {
+                                    log: LogSink) -> (probe: ForegroundProbe, session: SessionLock?) {
         let selection = ProbeSelection.select(override ?? config.daemon.probe, settings: config.daemon,
                                               environment: environment, launcher: launcher)
         for reason in selection.passedOver { log.write(LogEvent(priority: .info, "probe \(reason)")) }
-        return selection.probe
+        return (selection.display, selection.session)
     }
 
     // MARK: ticking
@@ -366,13 +372,21 @@ public final class Daemon {
     /// Samples the probe, charges the interval, decides the shield, and writes
     /// the ledger in one transaction.
     /// `boottime` (CLOCK_BOOTTIME ms) tells a stall from a suspend; nil (tests
-    /// driving the clocks): every interval keeps its cap.
-    public func tick(monotonic: Int64 = MonotonicClock.nowMs, boottime: Int64? = nil, wall: Int64 = WallClock.nowMs) {
+    /// driving the clocks): every interval keeps its cap. `lock`: what the
+    /// session says of the screen lock and idle now (the loop reads `session`,
+    /// whose signals it follows; nil: read here), merged into an answering sample.
+    public func tick(monotonic: Int64 = MonotonicClock.nowMs, boottime: Int64? = nil, wall: Int64 = WallClock.nowMs,
+                     lock: SessionState? = nil) {
         applyDueConfigVersions(wall: wall)
         checkLedgerIfChanged(wall: wall)
         touchRun(wall: wall)
         noteLedgerEdits()
-        let reading = withoutTheCover(probe.sample()).map { judgeLock($0, monotonic: monotonic, wall: wall) }
+        let sample = probe.sample()
+        // A failed sample debits nothing anyway: no need to ask the session.
+        let merged = sample.map { reading in
+            (lock ?? session?.read()).map { reading.merged(with: $0, inputIdle: probe.inputIdle) } ?? reading
+        }
+        let reading = withoutTheCover(merged).map { judgeLock($0, monotonic: monotonic, wall: wall) }
         let streakWasLogged = probeFailureLogged
         noteProbe(reading, monotonic: monotonic, wall: wall)
         let day = meter.zone.localDate(atMs: wall)

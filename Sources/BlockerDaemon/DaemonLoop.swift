@@ -160,7 +160,7 @@ public final class DaemonLoop {
         // The sample reads the probe's events so far, a burst's included.
         burstTimer.disarm()
         probeSource?.isEnabled = true
-        daemon.tick(monotonic: MonotonicClock.nowMs, boottime: BoottimeClock.nowMs)
+        daemon.tick(monotonic: MonotonicClock.nowMs, boottime: BoottimeClock.nowMs, lock: daemon.session?.read())
         // A strict-mode change applies at its wall instant, as a rule would.
         let configAt = monotonic(wall: daemon.nextConfigApplyMs)
         // A cover client's grace ends: if nothing is drawn by then, charging starts.
@@ -273,7 +273,7 @@ public final class DaemonLoop {
     /// so their signals keep its answers current; a lock change ticks at once
     /// (from a timer: the change arrives inside the bus's own dispatch).
     private func watchSession() {
-        guard let session = (daemon.probe as? LockAwareProbe)?.session, session !== watchedSession else { return }
+        guard let session = daemon.session, session !== watchedSession else { return }
         watchedSession = session
         // On failure the session reads its buses itself on each sample, as outside a loop.
         try? session.attach(to: loop)
