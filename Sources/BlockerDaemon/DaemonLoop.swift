@@ -2,9 +2,44 @@ import BlockerBus
 import BlockerConfig
 import BlockerCore
 import BlockerProbes
+import BlockerStore
 import BlockerSystem
 import BlockerSystemd
 import Glibc
+
+/// Why the daemon could not start; each maps to an exit status systemd understands.
+public enum StartFailure: Error, CustomStringConvertible {
+    case config(ConfigError)
+    case timeZone(TimeZoneError)
+    case alreadyRunning(StateLockError)
+    /// Another process owns the bus name (its pid when the bus daemon knows it).
+    case nameTaken(BlockerExport.ClaimFailure)
+    case storage(StoreError)
+    /// The event loop or the bus could not be set up.
+    case system(String)
+
+    public var description: String {
+        switch self {
+        case let .config(e): e.description
+        case let .timeZone(e): e.description
+        case let .alreadyRunning(e): e.description
+        case let .nameTaken(e): e.description
+        case let .storage(e): e.description
+        case let .system(why): why
+        }
+    }
+
+    /// sysexits: 78 EX_CONFIG (RestartPreventExitStatus), 75 EX_TEMPFAIL, 73 EX_CANTCREAT, 71 EX_OSERR.
+    public var exitStatus: Int32 {
+        switch self {
+        case .config, .timeZone: 78
+        case .alreadyRunning(.held), .nameTaken: 75
+        case .alreadyRunning(.failed): 73
+        case .storage: 73
+        case .system: 71
+        }
+    }
+}
 
 /// Drives a `Daemon` from one sd_event loop: a timer at `poll-interval`, the
 /// probe's event fd, a wake-up at the instant the balance runs out or a rule
@@ -136,6 +171,8 @@ public final class DaemonLoop {
             daemon.logError("The event loop failed: \(error); exiting so that systemd restarts blockerd")
             code = 71
         }
+        // The loop speaks the service manager's protocol; the daemon only stops.
+        ServiceManager.notify("STOPPING=1")
         daemon.shutdown(reason: code == 0 ? "stopped"
                         : code == Self.busLostStatus ? "the session bus went away (exit 69)" : "the event loop failed (exit \(code))")
         bus?.export.flush()
