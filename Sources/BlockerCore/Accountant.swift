@@ -136,6 +136,9 @@ public struct Accountant: Sendable {
     /// What the interval open since the last sample is charged to, if anything.
     public var openCharge: Charge? { last?.charge }
 
+    /// When the interval open since the last sample began, and its cap.
+    public var openSince: (monotonic: Int64, cap: Milliseconds)? { last.map { ($0.monotonic, $0.cap) } }
+
     /// The monotonic instant the balance reaches zero if what is in front now
     /// stays there: nil when nothing metered is being charged.
     public func zeroInstant(balance: Milliseconds) -> Int64? {

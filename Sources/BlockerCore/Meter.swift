@@ -144,8 +144,13 @@ public struct Meter: Sendable {
     /// What the interval open since the last sample would debit if it ended at
     /// `monotonic`: a status asked between samples shows the balance as of now.
     public func pendingDebit(at monotonic: Int64, balance: Milliseconds) -> Milliseconds {
-        guard let (elapsed, charge) = accountant.pending(at: monotonic), charge.metered else { return 0 }
-        return min(elapsed, max(balance, 0))
+        openSpend?.debit(at: monotonic, balance: balance) ?? 0
+    }
+
+    /// The interval open since the last sample, while it spends the balance.
+    public var openSpend: OpenSpend? {
+        guard isSpending, let open = accountant.openSince else { return nil }
+        return OpenSpend(sinceMs: open.monotonic, capMs: open.cap)
     }
 
     /// Ends the interval open since the last sample at `monotonic` and
@@ -260,5 +265,22 @@ public struct Meter: Sendable {
         return pieces.filter { $0.1 > 0 }.flatMap { day, ms in
             charge.groups.map { UsageEntry(day: day.description, group: $0, app: charge.app, ms: ms) }
         }
+    }
+}
+
+/// The interval open since the last sample while it spends the balance: a
+/// status between samples shows the balance less what it has spent so far.
+public struct OpenSpend: Equatable, Sendable {
+    public var sinceMs: Int64
+    public var capMs: Milliseconds
+
+    public init(sinceMs: Int64, capMs: Milliseconds) {
+        self.sinceMs = sinceMs
+        self.capMs = capMs
+    }
+
+    /// What it would debit if it ended at `monotonic` (never below a zero balance).
+    public func debit(at monotonic: Int64, balance: Milliseconds) -> Milliseconds {
+        min(min(max(monotonic - sinceMs, 0), capMs), max(balance, 0))
     }
 }

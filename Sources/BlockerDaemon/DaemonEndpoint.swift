@@ -41,32 +41,27 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
 
     // MARK: methods
 
+    /// From the daemon's published state alone, as of now: the balance less
+    /// what the interval open since the last sample has spent.
     public func status() throws(MethodError) -> StatusReport {
-        let wall = WallClock.nowMs
-        let today = daemon.meter.zone.localDate(atMs: wall).description
-        let summary: DaySummary?
-        do { summary = try daemon.ledger.history(fromDay: today, toDay: today).first } catch {
-            throw .storageError("\(error)")
+        let state = daemon.state
+        let monotonic = MonotonicClock.nowMs
+        let balance = state.balance(at: monotonic)
+        let foreground = state.foreground.map {
+            StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: state.decision.groups)
         }
-        let decision = daemon.meter.lastDecision
-        // A failing probe's last answer is no foreground: the window may be
-        // gone (a shell plugin switched off), and nothing is charged to it.
-        let foreground = daemon.probeError != nil ? nil : daemon.meter.lastWindow.map {
-            StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: decision.groups)
-        }
-        let balance = daemon.balance()
-        var report = StatusReport(balanceMs: balance, metered: decision.metered, locked: daemon.locked,
-                            foreground: foreground, shield: shieldState(daemon.shield, balance: balance),
-                            todayUsedMs: (summary?.spentMs ?? 0) + daemon.ledger.balance - balance, todayEarnedMs: summary?.earnedMs ?? 0,
-                            probeName: daemon.probe.name, probeOK: daemon.probeError == nil,
-                            probeError: daemon.probeError, exercises: daemon.config.exercises,
-                            spending: daemon.isSpending && balance > 0)
-        report.strictDelayMs = daemon.config.strict.delay
-        if daemon.configFile.systemDefault { report.systemConfig = daemon.configFile.path }
-        let pending = daemon.pendingChanges(now: wall)
+        var report = StatusReport(balanceMs: balance, metered: state.decision.metered, locked: state.locked,
+                                  foreground: foreground, shield: shieldState(state.shield, balance: balance),
+                                  todayUsedMs: state.usedToday(at: monotonic), todayEarnedMs: state.today.earnedMs,
+                                  probeName: state.probe.name, probeOK: state.probe.error == nil,
+                                  probeError: state.probe.error, exercises: state.exercises,
+                                  spending: state.isSpending && balance > 0)
+        report.strictDelayMs = state.strict.delayMs
+        report.systemConfig = state.systemConfig
+        let pending = state.pendingChanges(at: WallClock.nowMs)
         report.pendingChanges = UInt32(clamping: pending.count)
         report.pendingNextMs = pending.first?.applyMs
-        report.configProblem = daemon.configProblem
+        report.configProblem = state.strict.configProblem
         return report
     }
 
@@ -260,7 +255,8 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
 
     public func shieldChanged(_ shield: Shield?, balance: Milliseconds) {
         export.shieldChanged(shieldState(shield, balance: balance))
-        media.shieldChanged(shield, window: daemon.meter.lastWindow, liftedByEarning: daemon.earning)
+        let state = daemon.state
+        media.shieldChanged(shield, window: state.front, liftedByEarning: state.afterEarning)
     }
 
     public func balanceChanged(_ balance: Milliseconds) {

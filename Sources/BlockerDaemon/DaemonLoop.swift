@@ -2,9 +2,44 @@ import BlockerBus
 import BlockerConfig
 import BlockerCore
 import BlockerProbes
+import BlockerStore
 import BlockerSystem
 import BlockerSystemd
 import Glibc
+
+/// Why the daemon could not start; each maps to an exit status systemd understands.
+public enum StartFailure: Error, CustomStringConvertible {
+    case config(ConfigError)
+    case timeZone(TimeZoneError)
+    case alreadyRunning(StateLockError)
+    /// Another process owns the bus name (its pid when the bus daemon knows it).
+    case nameTaken(BlockerExport.ClaimFailure)
+    case storage(StoreError)
+    /// The event loop or the bus could not be set up.
+    case system(String)
+
+    public var description: String {
+        switch self {
+        case let .config(e): e.description
+        case let .timeZone(e): e.description
+        case let .alreadyRunning(e): e.description
+        case let .nameTaken(e): e.description
+        case let .storage(e): e.description
+        case let .system(why): why
+        }
+    }
+
+    /// sysexits: 78 EX_CONFIG (RestartPreventExitStatus), 75 EX_TEMPFAIL, 73 EX_CANTCREAT, 71 EX_OSERR.
+    public var exitStatus: Int32 {
+        switch self {
+        case .config, .timeZone: 78
+        case .alreadyRunning(.held), .nameTaken: 75
+        case .alreadyRunning(.failed): 73
+        case .storage: 73
+        case .system: 71
+        }
+    }
+}
 
 /// Drives a `Daemon` from one sd_event loop: a timer at `poll-interval`, the
 /// probe's event fd, a wake-up at the instant the balance runs out or a rule
@@ -42,6 +77,8 @@ public final class DaemonLoop {
     /// When WATCHDOG=1 went out last (CLOCK_MONOTONIC µs).
     private var lastPingUs: UInt64?
     private var lastStatus = ""
+    /// The daemon's state version `lastStatus` was worded from.
+    private var statusVersion = -1
     private var ignoredSignalsSaid: Set<Int32> = []
     /// Draws each poll's delay (`PollSchedule`): a switching loop cannot guess it.
     private var pollRandom = SystemRandomNumberGenerator()
@@ -134,6 +171,8 @@ public final class DaemonLoop {
             daemon.logError("The event loop failed: \(error); exiting so that systemd restarts blockerd")
             code = 71
         }
+        // The loop speaks the service manager's protocol; the daemon only stops.
+        ServiceManager.notify("STOPPING=1")
         daemon.shutdown(reason: code == 0 ? "stopped"
                         : code == Self.busLostStatus ? "the session bus went away (exit 69)" : "the event loop failed (exit \(code))")
         bus?.export.flush()
@@ -158,7 +197,7 @@ public final class DaemonLoop {
         // The sample reads the probe's events so far, a burst's included.
         burstTimer.disarm()
         probeSource?.isEnabled = true
-        daemon.tick(monotonic: MonotonicClock.nowMs, boottime: BoottimeClock.nowMs)
+        daemon.tick(monotonic: MonotonicClock.nowMs, boottime: BoottimeClock.nowMs, lock: daemon.session?.read())
         // A strict-mode change applies at its wall instant, as a rule would.
         let configAt = monotonic(wall: daemon.nextConfigApplyMs)
         // A cover client's grace ends: if nothing is drawn by then, charging starts.
@@ -170,16 +209,20 @@ public final class DaemonLoop {
             wakeTimer.disarm()
         }
         watchProbe()
-        // STATUS= only when it changed; WATCHDOG=1 after a completed tick, but
-        // at most once per half WatchdogSec: a ping a tick was most of an idle tick's syscalls.
-        let status = daemon.statusLine
+        // STATUS= only when its text changed (worded only when the state did);
+        // WATCHDOG=1 after a completed tick, but at most once per half
+        // WatchdogSec: a ping a tick was most of an idle tick's syscalls.
         var state: [String] = []
         if let watchdogUs, lastPingUs.map({ loop.now &- $0 >= watchdogUs / 2 }) ?? true {
             state.append("WATCHDOG=1")
             lastPingUs = loop.now
         }
-        if status != lastStatus { state.append("STATUS=\(status)") }
-        lastStatus = status
+        if daemon.stateVersion != statusVersion {
+            statusVersion = daemon.stateVersion
+            let status = daemon.state.statusLine
+            if status != lastStatus { state.append("STATUS=\(status)") }
+            lastStatus = status
+        }
         if !state.isEmpty { ServiceManager.notify(state.joined(separator: "\n")) }
         armCheck()
         if needsPolling {
@@ -267,7 +310,7 @@ public final class DaemonLoop {
     /// so their signals keep its answers current; a lock change ticks at once
     /// (from a timer: the change arrives inside the bus's own dispatch).
     private func watchSession() {
-        guard let session = (daemon.probe as? LockAwareProbe)?.session, session !== watchedSession else { return }
+        guard let session = daemon.session, session !== watchedSession else { return }
         watchedSession = session
         // On failure the session reads its buses itself on each sample, as outside a loop.
         try? session.attach(to: loop)

@@ -168,8 +168,13 @@ public struct ProbeBackend: Sendable {
     /// logind (LockedHint, IdleHint) and the desktop's screensaver: a locked
     /// screen is not usage, whatever the compositor says.
     public func open(_ context: ProbeContext) -> Result<ForegroundProbe, ProbeUnavailable> {
-        let opened = opener(context)
-        guard readsDisplay else { return opened }
-        return opened.map { LockAwareProbe($0, session: SessionLock(environment: context.environment)) }
+        openApart(context).map { opened in opened.session.map { LockAwareProbe(opened.probe, session: $0) } ?? opened.probe }
+    }
+
+    /// `open`, with the session lock beside the probe rather than merged
+    /// into its samples: blockerd follows the lock's signals and gives its
+    /// state to the tick as an input of its own.
+    public func openApart(_ context: ProbeContext) -> Result<(probe: ForegroundProbe, session: SessionLock?), ProbeUnavailable> {
+        opener(context).map { ($0, readsDisplay ? SessionLock(environment: context.environment) : nil) }
     }
 }
