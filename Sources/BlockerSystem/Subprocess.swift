@@ -1,4 +1,3 @@
-import BlockerSystem
 import Glibc
 
 /// Runs a program (argv, never a shell) and collects its stdout, killing it
@@ -108,15 +107,15 @@ public enum Subprocess {
 
     /// A program started in a process group of its own (its pid), with
     /// its stdout and stderr on pipes whose read ends the caller closes.
-    struct Capturing {
-        let pid: pid_t
-        let stdout: Int32
-        let stderr: Int32
+    package struct Capturing {
+        package let pid: pid_t
+        package let stdout: Int32
+        package let stderr: Int32
     }
 
     /// Starts `argv` for `run` and the streaming probe: pipes close-on-exec
     /// from birth, dup'ed onto fds 1 and 2 of this child only.
-    static func spawnCapturing(_ argv: [String]) -> Result<Capturing, Failure> {
+    package static func spawnCapturing(_ argv: [String]) -> Result<Capturing, Failure> {
         let program = argv.first ?? "(empty command)"
         let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
         do throws(Errno) {
