@@ -88,9 +88,7 @@ public final class StreamingCommandProbe: ForegroundProbe {
         for fd in [child.stdout, child.stderr] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         guard let events = try? ReadableSet.make(watching: [child.stdout, child.stderr]) else {
             let code = Errno.current
-            kill(-child.pid, SIGKILL)
-            var status: Int32 = 0
-            _ = try? retryOnInterrupt { waitpid(child.pid, &status, 0) }
+            ChildProcesses.stop(child.pid, graceMs: 0, group: true)
             close(child.stdout); close(child.stderr)
             throw ProbeFailure("cannot watch the probe command's output: \(code)")
         }
@@ -116,20 +114,14 @@ public final class StreamingCommandProbe: ForegroundProbe {
 
     private static func stop(_ running: Running) -> String {
         // Give a program that closed stdout on its way out a moment to exit on its own.
-        var status: Int32 = 0
-        var reaped = false
-        for _ in 0..<20 where !reaped {
-            reaped = waitpid(running.pid, &status, WNOHANG) == running.pid
-            if !reaped { usleep(5_000) }
-        }
-        kill(-running.pid, SIGKILL)
-        if !reaped { _ = try? retryOnInterrupt { waitpid(running.pid, &status, 0) } }
+        let stopped = ChildProcesses.stop(running.pid, graceMs: 100, group: true)
         close(running.stdout)
         if running.stderr.fd >= 0 { close(running.stderr.fd) }
         close(running.events)
-        let signal = status & 0x7f
-        return reaped ? (signal == 0 ? "exited with status \((status >> 8) & 0xff)" : "was killed by signal \(signal)")
-                      : "closed its output and was stopped"
+        let signal = stopped.status & 0x7f
+        return stopped.exitedInTime
+            ? (signal == 0 ? "exited with status \((stopped.status >> 8) & 0xff)" : "was killed by signal \(signal)")
+            : "closed its output and was stopped"
     }
 }
 
