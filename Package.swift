@@ -63,7 +63,7 @@ let package = Package(
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
         .target(name: "BlockerBus", dependencies: ["BlockerCore", "BlockerSystem", "BlockerSystemd"]),
         // The covered app's media: MPRIS players (sd-bus through BlockerSystemd) and PulseAudio streams (pactl).
-        .target(name: "BlockerMedia", dependencies: ["BlockerCore", "BlockerProbes", "BlockerSystemd"]),
+        .target(name: "BlockerMedia", dependencies: ["BlockerCore", "BlockerSystem", "BlockerSystemd"]),
         // The loop: timers, signals, the probe's fd, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus",

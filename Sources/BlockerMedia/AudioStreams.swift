@@ -1,5 +1,5 @@
 import BlockerCore
-import BlockerProbes
+import BlockerSystem
 
 /// PulseAudio (or PipeWire's pulse server) sink inputs, through `pactl`
 /// run as a subprocess. Each run is bounded (`timeoutMs`): a hung sound

@@ -1,5 +1,6 @@
 import BlockerCore
 import BlockerJSON
+import BlockerSystem
 
 /// `probe = "command"`: runs `probe-command` once per sample (argv, never a
 /// shell). Its stdout is one JSON object

@@ -22,19 +22,19 @@ public final class HyprlandProbe: ForegroundProbe {
 
     /// The instance directory holding `.socket.sock` and `.socket2.sock`.
     public let socketDirectory: String
-    public private(set) var eventGeneration = 0
+    public var eventGeneration: Int { link.generation }
     public var eventDescriptor: Int32? { events?.rawValue }
 
     /// How long one request may take before the sample fails.
     let timeoutMs: Int32
-    private var events: UnixSocket?
+    /// The event socket.
+    private let link = Reconnecting<UnixSocket>(initialMs: 100, capMs: 2_000)
+    private var events: UnixSocket? { link.connection }
     private var eventLines = HyprlandEventLines()
-    private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
-    private var lastConnectError = ""
     /// Event lines read by `drainEvents`, newest last (a few are kept for tests and `--watch`).
     private(set) var recentEvents: [String] = []
     /// Event-socket connections tried so far: tests check that a missing Hyprland costs no spin.
-    private(set) var connectionAttempts = 0
+    var connectionAttempts: Int { link.attempts }
     /// The last answer, while the event socket is up and has said nothing since.
     private var cached: Reading?
 
@@ -135,30 +135,22 @@ public final class HyprlandProbe: ForegroundProbe {
     }
 
     private func connectIfDue() -> ProbeFailure? {
-        if events != nil { return nil }
-        let wait = backoff.waitMs(now: MonotonicClock.nowMs)
-        if wait > 0 {
-            return ProbeFailure("cannot connect to Hyprland at \(eventSocketPath): \(lastConnectError) (next try in \(wait) ms)")
-        }
-        connectionAttempts += 1
-        do {
-            events = try UnixSocket.connect(to: eventSocketPath)
+        switch link.connectIfDue(now: MonotonicClock.nowMs, { () throws(UnixSocket.Failure) -> UnixSocket in
+            let socket = try UnixSocket.connect(to: eventSocketPath)
             eventLines = HyprlandEventLines()
-            backoff.succeeded()
-            eventGeneration += 1
-            return nil
-        } catch {
-            lastConnectError = "\(error)"
-            backoff.failed(now: MonotonicClock.nowMs)
+            return socket
+        }) {
+        case .connected: return nil
+        case let .waiting(ms):
+            return ProbeFailure("cannot connect to Hyprland at \(eventSocketPath): \(link.downBecause) (next try in \(ms) ms)")
+        case let .failed(error):
             return ProbeFailure("cannot connect to Hyprland at \(eventSocketPath): \(error)")
         }
     }
 
     private func disconnect(because reason: String) {
         cached = nil
-        events?.close()
-        events = nil
-        lastConnectError = reason
+        link.drop(because: reason)?.close()
     }
 
     private static func isSocket(_ path: String) -> Bool {

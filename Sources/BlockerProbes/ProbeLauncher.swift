@@ -61,18 +61,7 @@ public final class ProbeLauncher {
         // group and exits. SIGKILL is for a helper that does not.
         if socket >= 0 { close(socket) }
         socket = -1
-        if pid > 0 {
-            var status: Int32 = 0
-            var exited = false
-            for _ in 0..<50 where !exited {
-                exited = waitpid(pid, &status, WNOHANG) == pid
-                if !exited { usleep(10_000) }
-            }
-            if !exited {
-                kill(pid, SIGKILL)
-                _ = try? retryOnInterrupt { waitpid(pid, &status, 0) }
-            }
-        }
+        if pid > 0 { ChildProcesses.stop(pid, graceMs: 500, group: false) }
         pid = 0
     }
 

@@ -64,13 +64,12 @@ extension ReportingShell {
 public final class ShellReportProbe: ForegroundProbe {
     public let shell: ReportingShell
     public var name: String { shell.probeName }
-    public private(set) var eventGeneration = 0
+    public var eventGeneration: Int { link.generation }
     public var eventDescriptor: Int32? { session?.connection.fileDescriptor }
 
     private let address: String
-    private var session: Session?
-    private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
-    private var lastConnectError = ""
+    private let link = Reconnecting<Session>(initialMs: 100, capMs: 2_000)
+    private var session: Session? { link.connection }
     /// The last accepted report; nil before the first, after the shell left
     /// and while its plugin is off.
     private(set) var latest: Reading?
@@ -131,7 +130,7 @@ public final class ShellReportProbe: ForegroundProbe {
         if let pluginStopped { return .failure(ProbeFailure("\(shell.displayName): \(pluginStopped)")) }
         if let latest { return .success(latest) }
         guard let connection = session?.connection else {
-            return .failure(ProbeFailure("\(shell.displayName): \(lastConnectError)"))
+            return .failure(ProbeFailure("\(shell.displayName): \(link.downBecause)"))
         }
         if shellOwner.isEmpty {
             return .failure(ProbeFailure("\(shell.displayName) is not on the session bus (\(shell.busName) has no owner)"))
@@ -160,7 +159,7 @@ public final class ShellReportProbe: ForegroundProbe {
     public func shutdown() {
         guard let connection = session?.connection else { return }
         try? connection.releaseName(FocusReport.busName)
-        session = nil
+        link.drop(because: "the probe was shut down")
         latest = nil
     }
 
@@ -176,18 +175,10 @@ public final class ShellReportProbe: ForegroundProbe {
     // MARK: the bus
 
     private func connectIfDue() -> ProbeFailure? {
-        if session != nil { return nil }
-        let now = MonotonicClock.nowMs
-        if backoff.waitMs(now: now) > 0 { return ProbeFailure("\(shell.displayName): \(lastConnectError)") }
-        do throws(ProbeFailure) {
-            session = try connect()
-            backoff.succeeded()
-            eventGeneration += 1
-            return nil
-        } catch {
-            backoff.failed(now: now)
-            lastConnectError = error.message
-            return error
+        switch link.connectIfDue(now: MonotonicClock.nowMs, describe: \.message, connect) {
+        case .connected: return nil
+        case .waiting: return ProbeFailure("\(shell.displayName): \(link.downBecause)")
+        case let .failed(failure): return failure
         }
     }
 
@@ -264,11 +255,9 @@ public final class ShellReportProbe: ForegroundProbe {
 
     private func disconnect(because reason: String) {
         answerChanges += 1
-        session = nil
+        link.drop(because: reason, backingOffAt: MonotonicClock.nowMs)
         latest = nil
         shellOwner = ""
-        lastConnectError = reason
-        backoff.failed(now: MonotonicClock.nowMs)
     }
 
     /// The shell restarted or left: what it said before no longer holds.

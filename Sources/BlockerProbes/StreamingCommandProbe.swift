@@ -16,13 +16,13 @@ public final class StreamingCommandProbe: ForegroundProbe {
     public let argv: [String]
 
     private let executables = ExecutableNameCache()
-    private var running: Running?
+    /// The program while it runs; why it is not running (`downBecause`).
+    private let link = Reconnecting<Running>(initialMs: 500, capMs: 10_000, downBecause: "probe command is not running")
+    private var running: Running? { link.connection }
     private var lines = LineBuffer()
     /// What the last complete line said; nil until the first line.
     private var latest: Result<Reading, ProbeFailure>?
-    private var exitedBecause: String?
-    private var backoff = ReconnectBackoff(initialMs: 500, capMs: 10_000)
-    public private(set) var eventGeneration = 0
+    public var eventGeneration: Int { link.generation }
 
     public init(argv: [String]) {
         self.argv = argv
@@ -35,17 +35,11 @@ public final class StreamingCommandProbe: ForegroundProbe {
     public var eventDescriptor: Int32? { running?.events }
 
     public func sample() -> Result<Reading, ProbeFailure> {
-        if running == nil {
-            let now = MonotonicClock.nowMs
-            let wait = backoff.waitMs(now: now)
-            if wait > 0 {
-                return .failure(ProbeFailure("\(exitedBecause ?? "probe command is not running"); starting it again in \(wait) ms"))
-            }
-            if let failure = start() {
-                backoff.failed(now: now)
-                exitedBecause = failure
-                return .failure(ProbeFailure(failure))
-            }
+        switch link.connectIfDue(now: MonotonicClock.nowMs, describe: \.message, start) {
+        case .connected: break
+        case let .waiting(ms):
+            return .failure(ProbeFailure("\(link.downBecause); starting it again in \(ms) ms"))
+        case let .failed(failure): return .failure(failure)
         }
         drainEvents()
         return latest ?? .failure(ProbeFailure("probe command has not printed its first line yet"))
@@ -72,7 +66,7 @@ public final class StreamingCommandProbe: ForegroundProbe {
             ended()   // EOF or a read error: the program is gone (or closed stdout)
             return
         }
-        self.running?.stderr.drain()
+        link.update { $0.stderr.drain() }
     }
 
     // MARK: the program
@@ -85,27 +79,22 @@ public final class StreamingCommandProbe: ForegroundProbe {
         let events: Int32
     }
 
-    private func start() -> String? {
+    private func start() throws(ProbeFailure) -> Running {
         let child: Subprocess.Capturing
         switch Subprocess.spawnCapturing(argv) {
         case let .success(started): child = started
-        case let .failure(failure): return "probe command \(failure)"
+        case let .failure(failure): throw ProbeFailure("probe command \(failure)")
         }
         for fd in [child.stdout, child.stderr] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         guard let events = try? ReadableSet.make(watching: [child.stdout, child.stderr]) else {
             let code = Errno.current
-            kill(-child.pid, SIGKILL)
-            var status: Int32 = 0
-            _ = try? retryOnInterrupt { waitpid(child.pid, &status, 0) }
+            ChildProcesses.stop(child.pid, graceMs: 0, group: true)
             close(child.stdout); close(child.stderr)
-            return "cannot watch the probe command's output: \(code)"
+            throw ProbeFailure("cannot watch the probe command's output: \(code)")
         }
-        running = Running(pid: child.pid, stdout: child.stdout, stderr: StderrTail(fd: child.stderr), events: events)
         lines = LineBuffer()
         latest = nil
-        exitedBecause = nil
-        eventGeneration += 1
-        return nil
+        return Running(pid: child.pid, stdout: child.stdout, stderr: StderrTail(fd: child.stderr), events: events)
     }
 
     /// stdout closed: reap the program, kill what it left in its group, and
@@ -115,34 +104,24 @@ public final class StreamingCommandProbe: ForegroundProbe {
         running.stderr.drain()
         let said = running.stderr.lastLine.map { ": \($0)" } ?? ""
         let status = Self.stop(running)
-        self.running = nil
+        link.drop(because: "probe command \(status)\(said)", backingOffAt: MonotonicClock.nowMs)
         latest = nil
-        exitedBecause = "probe command \(status)\(said)"
-        backoff.failed(now: MonotonicClock.nowMs)
-        eventGeneration += 1
     }
 
     private func stop() {
-        if let running { _ = Self.stop(running) }
-        running = nil
+        if let running = link.drop(because: "probe command is not running") { _ = Self.stop(running) }
     }
 
     private static func stop(_ running: Running) -> String {
         // Give a program that closed stdout on its way out a moment to exit on its own.
-        var status: Int32 = 0
-        var reaped = false
-        for _ in 0..<20 where !reaped {
-            reaped = waitpid(running.pid, &status, WNOHANG) == running.pid
-            if !reaped { usleep(5_000) }
-        }
-        kill(-running.pid, SIGKILL)
-        if !reaped { _ = try? retryOnInterrupt { waitpid(running.pid, &status, 0) } }
+        let stopped = ChildProcesses.stop(running.pid, graceMs: 100, group: true)
         close(running.stdout)
         if running.stderr.fd >= 0 { close(running.stderr.fd) }
         close(running.events)
-        let signal = status & 0x7f
-        return reaped ? (signal == 0 ? "exited with status \((status >> 8) & 0xff)" : "was killed by signal \(signal)")
-                      : "closed its output and was stopped"
+        let signal = stopped.status & 0x7f
+        return stopped.exitedInTime
+            ? (signal == 0 ? "exited with status \((stopped.status >> 8) & 0xff)" : "was killed by signal \(signal)")
+            : "closed its output and was stopped"
     }
 }
 

@@ -20,17 +20,16 @@ public final class SwayProbe: ForegroundProbe {
     public let configuredSocketPath: String
     /// Where sway answered last (differs from SWAYSOCK after a restart under a new pid).
     public private(set) var socketPath: String
-    public private(set) var eventGeneration = 0
+    public var eventGeneration: Int { link.generation }
     public var eventDescriptor: Int32? { connection?.events.socket.rawValue }
 
     /// How long one exchange with sway may take before the sample fails.
     let timeoutMs: Int32
-    private var connection: (commands: SwayIPCConnection, events: SwayIPCConnection)?
+    private let link = Reconnecting<(commands: SwayIPCConnection, events: SwayIPCConnection)>(initialMs: 100, capMs: 2_000)
+    private var connection: (commands: SwayIPCConnection, events: SwayIPCConnection)? { link.connection }
     private var eventBuffer = SwayIPC.MessageBuffer()
-    private var backoff = ReconnectBackoff(initialMs: 100, capMs: 2_000)
-    private var lastConnectError = ""
     /// Connections tried so far: tests check that a missing sway costs no spin.
-    private(set) var connectionAttempts = 0
+    var connectionAttempts: Int { link.attempts }
     /// Event messages read by `drainEvents`.
     private(set) var eventsReceived = 0
     /// GET_TREE requests sent (tests: an unchanged window costs none).
@@ -113,13 +112,18 @@ public final class SwayProbe: ForegroundProbe {
     /// Connects both connections unless connected, or says why not (also
     /// while the backoff after a failed attempt has not run out).
     private func connectIfDue() -> ProbeFailure? {
-        if connection != nil { return nil }
-        let now = MonotonicClock.nowMs
-        let wait = backoff.waitMs(now: now)
-        if wait > 0 {
-            return ProbeFailure("cannot connect to sway at \(socketPath): \(lastConnectError) (next try in \(wait) ms)")
+        switch link.connectIfDue(now: MonotonicClock.nowMs, describe: \.message, connectBoth) {
+        case .connected: return nil
+        case let .waiting(ms):
+            return ProbeFailure("cannot connect to sway at \(socketPath): \(link.downBecause) (next try in \(ms) ms)")
+        case .failed:
+            return ProbeFailure("cannot connect to sway at \(configuredSocketPath): \(link.downBecause)")
         }
-        connectionAttempts += 1
+    }
+
+    /// Both connections to the first candidate socket that takes them; the
+    /// errors of each otherwise.
+    private func connectBoth() throws(ProbeFailure) -> (commands: SwayIPCConnection, events: SwayIPCConnection) {
         var errors: [String] = []
         for path in SwaySocketDiscovery.candidates(configured: configuredSocketPath, current: socketPath) {
             do {
@@ -133,28 +137,21 @@ public final class SwayProbe: ForegroundProbe {
                     commands.close()
                     throw error
                 }
-                connection = (commands, events)
                 socketPath = path
                 eventBuffer = SwayIPC.MessageBuffer()
-                backoff.succeeded()
-                eventGeneration += 1
-                return nil
+                return (commands, events)
             } catch {
                 errors.append(path == configuredSocketPath ? "\(error)" : "\(path): \(error)")
             }
         }
-        lastConnectError = errors.joined(separator: "; ")
-        backoff.failed(now: MonotonicClock.nowMs)
-        return ProbeFailure("cannot connect to sway at \(configuredSocketPath): \(lastConnectError)")
+        throw ProbeFailure(errors.joined(separator: "; "))
     }
 
     private func disconnect(because reason: String) {
         cached = nil
-        guard let connection else { return }
+        guard link.isConnected, let connection = link.drop(because: reason) else { return }
         connection.commands.close()
         connection.events.close()
-        self.connection = nil
-        lastConnectError = reason
     }
 
     private func fetchReading() -> Result<Reading, SwayIPCError> {

@@ -26,7 +26,7 @@ public final class WlrootsProbe: ForegroundProbe {
     public let display: String
     /// The socket it names.
     public let socketPath: String
-    public private(set) var eventGeneration = 0
+    public var eventGeneration: Int { link.generation }
     public var eventDescriptor: Int32? { connection?.fileDescriptor }
     public var pidUnavailable: String? { Self.noPID }
     static let noPID = "wlr-foreign-toplevel-management gives no pid"
@@ -35,16 +35,16 @@ public final class WlrootsProbe: ForegroundProbe {
     /// How long connecting may wait for the compositor's answers.
     let timeoutMs: Int32
 
-    private var connection: WaylandConnection?
+    /// Its `downBecause`: why there is no connection.
+    private let link = Reconnecting<WaylandConnection>(initialMs: 100, capMs: 2_000)
+    private var connection: WaylandConnection? { link.connection }
     private var toplevels = ToplevelList()
     /// What the last change made; nil when a change came since.
     private var cached: Window??
-    private var reconnect = ReconnectBackoff(initialMs: 100, capMs: 2_000)
-    private var disconnectedBecause = ""
     /// Events read so far over every connection (tests, bench).
     public private(set) var eventsReceived = 0
-    /// Connections tried after the first (tests: a missing compositor costs no spin).
-    private(set) var reconnectAttempts = 0
+    /// Connections tried (tests: a missing compositor costs no spin).
+    var connectionAttempts: Int { link.attempts }
 
     private init(display: String, socketPath: String, timeoutMs: Int32) {
         self.display = display
@@ -56,8 +56,8 @@ public final class WlrootsProbe: ForegroundProbe {
     public static func open(environment: [String: String], timeoutMs: Int32 = 1000) -> Result<WlrootsProbe, ProbeUnavailable> {
         socketAddress(in: environment).flatMap { display, path in
             let probe = WlrootsProbe(display: display, socketPath: path, timeoutMs: timeoutMs)
-            if let problem = probe.connect() {
-                return .failure(ProbeUnavailable(probe: "wlroots", reason: problem))
+            if case let .failed(failure) = probe.link.connectIfDue(now: MonotonicClock.nowMs, probe.connectToCompositor) {
+                return .failure(ProbeUnavailable(probe: "wlroots", reason: failure.message))
             }
             return .success(probe)
         }
@@ -78,15 +78,14 @@ public final class WlrootsProbe: ForegroundProbe {
     }
 
     public func sample() -> Result<Reading, ProbeFailure> {
-        if connection == nil {
-            let wait = reconnect.waitMs(now: MonotonicClock.nowMs)
-            guard wait == 0 else { return .failure(ProbeFailure("\(disconnectedBecause); retrying in \(wait) ms")) }
-            reconnectAttempts += 1
-            if let problem = connect() { return .failure(ProbeFailure(problem)) }
+        switch link.connectIfDue(now: MonotonicClock.nowMs, describe: \.message, connectToCompositor) {
+        case .connected: break
+        case let .waiting(ms): return .failure(ProbeFailure("\(link.downBecause); retrying in \(ms) ms"))
+        case let .failed(failure): return .failure(failure)
         }
         // What arrived since the daemon last drained (the descriptor may not have woken it yet).
         drainEvents()
-        guard connection != nil else { return .failure(ProbeFailure(disconnectedBecause)) }
+        guard connection != nil else { return .failure(ProbeFailure(link.downBecause)) }
         if let cached { return .success(Reading(window: cached)) }
         let front = toplevels.activated.map(Self.window)
         cached = .some(front)
@@ -116,12 +115,12 @@ public final class WlrootsProbe: ForegroundProbe {
 
     // MARK: connection
 
-    /// Connects, binds the manager and reads the toplevels; the problem, or nil.
-    private func connect() -> String? {
+    /// Connects, binds the manager and reads the toplevels.
+    private func connectToCompositor() throws(ProbeFailure) -> WaylandConnection {
         let compositor = "the compositor at \(display)"
         let socket: UnixSocket
         do { socket = try UnixSocket.connect(to: socketPath) } catch {
-            return fail("cannot connect to \(compositor) (\(socketPath)): \(error)")
+            throw ProbeFailure("cannot connect to \(compositor) (\(socketPath)): \(error)")
         }
         do {
             let c = try WaylandConnection.adopt(socket)
@@ -133,47 +132,40 @@ public final class WlrootsProbe: ForegroundProbe {
                 if interface == "wl_seat" && seat == nil { seat = name }
             }
             guard let manager else {
-                return fail("\(compositor) does not offer \(Self.managerInterface) (GNOME and KDE don't: use probe = gnome/kde)")
+                throw ProbeFailure("\(compositor) does not offer \(Self.managerInterface) (GNOME and KDE don't: use probe = gnome/kde)")
             }
             try c.bindToplevelManager(name: manager.name, version: manager.version)
             if let seat { try c.bindSeat(name: seat) }
             // Every toplevel and its first `done` come before the answer to this.
             let initial = try c.roundTrip(timeoutMs: timeoutMs)
-            connection = c
             toplevels = ToplevelList()
             cached = nil
-            apply(initial)
-            guard connection != nil else { return disconnectedBecause }
-            eventGeneration += 1
-            reconnect.succeeded()
-            return nil
+            if let problem = take(initial) { throw ProbeFailure(problem) }
+            return c
+        } catch let failure as ProbeFailure {
+            throw failure
         } catch {
-            return fail("cannot use \(compositor): \(error)")
+            throw ProbeFailure("cannot use \(compositor): \(error)")
         }
-    }
-
-    private func fail(_ problem: String) -> String {
-        connection = nil
-        disconnectedBecause = problem
-        reconnect.failed(now: MonotonicClock.nowMs)
-        return problem
     }
 
     private func lose(_ problem: String) {
-        connection = nil                        // closes the socket: the loop stops watching it
+        link.drop(because: problem, backingOffAt: MonotonicClock.nowMs)   // closes the socket: the loop stops watching it
         cached = nil
-        _ = fail(problem)
     }
 
     private func apply(_ events: [WaylandEvent]) {
+        if let problem = take(events) { lose(problem) }
+    }
+
+    /// Applies the compositor's events; why the connection is over, or nil.
+    private func take(_ events: [WaylandEvent]) -> String? {
         eventsReceived += events.count
         for event in events {
-            if event == .managerFinished {
-                lose("the compositor at \(display) stopped sending toplevels")
-                return
-            }
+            if event == .managerFinished { return "the compositor at \(display) stopped sending toplevels" }
             if toplevels.apply(event) { cached = nil }
         }
+        return nil
     }
 
     // MARK: pure

@@ -27,7 +27,7 @@ public final class X11Probe: ForegroundProbe {
     /// A server that does not answer within this long fails the sample instead of hanging the daemon.
     var replyTimeoutNs: Int64 = 500_000_000
 
-    private var connection: XConnection?
+    private var connection: XConnection? { link.connection }
     private var atoms = Atoms()
     /// The active window (its title changes wake the daemon).
     private var watched = XWindow.none
@@ -36,7 +36,7 @@ public final class X11Probe: ForegroundProbe {
     /// read of `_NET_ACTIVE_WINDOW`, as Alt+Tab mostly does.
     private var recent = RecentWindows<Window>(capacity: 8)
     private var smoother = ForegroundSmoother()
-    public private(set) var eventGeneration = 0
+    public var eventGeneration: Int { link.generation }
     /// Ask for the idle time on every sample (one round trip); otherwise `idle` is nil.
     public let followsIdle: Bool
     /// The last look, while no event says it is out of date.
@@ -55,9 +55,8 @@ public final class X11Probe: ForegroundProbe {
     /// 50 ms after a loss, doubling to at most 500 ms: a server that comes
     /// back is found within half a second of the next sample, and one that
     /// stays away costs two failed connects a second.
-    private var reconnect = ReconnectBackoff(initialMs: 50, capMs: 500)
-    /// Why the connection is down, for every sample until it is back.
-    private var disconnectedBecause = ""
+    /// Its `downBecause`: why the connection is down, for every sample until it is back.
+    private let link = Reconnecting<XConnection>(initialMs: 50, capMs: 500)
 
     public var eventDescriptor: Int32? { connection?.fileDescriptor }
     /// A window manager changes several root properties per focus change:
@@ -79,14 +78,12 @@ public final class X11Probe: ForegroundProbe {
             return .failure(ProbeUnavailable(probe: "x11", reason: "DISPLAY is not set"))
         }
         let probe = X11Probe(display: display, followsIdle: followsIdle)
-        switch XConnection.open(display: display) {
-        case let .failure(error):
+        switch probe.link.connectIfDue(now: MonotonicClock.nowMs, probe.openConnection) {
+        case .connected, .waiting: return .success(probe)
+        case let .failed(.cannotConnect(error)):
             return .failure(ProbeUnavailable(probe: "x11", reason: "cannot connect to \(display): \(error)"))
-        case let .success(connection):
-            if let problem = probe.adopt(connection) {
-                return .failure(ProbeUnavailable(probe: "x11", reason: "cannot use \(display): \(problem)"))
-            }
-            return .success(probe)
+        case let .failed(.cannotUse(problem)):
+            return .failure(ProbeUnavailable(probe: "x11", reason: "cannot use \(display): \(problem)"))
         }
     }
 
@@ -178,51 +175,59 @@ public final class X11Probe: ForegroundProbe {
         c.selectInput(c.root, .propertyChange)
         c.selectScreenSaverNotify(c.root)
         guard c.flush(), c.error == nil else { return "the connection broke while setting up" }
-        connection = c
         watched = .none
         recent = RecentWindows(capacity: recent.capacity)
         cached = nil
         saverState = nil
         lastActiveRead = nil                   // sequence numbers are per connection
-        eventGeneration += 1
-        reconnect.succeeded()
         return nil
     }
 
-    private func connected() -> Result<XConnection, ProbeFailure> {
-        if let connection { return .success(connection) }
-        let now = MonotonicClock.nowMs
-        let wait = reconnect.waitMs(now: now)
-        guard wait == 0 else { return .failure(ProbeFailure("\(disconnectedBecause); retrying in \(wait) ms")) }
-        let problem: String
+    private enum SetupFailure: Error {
+        case cannotConnect(String)
+        case cannotUse(String)
+    }
+
+    /// A connection to `display`, set up (`adopt`).
+    private func openConnection() throws(SetupFailure) -> XConnection {
         switch XConnection.open(display: display) {
+        case let .failure(error): throw .cannotConnect("\(error)")
         case let .success(c):
-            guard let setupProblem = adopt(c) else { return .success(c) }
-            problem = "cannot use the X server at \(display): \(setupProblem)"
-        case let .failure(error):
-            problem = "cannot connect to the X server at \(display): \(error)"
+            if let problem = adopt(c) { throw .cannotUse(problem) }
+            return c
         }
-        reconnect.failed(now: now)
-        disconnectedBecause = problem
-        return .failure(ProbeFailure("\(problem); retrying in \(reconnect.waitMs(now: now)) ms"))
+    }
+
+    private func connected() -> Result<XConnection, ProbeFailure> {
+        let now = MonotonicClock.nowMs
+        let attempt = link.connectIfDue(now: now, describe: { [display] (failure: SetupFailure) in
+            switch failure {
+            case let .cannotConnect(error): "cannot connect to the X server at \(display): \(error)"
+            case let .cannotUse(problem): "cannot use the X server at \(display): \(problem)"
+            }
+        }, openConnection)
+        switch attempt {
+        case let .connected(c): return .success(c)
+        case let .waiting(ms): return .failure(ProbeFailure("\(link.downBecause); retrying in \(ms) ms"))
+        case .failed: return .failure(ProbeFailure("\(link.downBecause); retrying in \(link.waitMs(now: now)) ms"))
+        }
     }
 
     /// Drops a broken connection; the next samples reconnect.
     private func lose(_ error: XConnectionError) -> ProbeFailure {
         previousConnectionsRequests += connection?.requestsSent ?? 0
-        connection = nil                       // xcb_disconnect closes the fd
+        // xcb_disconnect closes the fd as the last reference goes.
+        link.drop(because: "lost the connection to the X server at \(display): \(error)", backingOffAt: MonotonicClock.nowMs)
         watched = .none
         recent = RecentWindows(capacity: recent.capacity)
         cached = nil
         saverState = nil
         lastActiveRead = nil                   // sequence numbers are per connection
-        disconnectedBecause = "lost the connection to the X server at \(display): \(error)"
-        reconnect.failed(now: MonotonicClock.nowMs)
-        return ProbeFailure(disconnectedBecause)
+        return ProbeFailure(link.downBecause)
     }
 
     private func fail(_ failure: XRequestFailure) -> ProbeFailure {
-        guard let c = connection else { return ProbeFailure(disconnectedBecause) }
+        guard let c = connection else { return ProbeFailure(link.downBecause) }
         if failure == .connectionLost, let error = c.error { return lose(error) }
         return ProbeFailure("X server at \(display): \(describe(failure, c))")
     }

@@ -10,6 +10,46 @@ public enum ChildProcesses {
         guard clinux_become_child_subreaper() == 0 else { throw Errno.current }
     }
 
+    /// How a child ended in `stop`.
+    public struct Stopped: Equatable, Sendable {
+        /// waitpid(2)'s status.
+        public let status: Int32
+        /// It exited within the grace time; false: it was killed.
+        public let exitedInTime: Bool
+
+        /// Its exit code, or 128 + the signal that ended it (as a shell says).
+        public var exitCode: Int32 {
+            let signal = status & 0x7f
+            return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        }
+    }
+
+    /// Stops the child `pid`: gives it `graceMs` to exit by itself (checked
+    /// every 1 ms at first, backing off to every 10 ms), then sends SIGKILL
+    /// and reaps it, so no zombie stays behind. With `group` the SIGKILL goes
+    /// to its whole process group (`pid` leads it) even when it exited in
+    /// time: what it left running goes too (the group id stays taken while
+    /// any member lives). No SIGTERM: each caller has told the child to go
+    /// (closed its stdout or its socket) before calling this.
+    @discardableResult
+    public static func stop(_ pid: pid_t, graceMs: Int64, group: Bool) -> Stopped {
+        var status: Int32 = 0
+        var exited = false
+        let deadline = MonotonicClock.nowMs + graceMs
+        var stepUs: UInt32 = 1_000
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            // ECHILD: someone else reaped it (a subreaper's reapExited).
+            if reaped == pid || (reaped < 0 && errno != EINTR) { exited = true; break }
+            if MonotonicClock.nowMs >= deadline { break }
+            usleep(stepUs)
+            stepUs = min(stepUs * 2, 10_000)
+        }
+        if group { kill(-pid, SIGKILL) } else if !exited { kill(pid, SIGKILL) }
+        if !exited { _ = try? retryOnInterrupt { waitpid(pid, &status, 0) } }
+        return Stopped(status: status, exitedInTime: exited)
+    }
+
     /// Reaps every child that has exited, without waiting for the others.
     public static func reapExited() {
         var status: Int32 = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import BlockerProbes
+import BlockerSystem
 
 /// The command probe's helper, as blockerd runs it: the real binary in `--probe-launcher` mode.
 @Suite struct ProbeLauncherTests {

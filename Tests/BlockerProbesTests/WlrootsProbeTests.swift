@@ -142,9 +142,9 @@ import TestSupport
         }
         #expect(failure.message.contains("the compositor at \(compositor.socketName)"), "\(failure.message)")
         // While it is away, samples do not try to connect each time (backoff).
-        let attempts = probe.reconnectAttempts
+        let attempts = probe.connectionAttempts
         for _ in 0..<20 { _ = probe.sample() }
-        #expect(probe.reconnectAttempts <= attempts + 1)
+        #expect(probe.connectionAttempts <= attempts + 1)
 
         try compositor.start()
         try compositor.openFoot(appID: "beta", title: "Beta chat")

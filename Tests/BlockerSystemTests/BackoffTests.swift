@@ -37,4 +37,47 @@ import Testing
         backoff.failed(now: 10_000)
         #expect(backoff.waitMs(now: 10_000) == 100)
     }
+
+    struct Refused: Error, CustomStringConvertible { var description: String { "refused" } }
+
+    /// A server that refuses, then takes the connection, then drops it:
+    /// attempts only when the backoff allows, a generation per connection,
+    /// the reason kept until the next connection.
+    @Test func reconnectingConnectsWhenDueAndCountsGenerations() {
+        let link = Reconnecting<String>(initialMs: 100, capMs: 2_000, downBecause: "not started")
+        var up = false
+        func connect() throws(Refused) -> String {
+            guard up else { throw Refused() }
+            return "socket"
+        }
+        guard case .failed = link.connectIfDue(now: 1_000, connect) else { Issue.record("refused"); return }
+        #expect(link.downBecause == "refused" && link.attempts == 1 && link.generation == 0)
+        guard case .waiting(ms: 60) = link.connectIfDue(now: 1_040, connect) else { Issue.record("backoff"); return }
+        #expect(link.attempts == 1, "no attempt while the backoff runs")
+        up = true
+        guard case .connected("socket") = link.connectIfDue(now: 1_100, connect) else { Issue.record("up"); return }
+        #expect(link.generation == 1 && link.attempts == 2 && link.isConnected)
+        guard case .connected = link.connectIfDue(now: 1_100, connect) else { Issue.record("kept"); return }
+        #expect(link.attempts == 2, "a live connection is not made again")
+
+        // Dropped without a backoff (a server that restarted): at once again.
+        #expect(link.drop(because: "closed") == "socket")
+        #expect(link.downBecause == "closed" && !link.isConnected)
+        guard case .connected = link.connectIfDue(now: 1_100, connect) else { Issue.record("again"); return }
+        #expect(link.generation == 2)
+
+        // Dropped with a backoff: the next attempt waits, from the initial delay.
+        link.drop(because: "hung up", backingOffAt: 2_000)
+        guard case .waiting(ms: 100) = link.connectIfDue(now: 2_000, connect) else { Issue.record("wait"); return }
+        #expect(link.downBecause == "hung up")
+    }
+
+    @Test func reconnectingUpdatesTheConnectionInPlace() {
+        let link = Reconnecting<[Int]>(initialMs: 10, capMs: 10)
+        link.update { $0.append(1) }
+        #expect(link.connection == nil)
+        _ = link.connectIfDue(now: 0) { () throws(Refused) -> [Int] in [0] }
+        link.update { $0.append(1) }
+        #expect(link.connection == [0, 1])
+    }
 }

@@ -1,4 +1,3 @@
-import BlockerSystem
 import Glibc
 
 /// Runs a program (argv, never a shell) and collects its stdout, killing it
@@ -90,33 +89,24 @@ public enum Subprocess {
         }
         // stdout is closed (or we gave up): wait for the program itself, then
         // kill its group, so children it left behind go too.
-        var status: Int32 = 0
-        var reaped = false
-        while failure == nil {
-            let r = waitpid(child.pid, &status, WNOHANG)
-            if r == child.pid { reaped = true; break }
-            if r < 0 && errno != EINTR { reaped = true; break }
-            if MonotonicClock.nowMs >= deadline { failure = .timedOut(ms: timeoutMs); break }
-            usleep(1000)
-        }
-        // After the leader is reaped its group id stays taken while any member lives.
-        kill(-child.pid, SIGKILL)
-        if !reaped { _ = try? retryOnInterrupt { waitpid(child.pid, &status, 0) } }
+        let stopped = ChildProcesses.stop(child.pid, graceMs: failure == nil ? deadline - MonotonicClock.nowMs : 0,
+                                          group: true)
+        if failure == nil && !stopped.exitedInTime { failure = .timedOut(ms: timeoutMs) }
         if let failure { return .failure(failure) }
-        return .success(Output(status: exitCode(status), stdout: stdout, stderr: stderr))
+        return .success(Output(status: stopped.exitCode, stdout: stdout, stderr: stderr))
     }
 
     /// A program started in a process group of its own (its pid), with
     /// its stdout and stderr on pipes whose read ends the caller closes.
-    struct Capturing {
-        let pid: pid_t
-        let stdout: Int32
-        let stderr: Int32
+    package struct Capturing {
+        package let pid: pid_t
+        package let stdout: Int32
+        package let stderr: Int32
     }
 
     /// Starts `argv` for `run` and the streaming probe: pipes close-on-exec
     /// from birth, dup'ed onto fds 1 and 2 of this child only.
-    static func spawnCapturing(_ argv: [String]) -> Result<Capturing, Failure> {
+    package static func spawnCapturing(_ argv: [String]) -> Result<Capturing, Failure> {
         let program = argv.first ?? "(empty command)"
         let out: (read: Int32, write: Int32), err: (read: Int32, write: Int32)
         do throws(Errno) {
@@ -180,8 +170,4 @@ public enum Subprocess {
         return result == 0 ? .success(pid) : .failure(.cannotStart(program, errno: result))
     }
 
-    private static func exitCode(_ status: Int32) -> Int32 {
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
-    }
 }
