@@ -221,7 +221,7 @@ struct X11Scene {
     /// flapped down and up every few ms under systemd --user, issue 20 row 2).
     @Test func aWindowIdUsedAgainIsReadAgain() throws {
         let server = try X11Server()
-        let probe = try openProbe(server)
+        let probe = try X11Scene.openProbe(server, followsIdle: false)
         let x = try TestXClient(display: server.display)
         let id = x.newId()
         func show(_ name: String, pid: UInt32) throws -> Window? {
