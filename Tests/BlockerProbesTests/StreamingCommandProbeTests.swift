@@ -2,6 +2,7 @@ import Glibc
 import Testing
 @testable import BlockerProbes
 import BlockerCore
+import TestSupport
 
 @Suite("The command probe, streaming")
 struct StreamingCommandProbeTests {
@@ -27,15 +28,28 @@ struct StreamingCommandProbeTests {
         try #require(poll(&pfd, 1, 3000) == 1, "no event from the probe within 3 s", sourceLocation: sourceLocation)
     }
 
+    /// Starts the program and returns the sample of its first line. Not
+    /// `waitForEvent`: the starting sample may have read that line already,
+    /// and then nothing is left to wake the descriptor.
+    func firstSample(_ probe: StreamingCommandProbe, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> Result<Reading, ProbeFailure> {
+        for _ in 0..<30 {
+            let sample = probe.sample()
+            guard case let .failure(failure) = sample, failure.message.contains("has not printed its first line yet")
+            else { return sample }
+            let fd = try #require(probe.eventDescriptor, "the streaming probe has no event fd", sourceLocation: sourceLocation)
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pfd, 1, 100)
+        }
+        throw TestFailure("the probe command printed no line within 3 s")
+    }
+
     @Test func eachLineIsTheWindowInFrontFromTheMomentItArrives() throws {
         let gate = Gate()
         let probe = StreamingCommandProbe(argv: ["/bin/sh", "-c",
             #"echo '{"app":"discord","title":"chat","pid":7}'; read -r _ < "$0"; echo null; sleep 30"#, gate.path])
         // The first sample starts the program; nothing was printed yet, or just now.
-        _ = probe.sample()
-        try waitForEvent(probe)
-        probe.drainEvents()
-        let first = try probe.sample().get()
+        let first = try firstSample(probe).get()
         #expect(first.window?.app == "discord" && first.window?.pid == 7)
         let generation = probe.eventGeneration
         gate.open()
@@ -65,10 +79,8 @@ struct StreamingCommandProbeTests {
         let gate = Gate()
         let probe = StreamingCommandProbe(argv: ["/bin/sh", "-c",
             #"echo 'not json'; read -r _ < "$0"; echo '{"app":"notes"}'; sleep 30"#, gate.path])
-        _ = probe.sample()
-        try waitForEvent(probe)
-        probe.drainEvents()
-        #expect(throws: ProbeFailure.self) { try probe.sample().get() }
+        let garbage = try firstSample(probe)
+        #expect(throws: ProbeFailure.self) { try garbage.get() }
         gate.open()
         try waitForEvent(probe)
         probe.drainEvents()
