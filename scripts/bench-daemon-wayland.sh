@@ -14,7 +14,7 @@ oe_init bench-daemon-wayland
 changes=${N:-200}
 idle_seconds=${IDLE_S:-10}
 
-oe_start_bus
+fx_start_bus
 oe_start_sway 1
 oe_open_foots blocker-meter elsewhere
 
@@ -29,15 +29,15 @@ for probe in sway wlroots; do
     focus elsewhere
     sleep 1
     before=$(cpu_ns "$oe_blockerd_pid")
-    started=$(oe_now_ms)
+    started=$(fx_now_ms)
     for ((i = 0; i < changes; i++)); do
         if ((i % 2)); then focus elsewhere; else focus blocker-meter; fi
         sleep 0.05
     done
     sleep 0.5
     after=$(cpu_ns "$oe_blockerd_pid")
-    elapsed=$(($(oe_now_ms) - started))
-    [ "$(oe_status 's["probe"]["name"], s["probe"]["ok"]')" = "$probe True" ] || oe_fail "the $probe probe failed during the run"
+    elapsed=$(($(fx_now_ms) - started))
+    [ "$(oe_status 's["probe"]["name"], s["probe"]["ok"]')" = "$probe True" ] || fail "the $probe probe failed during the run"
     per_change=$(((after - before) / 1000 / changes))
     focus elsewhere
     sleep 1

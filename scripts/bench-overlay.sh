@@ -40,12 +40,12 @@ runs=10
 
 row() { printf '| %-46s | %15s | %-22s |\n' "$@"; }
 
-oe_start_bus
+fx_start_bus
 case $backend in
 sway)
     oe_start_sway 1
     swaymsg exec "foot --app-id=blocker-meter sh" >/dev/null
-    oe_wait 10 eval 'swaymsg -t get_tree | grep -q "\"app_id\": \"blocker-meter\""' || oe_fail "foot did not map"
+    fx_wait 10 eval 'swaymsg -t get_tree | grep -q "\"app_id\": \"blocker-meter\""' || fail "foot did not map"
     # pushups earn 0.6 s a rep.
     oe_write_config 0.01
     probe=sway
@@ -53,41 +53,41 @@ sway)
     ;;
 x11)
     oe_start_x11
-    xterm -class blocker-meter -geometry 200x57+0+0 >"$oe_dir/xterm.log" 2>&1 &
-    oe_track $!
-    oe_wait 10 eval 'xdotool search --onlyvisible --class blocker-meter >/dev/null 2>&1' || oe_fail "the xterm did not map"
+    xterm -class blocker-meter -geometry 200x57+0+0 >"$fx_dir/xterm.log" 2>&1 &
+    fx_track $!
+    fx_wait 10 eval 'xdotool search --onlyvisible --class blocker-meter >/dev/null 2>&1' || fail "the xterm did not map"
     xdotool windowactivate --sync "$(xdotool search --onlyvisible --class blocker-meter | head -n 1)"
     oe_write_config 0.01
     probe=x11
     label=X11
     ;;
-*) oe_fail "unknown backend $backend" ;;
+*) fail "unknown backend $backend" ;;
 esac
 oe_start_blockerd $probe
 oe_start_overlay
-oe_wait 5 eval '[ "$(oe_count overlay.log "shown over")" -ge 1 ]' || oe_fail "the cover did not show at start"
+fx_wait 5 eval '[ "$(oe_count overlay.log "shown over")" -ge 1 ]' || fail "the cover did not show at start"
 
 latencies=()
 for _ in $(seq $runs); do
     shields=$(oe_count blockerd.log "event=shield-up")
     shown=$(oe_count overlay.log "shown over")
     hidden=$(oe_count overlay.log "blocker-overlay: hidden")
-    oe_ctl earn 1 pushups >/dev/null || oe_fail "blockerctl earn failed"
-    oe_wait 5 eval '[ "$(oe_count overlay.log "blocker-overlay: hidden")" -gt $hidden ]' || oe_fail "the cover did not go"
-    oe_wait 5 eval '[ "$(oe_count overlay.log "shown over")" -gt $shown ]' || oe_fail "the cover did not come back at zero"
+    oe_ctl earn 1 pushups >/dev/null || fail "blockerctl earn failed"
+    fx_wait 5 eval '[ "$(oe_count overlay.log "blocker-overlay: hidden")" -gt $hidden ]' || fail "the cover did not go"
+    fx_wait 5 eval '[ "$(oe_count overlay.log "shown over")" -gt $shown ]' || fail "the cover did not come back at zero"
     zero=$(oe_stamp_of blockerd.log "event=shield-up" $((shields + 1)))
     mapped=$(oe_stamp_of overlay.log "shown over" $((shown + 1)))
     latencies+=($((mapped - zero)))
 done
 median=$(printf '%s\n' "${latencies[@]}" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2)}')
-oe_note "zero -> mapped ($label, $probe probe), ms: ${latencies[*]}"
+fx_note "zero -> mapped ($label, $probe probe), ms: ${latencies[*]}"
 row "overlay: zero -> mapped, $label (median of $runs)" "$median ms" "<= 300 ms"
 
 if [ "$backend" = sway ]; then
     # Hidden, settled: 20 pushups = 12 s of balance.
     hidden=$(oe_count overlay.log "blocker-overlay: hidden")
-    oe_ctl earn 20 pushups >/dev/null || oe_fail "blockerctl earn failed"
-    oe_wait 5 eval '[ "$(oe_count overlay.log "blocker-overlay: hidden")" -gt $hidden ]' || oe_fail "the cover did not go"
+    oe_ctl earn 20 pushups >/dev/null || fail "blockerctl earn failed"
+    fx_wait 5 eval '[ "$(oe_count overlay.log "blocker-overlay: hidden")" -gt $hidden ]' || fail "the cover did not go"
     sleep 2
     rss_kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$oe_overlay_pid/status")
     row "overlay: RSS while hidden" "$(awk "BEGIN {printf \"%.1f MiB\", $rss_kb / 1024}")" "(reported)"

@@ -16,21 +16,19 @@ set -euo pipefail
 # shellcheck source=lib/overlay-env.sh
 source "$(dirname "$0")/lib/overlay-env.sh"
 oe_init overlay-x11-composited
-started=$(oe_now_ms)
-for tool in Xvfb openbox picom xterm xdotool xprop xwininfo import convert compare identify dbus-daemon python3; do
-    command -v "$tool" >/dev/null || oe_fail "$tool is not installed (make check installs the test dependencies)"
-done
+started=$(fx_now_ms)
+fx_need Xvfb openbox picom xterm xdotool xprop xwininfo import convert compare identify dbus-daemon python3
 
 oe_start_x11
-oe_start_bus
+fx_start_bus
 # xrender: Xvfb has no GL. No config file: picom's defaults, no shadows or fading.
-picom --backend xrender --config /dev/null >"$oe_dir/picom.log" 2>&1 &
-oe_track $!
-oe_wait 10 eval 'xprop -root _NET_SUPPORTING_WM_CHECK >/dev/null 2>&1' || oe_fail "openbox is not managing $DISPLAY"
+picom --backend xrender --config /dev/null >"$fx_dir/picom.log" 2>&1 &
+fx_track $!
+fx_wait 10 eval 'xprop -root _NET_SUPPORTING_WM_CHECK >/dev/null 2>&1' || fail "openbox is not managing $DISPLAY"
 
-xterm -class blocker-meter -bg magenta -fg magenta -geometry 200x57+0+0 >"$oe_dir/xterm.log" 2>&1 &
-oe_track $!
-oe_wait 10 eval 'xdotool search --onlyvisible --class blocker-meter >/dev/null 2>&1' || oe_fail "the xterm did not map"
+xterm -class blocker-meter -bg magenta -fg magenta -geometry 200x57+0+0 >"$fx_dir/xterm.log" 2>&1 &
+fx_track $!
+fx_wait 10 eval 'xdotool search --onlyvisible --class blocker-meter >/dev/null 2>&1' || fail "the xterm did not map"
 xterm_window=$(xdotool search --onlyvisible --class blocker-meter | head -n 1)
 xdotool windowactivate --sync "$xterm_window"
 
@@ -40,28 +38,28 @@ shot() { import -window root -resize 25% "$1"; }
 
 # 1. The compositor blends: half-transparent, the xterm is no longer magenta.
 xprop -id "$xterm_window" -f _NET_WM_WINDOW_OPACITY 32c -set _NET_WM_WINDOW_OPACITY 0x7fffffff
-blended() { shot "$oe_dir/blend.png"; [ "$(pure_magenta "$oe_dir/blend.png")" -lt 100 ]; }
-oe_wait 10 blended || oe_fail "picom does not composite: a 50%-opaque magenta xterm still shows $(pure_magenta "$oe_dir/blend.png") magenta pixels"
-[ "$(fx_magenta_tinted "$oe_dir/blend.png")" -ge 50000 ] || oe_fail "the blended xterm is not on screen ($(fx_magenta_tinted "$oe_dir/blend.png") tinted pixels)"
+blended() { shot "$fx_dir/blend.png"; [ "$(pure_magenta "$fx_dir/blend.png")" -lt 100 ]; }
+fx_wait 10 blended || fail "picom does not composite: a 50%-opaque magenta xterm still shows $(pure_magenta "$fx_dir/blend.png") magenta pixels"
+[ "$(fx_magenta_tinted "$fx_dir/blend.png")" -ge 50000 ] || fail "the blended xterm is not on screen ($(fx_magenta_tinted "$fx_dir/blend.png") tinted pixels)"
 xprop -id "$xterm_window" -remove _NET_WM_WINDOW_OPACITY
-solid() { shot "$oe_dir/before.png"; [ "$(pure_magenta "$oe_dir/before.png")" -ge 50000 ]; }
-oe_wait 10 solid || oe_fail "the xterm did not come back opaque after its opacity was removed"
-oe_note "1. picom composites: a 50% xterm blends ($(pure_magenta "$oe_dir/blend.png") pure magenta pixels), at 100% it is magenta again"
+solid() { shot "$fx_dir/before.png"; [ "$(pure_magenta "$fx_dir/before.png")" -ge 50000 ]; }
+fx_wait 10 solid || fail "the xterm did not come back opaque after its opacity was removed"
+fx_note "1. picom composites: a 50% xterm blends ($(pure_magenta "$fx_dir/blend.png") pure magenta pixels), at 100% it is magenta again"
 
 # 2. The shield is up at start (balance 0): the cover shows, in a 24-bit window.
 oe_write_config 0.05
 oe_start_blockerd x11
 oe_start_overlay
-oe_wait 5 eval 'xdotool search --onlyvisible --classname blocker-overlay >/dev/null 2>&1' || oe_fail "the cover did not show"
+fx_wait 5 eval 'xdotool search --onlyvisible --classname blocker-overlay >/dev/null 2>&1' || fail "the cover did not show"
 cover=$(xdotool search --onlyvisible --classname blocker-overlay | head -n 1)
 depth=$(xwininfo -id "$cover" | awk '/Depth:/ {print $2}')
-[ "$depth" = 24 ] || oe_fail "the cover's window has depth $depth, not 24: a compositor blends it with what is beneath"
-oe_screen_until shot "$oe_dir/before.png" ge 90 5000 >/dev/null || oe_fail "the cover did not reach the screen"
-oe_note "2. cover shown for the shield at start, depth $depth"
+[ "$depth" = 24 ] || fail "the cover's window has depth $depth, not 24: a compositor blends it with what is beneath"
+oe_screen_until shot "$fx_dir/before.png" ge 90 5000 >/dev/null || fail "the cover did not reach the screen"
+fx_note "2. cover shown for the shield at start, depth $depth"
 
 # 3. Opaque, full size.
 sleep 0.3
-import -window root "$oe_dir/cover.png"
-oe_expect_opaque "$oe_dir/cover.png"
+import -window root "$fx_dir/cover.png"
+oe_expect_opaque "$fx_dir/cover.png"
 
-oe_note "pass in $((($(oe_now_ms) - started) / 1000)) s"
+fx_note "pass in $((($(fx_now_ms) - started) / 1000)) s"

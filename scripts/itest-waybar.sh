@@ -16,31 +16,29 @@ set -euo pipefail
 # shellcheck source=lib/overlay-env.sh
 source "$(dirname "$0")/lib/overlay-env.sh"
 oe_init waybar
-started=$(oe_now_ms)
-for tool in sway swaymsg foot waybar grim convert dbus-daemon python3; do
-    command -v "$tool" >/dev/null || oe_fail "$tool is not installed (make check installs the test dependencies)"
-done
-oe_start_bus
+started=$(fx_now_ms)
+fx_need sway swaymsg foot waybar grim convert dbus-daemon python3
+fx_start_bus
 oe_start_sway 1
 swaymsg exec "foot --app-id=blocker-meter sh" >/dev/null
-oe_wait 10 eval 'swaymsg -t get_tree | grep -q "\"app_id\": \"blocker-meter\""' || oe_fail "foot did not map"
+fx_wait 10 eval 'swaymsg -t get_tree | grep -q "\"app_id\": \"blocker-meter\""' || fail "foot did not map"
 oe_write_config 0.05   # pushups earn 3 s a rep
 oe_start_blockerd sway
 
 # The README's waybar module, with a tee that keeps what waybar was given.
-mkdir -p "$oe_dir/waybar"
-cat >"$oe_dir/waybar/config" <<JSON
+mkdir -p "$fx_dir/waybar"
+cat >"$fx_dir/waybar/config" <<JSON
 {
     "layer": "top", "position": "top", "height": 30,
     "modules-left": ["custom/blocker"],
     "custom/blocker": {
-        "exec": "$oe_bin/blockerctl status --follow --format waybar --low 10s | tee -a $oe_dir/bar.jsonl",
+        "exec": "$bin/blockerctl status --follow --format waybar --low 10s | tee -a $fx_dir/bar.jsonl",
         "return-type": "json",
         "format": "blocker {}"
     }
 }
 JSON
-cat >"$oe_dir/waybar/style.css" <<'CSS'
+cat >"$fx_dir/waybar/style.css" <<'CSS'
 * { font-family: "DejaVu Sans"; font-size: 16px; }
 window#waybar { background: #202020; color: #ffffff; }
 #custom-blocker { padding: 0 12px; }
@@ -49,28 +47,28 @@ window#waybar { background: #202020; color: #ffffff; }
 #custom-blocker.shielded { background: #d02020; }
 #custom-blocker.down { background: #707070; }
 CSS
-waybar -c "$oe_dir/waybar/config" -s "$oe_dir/waybar/style.css" >"$oe_dir/waybar.log" 2>&1 &
-oe_track $!
+waybar -c "$fx_dir/waybar/config" -s "$fx_dir/waybar/style.css" >"$fx_dir/waybar.log" 2>&1 &
+fx_track $!
 
-last_class() { tail -n 1 "$oe_dir/bar.jsonl" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["class"])' 2>/dev/null; }
+last_class() { tail -n 1 "$fx_dir/bar.jsonl" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["class"])' 2>/dev/null; }
 # The module's colour at the bar's left end, as "R,G,B" (0-255).
 bar_color() {
-    grim -g "0,0 400x30" "$oe_dir/bar.png" 2>/dev/null || return 1
-    convert "$oe_dir/bar.png" -crop 1x1+4+15 -depth 8 -format '%[fx:int(255*r)],%[fx:int(255*g)],%[fx:int(255*b)]' info:
+    grim -g "0,0 400x30" "$fx_dir/bar.png" 2>/dev/null || return 1
+    convert "$fx_dir/bar.png" -crop 1x1+4+15 -depth 8 -format '%[fx:int(255*r)],%[fx:int(255*g)],%[fx:int(255*b)]' info:
 }
 color_is() { [ "$(bar_color)" = "$1" ]; }
 
-oe_wait 10 eval '[ -s "$oe_dir/bar.jsonl" ]' || oe_fail "waybar did not start blockerctl's module (waybar.log: $(tail -n 5 "$oe_dir/waybar.log"))"
-oe_ctl earn 20 pushups >/dev/null || oe_fail "blockerctl earn failed"
-oe_wait 5 eval '[ "$(last_class)" = ok ]' || oe_fail "the module's class is $(last_class), not ok, after earning 1m"
-oe_wait 5 color_is 31,157,85 || oe_fail "the bar is not green (class ok) on screen: $(bar_color)"
+fx_wait 10 eval '[ -s "$fx_dir/bar.jsonl" ]' || fail "waybar did not start blockerctl's module (waybar.log: $(tail -n 5 "$fx_dir/waybar.log"))"
+oe_ctl earn 20 pushups >/dev/null || fail "blockerctl earn failed"
+fx_wait 5 eval '[ "$(last_class)" = ok ]' || fail "the module's class is $(last_class), not ok, after earning 1m"
+fx_wait 5 color_is 31,157,85 || fail "the bar is not green (class ok) on screen: $(bar_color)"
 mkdir -p docs
-cp "$oe_dir/bar.png" docs/waybar-ok.png
-oe_note "1. the bar shows $(tail -n 1 "$oe_dir/bar.jsonl") in green"
+cp "$fx_dir/bar.png" docs/waybar-ok.png
+fx_note "1. the bar shows $(tail -n 1 "$fx_dir/bar.jsonl") in green"
 
 # 2. Counting down while foot is in front: several lines, decreasing.
-oe_wait 5 eval '[ "$(grep -c "" "$oe_dir/bar.jsonl")" -ge 4 ]' || oe_fail "the bar did not follow the balance: $(cat "$oe_dir/bar.jsonl")"
-python3 - "$oe_dir/bar.jsonl" <<'PY' || oe_fail "the bar's lines are not a countdown: $(cat "$oe_dir/bar.jsonl")"
+fx_wait 5 eval '[ "$(grep -c "" "$fx_dir/bar.jsonl")" -ge 4 ]' || fail "the bar did not follow the balance: $(cat "$fx_dir/bar.jsonl")"
+python3 - "$fx_dir/bar.jsonl" <<'PY' || fail "the bar's lines are not a countdown: $(cat "$fx_dir/bar.jsonl")"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 assert all(set(l) == {"text", "tooltip", "class", "percentage"} for l in lines), lines
@@ -79,41 +77,41 @@ def seconds(text):  # "1m 05s" -> 65
 left = [seconds(l["text"]) for l in lines if l["class"] == "ok"]
 assert len(left) >= 3 and left == sorted(left, reverse=True) and left[0] > left[-1], left
 PY
-oe_note "2. the balance counts down in the bar"
+fx_note "2. the balance counts down in the bar"
 
 # 3. A timed block: shielded, red, within 2 s; no polling means no line in between.
-blocked=$(oe_now_ms)
-oe_ctl block meter --for 1m >/dev/null || oe_fail "blockerctl block failed"
-oe_wait 2 eval '[ "$(last_class)" = shielded ]' || oe_fail "the module's class is $(last_class), not shielded, 2 s after the block"
-oe_wait 3 color_is 208,32,32 || oe_fail "the bar did not turn red (class shielded) on screen: $(bar_color)"
-cp "$oe_dir/bar.png" docs/waybar-shielded.png
-oe_note "3. shield up: the bar is red after $(($(oe_now_ms) - blocked)) ms ($(tail -n 1 "$oe_dir/bar.jsonl"))"
+blocked=$(fx_now_ms)
+oe_ctl block meter --for 1m >/dev/null || fail "blockerctl block failed"
+fx_wait 2 eval '[ "$(last_class)" = shielded ]' || fail "the module's class is $(last_class), not shielded, 2 s after the block"
+fx_wait 3 color_is 208,32,32 || fail "the bar did not turn red (class shielded) on screen: $(bar_color)"
+cp "$fx_dir/bar.png" docs/waybar-shielded.png
+fx_note "3. shield up: the bar is red after $(($(fx_now_ms) - blocked)) ms ($(tail -n 1 "$fx_dir/bar.jsonl"))"
 # Shielded, nothing is spent and blockerd signals nothing: the line stays put.
-lines=$(grep -c "" "$oe_dir/bar.jsonl")
+lines=$(grep -c "" "$fx_dir/bar.jsonl")
 sleep 3
-[ "$(grep -c "" "$oe_dir/bar.jsonl")" -eq "$lines" ] || oe_fail "the module printed while nothing changed: $(tail -n 3 "$oe_dir/bar.jsonl")"
-oe_note "3b. nothing changes for 3 s: no new line (it follows signals, it does not poll)"
+[ "$(grep -c "" "$fx_dir/bar.jsonl")" -eq "$lines" ] || fail "the module printed while nothing changed: $(tail -n 3 "$fx_dir/bar.jsonl")"
+fx_note "3b. nothing changes for 3 s: no new line (it follows signals, it does not poll)"
 
 # 4. blockerd away and back.
 oe_stop_blockerd
-oe_wait 3 eval '[ "$(last_class)" = down ]' || oe_fail "the class is $(last_class), not down, with blockerd stopped"
-oe_wait 3 color_is 112,112,112 || oe_fail "the bar did not turn grey with blockerd stopped: $(bar_color)"
+fx_wait 3 eval '[ "$(last_class)" = down ]' || fail "the class is $(last_class), not down, with blockerd stopped"
+fx_wait 3 color_is 112,112,112 || fail "the bar did not turn grey with blockerd stopped: $(bar_color)"
 oe_start_blockerd sway
-oe_wait 5 eval '[ "$(last_class)" = shielded ]' || oe_fail "the class is $(last_class), not shielded, after blockerd came back"
-oe_note "4. blockerd stopped: class down (grey); back: shielded again"
+fx_wait 5 eval '[ "$(last_class)" = shielded ]' || fail "the class is $(last_class), not shielded, after blockerd came back"
+fx_note "4. blockerd stopped: class down (grey); back: shielded again"
 # 5. A hostile title in front (the shield was over blocker-meter): the bar's new line names it.
 title='a & <span size="99999">x</span>'
-printf '#!/bin/sh\nexec foot --app-id=blocker-title --title=%s sleep infinity\n' "'$title'" >"$oe_dir/title-window.sh"
-chmod 0755 "$oe_dir/title-window.sh"
-swaymsg exec "$oe_dir/title-window.sh" >/dev/null
-oe_wait 10 eval 'tail -n 1 "$oe_dir/bar.jsonl" | grep -qF "blocker-title"' \
-    || oe_fail "the bar did not name the window in front: $(tail -n 2 "$oe_dir/bar.jsonl")"
-python3 - "$oe_dir/bar.jsonl" "$title" <<'PY' || oe_fail "the tooltip carries the title as markup: $(tail -n 1 "$oe_dir/bar.jsonl")"
+printf '#!/bin/sh\nexec foot --app-id=blocker-title --title=%s sleep infinity\n' "'$title'" >"$fx_dir/title-window.sh"
+chmod 0755 "$fx_dir/title-window.sh"
+swaymsg exec "$fx_dir/title-window.sh" >/dev/null
+fx_wait 10 eval 'tail -n 1 "$fx_dir/bar.jsonl" | grep -qF "blocker-title"' \
+    || fail "the bar did not name the window in front: $(tail -n 2 "$fx_dir/bar.jsonl")"
+python3 - "$fx_dir/bar.jsonl" "$title" <<'PY' || fail "the tooltip carries the title as markup: $(tail -n 1 "$fx_dir/bar.jsonl")"
 import json, sys, html
 line = json.loads(open(sys.argv[1]).read().splitlines()[-1])
 tooltip, title = line["tooltip"], sys.argv[2]
 assert "<" not in tooltip and html.escape(title, quote=True).replace("&#x27;", "&apos;") in tooltip, tooltip
 PY
-oe_note "5. a window titled '$title': the tooltip waybar got carries it escaped"
+fx_note "5. a window titled '$title': the tooltip waybar got carries it escaped"
 
-oe_note "pass in $((($(oe_now_ms) - started) / 1000)) s (screenshots: docs/waybar-ok.png, docs/waybar-shielded.png)"
+fx_note "pass in $((($(fx_now_ms) - started) / 1000)) s (screenshots: docs/waybar-ok.png, docs/waybar-shielded.png)"

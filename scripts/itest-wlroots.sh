@@ -14,18 +14,16 @@ set -euo pipefail
 # shellcheck source=lib/overlay-env.sh
 source "$(dirname "$0")/lib/overlay-env.sh"
 oe_init wlroots
-for tool in sway swaymsg foot setpriv dbus-daemon python3; do
-    command -v "$tool" >/dev/null || oe_fail "$tool is not installed (make check installs the test dependencies)"
-done
+fx_need sway swaymsg foot setpriv dbus-daemon python3
 
-oe_start_bus
+fx_start_bus
 oe_start_sway 1
 oe_open_foots blocker-meter elsewhere
 
 oe_write_config 0.5 'probe = "wlroots"'    # pushups earn 30 s a rep
 oe_start_blockerd wlroots
 [ "$(oe_status 's["probe"]["name"], s["probe"]["ok"]')" = "wlroots True" ] \
-    || oe_fail "blockerd's wlroots probe is not working: $(oe_status 's["probe"]')"
+    || fail "blockerd's wlroots probe is not working: $(oe_status 's["probe"]')"
 oe_ctl earn 4 pushups >/dev/null         # 2 minutes
 
 focus() { swaymsg "[app_id=$1] focus" >/dev/null; }
@@ -34,42 +32,42 @@ balance() { oe_status 's["balance_ms"]'; }
 
 # 1. The metered app in front, as blockerd sees it through the protocol.
 focus blocker-meter
-oe_wait 3 eval '[ "$(front)" = blocker-meter ]' || oe_fail "blockerd's foreground is $(front), not blocker-meter"
+fx_wait 3 eval '[ "$(front)" = blocker-meter ]' || fail "blockerd's foreground is $(front), not blocker-meter"
 [ "$(oe_status 's["foreground"]["pid"], s["foreground"]["groups"], s["metered"]')" = "None ['meter'] True" ] \
-    || oe_fail "unexpected foreground: $(oe_status 's["foreground"], s["metered"]')"
-oe_note "1. blocker-meter in front through zwlr_foreign_toplevel_manager_v1, pid null, metered"
+    || fail "unexpected foreground: $(oe_status 's["foreground"], s["metered"]')"
+fx_note "1. blocker-meter in front through zwlr_foreign_toplevel_manager_v1, pid null, metered"
 
 # 2. It is charged for the time it is in front.
 before=$(balance)
 sleep 3
 after=$(balance)
 spent=$((before - after))
-[ "$spent" -ge 2000 ] && [ "$spent" -le 4500 ] || oe_fail "3 s with the metered app in front cost $spent ms"
-oe_note "2. 3 s in front cost $spent ms"
+[ "$spent" -ge 2000 ] && [ "$spent" -le 4500 ] || fail "3 s with the metered app in front cost $spent ms"
+fx_note "2. 3 s in front cost $spent ms"
 
 # 3. Another window in front: nothing is charged.
 focus elsewhere
-oe_wait 3 eval '[ "$(front)" = elsewhere ]' || oe_fail "the focus change did not reach blockerd (front: $(front))"
+fx_wait 3 eval '[ "$(front)" = elsewhere ]' || fail "the focus change did not reach blockerd (front: $(front))"
 before=$(balance)
 sleep 2
 after=$(balance)
-[ $((before - after)) -le 100 ] || oe_fail "2 s with an unmetered app in front cost $((before - after)) ms"
-oe_note "3. an unmetered window in front costs nothing ($((before - after)) ms in 2 s)"
+[ $((before - after)) -le 100 ] || fail "2 s with an unmetered app in front cost $((before - after)) ms"
+fx_note "3. an unmetered window in front costs nothing ($((before - after)) ms in 2 s)"
 
 # 4. blockerctl probe says why there is no pid.
-json=$(oe_ctl probe --json --config "$oe_dir/blocker.toml")
+json=$(oe_ctl probe --json --config "$fx_dir/blocker.toml")
 [ "$(python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["probe"], j["app"], j["pid"], j["pid_unavailable"])' "$json")" \
-    = "wlroots elsewhere None wlr-foreign-toplevel-management gives no pid" ] || oe_fail "blockerctl probe --json said $json"
-oe_note "4. blockerctl probe --json: $json"
+    = "wlroots elsewhere None wlr-foreign-toplevel-management gives no pid" ] || fail "blockerctl probe --json said $json"
+fx_note "4. blockerctl probe --json: $json"
 
 # 5. blockerctl probe --watch follows a focus change as it happens.
-oe_ctl probe --watch --json --config "$oe_dir/blocker.toml" >"$oe_dir/watch.log" 2>&1 &
+oe_ctl probe --watch --json --config "$fx_dir/blocker.toml" >"$fx_dir/watch.log" 2>&1 &
 watcher=$!
-oe_track "$watcher"
-oe_wait 3 grep -qs '"app":"elsewhere"' "$oe_dir/watch.log" || oe_fail "probe --watch printed nothing: $(cat "$oe_dir/watch.log")"
+fx_track "$watcher"
+fx_wait 3 grep -qs '"app":"elsewhere"' "$fx_dir/watch.log" || fail "probe --watch printed nothing: $(cat "$fx_dir/watch.log")"
 focus blocker-meter
-oe_wait 2 grep -qs '"app":"blocker-meter"' "$oe_dir/watch.log" \
-    || oe_fail "probe --watch did not follow the focus change: $(cat "$oe_dir/watch.log")"
-oe_stop "$watcher"
-oe_note "5. blockerctl probe --watch printed the focus change"
+fx_wait 2 grep -qs '"app":"blocker-meter"' "$fx_dir/watch.log" \
+    || fail "probe --watch did not follow the focus change: $(cat "$fx_dir/watch.log")"
+fx_stop "$watcher"
+fx_note "5. blockerctl probe --watch printed the focus change"
 echo "wlroots: ok"

@@ -1,19 +1,46 @@
 # shellcheck shell=bash
 # Small fixtures shared by the benchmark and integration scripts.
 
+# --- the run: scratch directory, tracked processes, cleanup ----------------
+
 # fx_begin NAME — a scratch directory ($fx_dir, removed at exit), `fx_track`
 # for processes to stop at exit (newest first, by PID, pass or fail), and
-# `fail`/`ok` lines prefixed with NAME. `fail` shows the tail of $fx_dir/*.log.
+# `fail`/`ok`/`fx_note` lines prefixed with NAME. `fail` shows the tail of
+# $fx_dir/*.log. Signals (a closed pipe too: `itest | head`) end the run
+# through the EXIT trap.
 fx_begin() {
     fx_named "$1"
     fx_pids=()
+    fx_exit_hooks=()
+    fx_marker=
     fx_dir=$(mktemp -d "/tmp/blocker-$fx_name.XXXXXX")
     trap fx_cleanup EXIT
     trap 'exit 130' INT TERM
     trap 'exit 129' HUP
+    trap 'exit 141' PIPE
+}
+
+# fx_nested NAME — in a subshell (a row of itest-integrity.sh): a scratch
+# directory of its own below $fx_dir and a process list of its own, stopped
+# when the subshell exits, pass or fail.
+fx_nested() {
+    fx_dir=$(mktemp -d "$fx_dir/$1.XXXXXX")
+    fx_pids=()
+    fx_exit_hooks=()
+    fx_marker=
+    trap fx_cleanup EXIT
 }
 
 fx_track() { fx_pids+=("$@"); }
+
+# fx_at_exit COMMAND… — run from the EXIT trap once the tracked processes are
+# stopped, before the scratch directory goes (e.g. leaving a chroot).
+fx_at_exit() { fx_exit_hooks+=("$*"); }
+
+# fx_marked — sets $fx_marker, a VAR=value to put in the environment of a
+# server that starts processes of its own (sway's clients, the shell's
+# Xwayland, dconf-service): out of sight of fx_track, they are stopped by it.
+fx_marked() { fx_marker="BLOCKER_TEST_RUN=$fx_name-$BASHPID-$RANDOM"; }
 
 # Whether PID runs (a zombie does not).
 fx_alive() {
@@ -23,22 +50,46 @@ fx_alive() {
 }
 
 # fx_stop PID — SIGTERM (so Xvfb removes its /tmp/.X*-lock), up to 3 s, then
-# SIGKILL; reaps it when it is our child.
+# SIGKILL; reaps it when it is our child, and forgets it (its PID may be
+# reused by the time the run ends).
 fx_stop() {
-    local pid=$1
+    local pid=$1 p kept=()
     if kill -TERM "$pid" 2>/dev/null; then
         for _ in $(seq 60); do fx_alive "$pid" || break; sleep 0.05; done
         kill -KILL "$pid" 2>/dev/null || true
     fi
     wait "$pid" 2>/dev/null || true
+    for p in "${fx_pids[@]}"; do [ "$p" = "$pid" ] || kept+=("$p"); done
+    fx_pids=("${kept[@]}")
 }
 
-# Stops the tracked processes newest first.
-fx_cleanup() {
-    local i
-    for ((i = ${#fx_pids[@]} - 1; i >= 0; i--)); do fx_stop "${fx_pids[i]}"; done
-    rm -rf "$fx_dir"
+# Stops every tracked process, newest first.
+fx_stop_all() {
+    while [ ${#fx_pids[@]} -gt 0 ]; do fx_stop "${fx_pids[-1]}"; done
 }
+
+# Kills (SIGKILL, by PID) the processes that carry $fx_marker and are not
+# tracked: what a server started on its own.
+fx_stop_marked() {
+    [ -n "${fx_marker:-}" ] || return 0
+    fx_kill_marked "$fx_marker" "${fx_pids[@]}"
+}
+
+# The EXIT trap: the tracked processes newest first, then the marked ones,
+# the exit hooks, the scratch directory — whatever fails on the way. It does
+# not exit: a harness that chains it (user-manager.sh's um_start) goes on.
+fx_cleanup() {
+    set +e
+    trap - ERR
+    local hook
+    fx_stop_all
+    fx_stop_marked
+    for hook in "${fx_exit_hooks[@]}"; do eval "$hook"; done
+    fx_exit_hooks=()
+    [ -z "${fx_dir:-}" ] || rm -rf "$fx_dir"
+}
+
+# --- saying what happened ------------------------------------------------------
 
 # fx_show_logs DIR — the last lines of every non-empty DIR/*.log, on stderr.
 fx_show_logs() {
@@ -59,6 +110,7 @@ fx_named() { fx_name=$1; }
 fx_on_fail=()
 
 fail() {
+    trap - ERR
     echo "$fx_name: FAIL: $*" >&2
     [ -z "${fx_dir:-}" ] || fx_show_logs "$fx_dir"
     if [ ${#fx_on_fail[@]} -gt 0 ]; then "${fx_on_fail[@]}" >&2 || true; fi
@@ -69,15 +121,78 @@ fail() {
 
 ok() { echo "$fx_name: ok: $*"; }
 
+# fx_note MESSAGE — a line of narration on stderr, prefixed with the name.
+fx_note() { echo "$fx_name: $*" >&2; }
+
+# fx_fail_on_error — under set -e a failing command would end the run without
+# a word: `fail` says which line and command instead.
+fx_fail_on_error() {
+    set -E
+    trap 'fail "line $LINENO: \"$BASH_COMMAND\" failed"' ERR
+}
+
+# fx_need TOOL… — fails unless every TOOL is on PATH.
+fx_need() {
+    local tool
+    for tool in "$@"; do
+        command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
+    done
+}
+
+# fx_programs [PROGRAM…] — sets $bin, the built programs' directory
+# (BLOCKER_BIN, by default `swift build --show-bin-path` in the repository),
+# and fails unless every PROGRAM is built there.
+fx_programs() {
+    bin=${BLOCKER_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && swift build --show-bin-path 2>/dev/null)}
+    local program
+    for program in "$@"; do
+        [ -x "$bin/$program" ] || fail "$bin/$program is not built (swift build)"
+    done
+}
+
+# --- time and waiting ----------------------------------------------------------
+
+# Wall clock in ms (bash's own clock: no fork).
+fx_now_ms() { local us=${EPOCHREALTIME/./}; echo $((us / 1000)); }
+
+# stdin → "MS LINE" as each line arrives (a log the scripts can time).
+fx_stamp() {
+    local line us
+    while IFS= read -r line; do
+        us=${EPOCHREALTIME/./}
+        printf '%s %s\n' $((us / 1000)) "$line"
+    done
+}
+
+# fx_wait SECONDS COMMAND… — runs COMMAND (a program or function) every 50 ms
+# until it succeeds; 1 once SECONDS have passed.
+fx_wait() {
+    local deadline=$(($(fx_now_ms) + $1 * 1000))
+    shift
+    until "$@"; do
+        [ "$(fx_now_ms)" -lt "$deadline" ] || return 1
+        sleep 0.05
+    done
+}
+
+# --- buses ---------------------------------------------------------------------
+
 # A private session bus for this test (stopped with the rest), and an
 # environment with nothing of the caller's desktop in it: blockerd and
 # blockerctl see only the test's bus and home, in UTC, without colors.
 fx_private_session() {
+    fx_start_bus
+    export TZ=UTC NO_COLOR=1 HOME=$fx_dir
+    unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE
+}
+
+# fx_start_bus — a private session bus (fx_session_bus) in $fx_dir, tracked,
+# as DBUS_SESSION_BUS_ADDRESS.
+fx_start_bus() {
     local address bus_pid
     read -r address bus_pid < <(fx_session_bus "$fx_dir") || fail "dbus-daemon did not start"
     fx_track "$bus_pid"
-    export DBUS_SESSION_BUS_ADDRESS=$address TZ=UTC NO_COLOR=1 HOME=$fx_dir
-    unset XDG_CONFIG_HOME XDG_STATE_HOME DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE
+    export DBUS_SESSION_BUS_ADDRESS=$address
 }
 
 # fx_session_bus DIR — starts a private dbus-daemon with its socket in DIR and
@@ -232,6 +347,18 @@ fx_kill_marked() {
             kill -KILL "$pid" 2>/dev/null || true
         fi
     done
+}
+
+# --- screenshots ---------------------------------------------------------------
+
+# fx_diff_percent A B — the percentage (0–100) of pixels that differ between
+# two same-size images, ignoring differences under 3% (anti-aliasing, a
+# blinking cursor).
+fx_diff_percent() {
+    local differing total
+    differing=$(compare -metric AE -fuzz 3% "$1" "$2" null: 2>&1 >/dev/null) || true
+    total=$(identify -format '%[fx:w*h]' "$1")
+    python3 -c "print(int(float('$differing') * 100 / $total))"
 }
 
 # fx_magenta_tinted PNG — how many of PNG's pixels carry magenta: red and blue
