@@ -17,14 +17,13 @@ source scripts/lib/gnome-env.sh
 switches=${SWITCHES:-300}
 idle_seconds=${IDLE_SECONDS:-20}
 fx_begin bench-gnome
-trap ge_cleanup EXIT
 ge_init
 ge_install
 ge_start_shell
 ge_leave_overview
 ge_client bench-a foot --app-id=bench-a sleep 3600
 ge_client bench-b foot --app-id=bench-b sleep 3600
-ge_wait 15 eval '[ "$(ge_json Windows "len(j)")" -ge 2 ]' || fail "the bench windows did not map"
+fx_wait 15 eval '[ "$(ge_json Windows "len(j)")" -ge 2 ]' || fail "the bench windows did not map"
 fx_config "$fx_dir/blocker.toml" /dev/null gnome 1s
 ge_start_blockerd "$fx_dir/blocker.toml"
 
@@ -34,14 +33,14 @@ front() { ge_status '(s["foreground"] or {}).get("app")'; }
 
 # Warm up, then N switches, each waited for in the shell (blockerd is not
 # asked in between: a Status call would cost more than the report).
-for app in bench-a bench-b bench-a; do ge_test Activate "'$app'" >/dev/null; ge_wait 5 eval '[ "$(front)" = "$app" ]'; done
+for app in bench-a bench-b bench-a; do ge_test Activate "'$app'" >/dev/null; fx_wait 5 eval '[ "$(front)" = "$app" ]'; done
 daemon_before=$(cpu_ms "$ge_blockerd_pid") shell_before=$(cpu_ms "$ge_shell_pid")
 for ((i = 0; i < switches; i++)); do
     app=$([ $((i % 2)) = 0 ] && echo bench-b || echo bench-a)
     ge_test Activate "'$app'" >/dev/null
-    ge_wait 5 eval '[ "$(focus)" = "$app" ]' || fail "switch $i to $app did not happen"
+    fx_wait 5 eval '[ "$(focus)" = "$app" ]' || fail "switch $i to $app did not happen"
 done
-ge_wait 5 eval '[ "$(front)" = "$app" ]' || fail "the last switch (to $app) did not reach blockerd"
+fx_wait 5 eval '[ "$(front)" = "$app" ]' || fail "the last switch (to $app) did not reach blockerd"
 daemon_after=$(cpu_ms "$ge_blockerd_pid") shell_after=$(cpu_ms "$ge_shell_pid")
 sleep 1
 idle_before=$(cpu_ms "$ge_blockerd_pid")

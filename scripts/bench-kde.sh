@@ -16,8 +16,7 @@ source scripts/lib/kwin-env.sh
 fx_begin bench-kde
 changes=${N:-200}
 idle_seconds=${IDLE_S:-20}
-bin=${BLOCKER_BIN:-$(swift build --show-bin-path 2>/dev/null)}
-[ -x "$bin/blockerd" ] || fail "$bin/blockerd is not built (swift build)"
+fx_programs blockerd
 kw_init
 KPACKAGETOOL=none KWRITECONFIG=none scripts/install-kwin-script.sh install >/dev/null
 kw_start_kwin

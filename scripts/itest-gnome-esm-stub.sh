@@ -14,9 +14,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=lib/fixtures.sh
 source scripts/lib/fixtures.sh
 fx_begin itest-gnome-esm-stub
-for tool in gjs glib-compile-resources dbus-daemon; do
-    command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
-done
+fx_need gjs glib-compile-resources dbus-daemon
 
 data=$fx_dir/data
 env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR=/nonexistent XDG_DATA_HOME="$data" GNOME_SHELL_VERSION=45 \

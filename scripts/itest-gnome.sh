@@ -31,15 +31,10 @@ source scripts/lib/fixtures.sh
 # shellcheck source=lib/gnome-env.sh
 source scripts/lib/gnome-env.sh
 fx_begin itest-gnome
-trap ge_cleanup EXIT
-# Under set -e a failing command would end the run without a word: say which.
-set -E
-trap 'fail "line $LINENO: \"$BASH_COMMAND\" failed"' ERR
+fx_fail_on_error
 started=$SECONDS
 ge_init
-for tool in gtk3-demo foot compare identify convert; do
-    command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
-done
+fx_need gtk3-demo foot compare identify convert
 
 # 1. Installed by make install-files, loaded by the shell.
 ge_install
@@ -62,7 +57,7 @@ ge_client foot foot --app-id=blocker-meter -o colors.background=ff00ff sh -c \
     'printf "\033]2;meter before\007"; while [ ! -e retitle ]; do sleep 0.1; done; printf "\033]2;meter after\007"; exec sleep 3600'
 ge_client gtk3-demo gtk3-demo
 windows_up() { [ "$(ge_json Windows "len(j)")" -ge 2 ]; }
-ge_wait 15 windows_up || fail "gtk3-demo and foot did not map: $(ge_test Windows)"
+fx_wait 15 windows_up || fail "gtk3-demo and foot did not map: $(ge_test Windows)"
 demo=$(ge_json Windows "[w['wm_class'] for w in j if w['wm_class'] != 'blocker-meter'][0]")
 # blockerd names it by its GTK application id (org.gtk.Demo), the shell's focus by WM_CLASS.
 demo_app=$(ge_json Windows "[w['app_id'] for w in j if w['wm_class'] == '$demo'][0]")
@@ -75,7 +70,7 @@ printf '[[group]]\nname = "meter"\napps = ["blocker-meter"]\n' >>"$fx_dir/blocke
 ge_start_blockerd "$fx_dir/blocker.toml"
 front() { ge_status '(s["foreground"] or {}).get("app")'; }
 front_is() { [ "$(front)" = "$1" ]; }
-ge_wait 3 front_is "$demo_app" || fail "blockerd did not hear the window in front at its start: $(ge_status 's["foreground"], s["probe"]')"
+fx_wait 3 front_is "$demo_app" || fail "blockerd did not hear the window in front at its start: $(ge_status 's["foreground"], s["probe"]')"
 [ "$(ge_status 's["probe"]["name"], s["probe"]["ok"]')" = "gnome True" ] || fail "the gnome probe is not ok: $(ge_status 's["probe"]')"
 # doctor beside the running blockerd: a second probe cannot own
 # io.github.blockerd.Focus, so its probe line is blockerd's answer, no failure.
@@ -84,23 +79,23 @@ grep -E "^OK +probe .*gnome answers: $demo_app is in front" <<<"$doctor" >/dev/n
     || fail "blockerctl doctor's probe line beside blockerd: $(grep probe <<<"$doctor")"
 # blocker-overlay runs too, as on a real desktop: it must stay hidden.
 ge_client overlay "$ge_bin/blocker-overlay"
-ge_wait 5 grep -q "io.github.blockerd.Cover is owned by gnome-shell (blocker.s shell extension draws the cover)" "$fx_dir/overlay.log" \
+fx_wait 5 grep -q "io.github.blockerd.Cover is owned by gnome-shell (blocker.s shell extension draws the cover)" "$fx_dir/overlay.log" \
     || fail "blocker-overlay did not see the extension's io.github.blockerd.Cover"
 ok "2. blockerd started: the extension reported $demo_app in front at once (probe gnome ok)"
 
 # 3. Focus and title changes, pushed.
 ge_ctl earn 2 pushups >/dev/null || fail "blockerctl earn failed"
 activate blocker-meter
-ge_wait 3 front_is blocker-meter || fail "blockerd did not hear foot come to the front: $(ge_status 's["foreground"]')"
+fx_wait 3 front_is blocker-meter || fail "blockerd did not hear foot come to the front: $(ge_status 's["foreground"]')"
 title() { ge_status '(s["foreground"] or {}).get("title")'; }
-ge_wait 3 eval '[ "$(title)" = "meter before" ]' || fail "foot's title is not reported: $(title)"
+fx_wait 3 eval '[ "$(title)" = "meter before" ]' || fail "foot's title is not reported: $(title)"
 touch "$fx_dir/shots/retitle"
-ge_wait 3 eval '[ "$(title)" = "meter after" ]' || fail "foot's title change did not reach blockerd: $(title)"
+fx_wait 3 eval '[ "$(title)" = "meter after" ]' || fail "foot's title change did not reach blockerd: $(title)"
 # Control for step 5: uncovered, Alt+Tab does switch windows here.
 ge_test Keys "'Alt_L+Tab'" >/dev/null
-ge_wait 3 front_is "$demo_app" || fail "Alt+Tab did not switch to $demo when nothing covered (the test's keys are broken?)"
+fx_wait 3 front_is "$demo_app" || fail "Alt+Tab did not switch to $demo when nothing covered (the test's keys are broken?)"
 activate blocker-meter
-ge_wait 3 front_is blocker-meter || fail "blockerd did not hear foot come back"
+fx_wait 3 front_is blocker-meter || fail "blockerd did not hear foot come back"
 ok "3. focus ($demo → foot → Alt+Tab → $demo → foot) and the title change reached blockerd as they happened"
 
 # 4. Charged, then covered at zero: opaque over foot's magenta.
@@ -110,8 +105,8 @@ python3 -c "import sys; sys.exit(0 if float('$(magenta "$fx_dir/shots/uncovered.
 sleep 1.5
 balance=$(ge_status 's["balance_ms"]')
 [ "$balance" -lt 6000 ] || fail "blockerd did not charge the metered foot (balance $balance ms)"
-ge_wait 10 shield_active || fail "the shield did not go up when the balance ran out ($(ge_status 's["balance_ms"]') ms)"
-ge_wait 3 cover_up || fail "the extension did not draw its cover for the shield: $(ge_test State)"
+fx_wait 10 shield_active || fail "the shield did not go up when the balance ran out ($(ge_status 's["balance_ms"]') ms)"
+fx_wait 3 cover_up || fail "the extension did not draw its cover for the shield: $(ge_test State)"
 sleep 0.5
 shot covered
 covered=$(magenta "$fx_dir/shots/covered.png")
@@ -137,12 +132,12 @@ ok "5. Alt+Tab, Super+Tab, Alt+Escape, Super while covered: focus, cover and scr
 
 # 5b. Locked while covered: the cover steps aside for the lock screen, and is back after.
 ge_test Lock >/dev/null
-ge_wait 5 locked || fail "blockerd did not hear the lock: $(ge_test State)"
-ge_wait 3 eval '! cover_up' || fail "the cover stayed over the lock screen: $(ge_test State)"
+fx_wait 5 locked || fail "blockerd did not hear the lock: $(ge_test State)"
+fx_wait 3 eval '! cover_up' || fail "the cover stayed over the lock screen: $(ge_test State)"
 [ "$(ge_json State "j['locked']")" = True ] || fail "the shell is not locked: $(ge_test State)"
 ge_test Unlock >/dev/null
-ge_wait 5 eval '! locked' || fail "blockerd did not hear the unlock: $(ge_test State)"
-ge_wait 5 cover_up || fail "the cover did not come back after the unlock: $(ge_test State)"
+fx_wait 5 eval '! locked' || fail "blockerd did not hear the unlock: $(ge_test State)"
+fx_wait 5 cover_up || fail "the cover did not come back after the unlock: $(ge_test State)"
 ok "5b. locked while covered: reported, the cover gave way to the lock screen; unlocked: reported, cover back"
 
 # 6. blocker-overlay stayed hidden under the extension's cover (it made no
@@ -152,14 +147,14 @@ overlay_windows() { ge_json Windows "sum(1 for w in j if w['wm_class'] == 'block
 [ "$(overlay_windows)" = 0 ] || fail "blocker-overlay mapped a window under the extension's cover: $(ge_test Windows)"
 ! grep -q "shown over" "$fx_dir/overlay.log" || fail "blocker-overlay showed its cover while the extension covered"
 ge_test SetExtensionEnabled "'blocker@blockerd.github.io'" false >/dev/null
-ge_wait 5 eval '! cover_up' || fail "the extension's cover stayed after it was disabled"
-ge_wait 5 eval '[ "$(overlay_windows)" -ge 1 ]' \
+fx_wait 5 eval '! cover_up' || fail "the extension's cover stayed after it was disabled"
+fx_wait 5 eval '[ "$(overlay_windows)" -ge 1 ]' \
     || fail "blocker-overlay did not cover once the extension let go of io.github.blockerd.Cover: $(ge_test Windows)"
 grep -q "io.github.blockerd.Cover has no owner: covering" "$fx_dir/overlay.log" \
     || fail "blocker-overlay did not say why it covers again"
 ge_test SetExtensionEnabled "'blocker@blockerd.github.io'" true >/dev/null
-ge_wait 5 cover_up || fail "the extension, enabled again, did not put its cover back (Status at start)"
-ge_wait 5 eval '[ "$(grep -c "blocker-overlay: hidden" "$fx_dir/overlay.log")" -ge 1 ]' \
+fx_wait 5 cover_up || fail "the extension, enabled again, did not put its cover back (Status at start)"
+fx_wait 5 eval '[ "$(grep -c "blocker-overlay: hidden" "$fx_dir/overlay.log")" -ge 1 ]' \
     || fail "blocker-overlay did not hide when the extension came back"
 [ "$(ge_json Windows "sum(1 for w in j if w['wm_class'] == 'blocker-overlay' and not w['hidden'])")" = 0 ] \
     || fail "blocker-overlay's window still shows with the extension covering again: $(ge_test Windows)"
@@ -168,7 +163,7 @@ ge_wait 5 eval '[ "$(grep -c "blocker-overlay: hidden" "$fx_dir/overlay.log")" -
 # it to inhibit shortcuts?" in a modal dialog, which holds the keyboard under
 # the cover: Escape denies it (or, with no dialog, goes to the reps field).
 ge_test Keys "'Escape'" >/dev/null
-ge_wait 3 eval '[ "$(ge_json State "j[\"key_focus_in_cover\"]")" = True ]' \
+fx_wait 3 eval '[ "$(ge_json State "j[\"key_focus_in_cover\"]")" = True ]' \
     || fail "the keyboard is not in the extension's cover: $(ge_test State)"
 ok "6. blocker-overlay stays hidden while the extension covers; covers while it is disabled; the extension re-syncs from Status when enabled"
 
@@ -176,11 +171,11 @@ ok "6. blocker-overlay stays hidden while the extension covers; covers while it 
 earned=$(grep -c "event=earn" "$fx_dir/blockerd.log" || true)
 ge_test Keys "'type:0 Return'" >/dev/null
 message() { ge_json State "j['cover_message']"; }
-ge_wait 3 eval '[ "$(message)" = "Reps go from 1 to 1000" ]' || fail "0 reps + Enter: the form says \"$(message)\""
+fx_wait 3 eval '[ "$(message)" = "Reps go from 1 to 1000" ]' || fail "0 reps + Enter: the form says \"$(message)\""
 cover_up || fail "0 reps took the cover away"
 # The refused text is selected: typing replaces it.
 ge_test Keys "'type:2 Return'" >/dev/null
-ge_wait 5 eval '! cover_up' || fail "the cover stayed after reps + Enter: $(ge_test State)"
+fx_wait 5 eval '! cover_up' || fail "the cover stayed after reps + Enter: $(ge_test State)"
 [ "$(grep -c "event=earn" "$fx_dir/blockerd.log")" -gt "$earned" ] || fail "reps + Enter earned nothing"
 grep "event=earn" "$fx_dir/blockerd.log" | tail -n 1 | grep -q "reps=2 " \
     || fail "the earning was not 2 reps: $(grep "event=earn" "$fx_dir/blockerd.log" | tail -n 1)"
@@ -190,20 +185,20 @@ ok "7. 2 reps + Enter in the cover earned ($(grep "event=earn" "$fx_dir/blockerd
 # 8. The lock screen, reported. The metered app is in front and charged
 # (earned just now) until blockerd hears the lock; from then on, nothing.
 ge_test Lock >/dev/null
-ge_wait 5 locked || fail "blockerd did not hear the lock: $(ge_test State)"
+fx_wait 5 locked || fail "blockerd did not hear the lock: $(ge_test State)"
 balance=$(ge_status 's["balance_ms"]')
 sleep 1.5
 [ "$(ge_status 's["balance_ms"]')" -ge $((balance - 300)) ] \
     || fail "blockerd charged while the screen was locked ($balance → $(ge_status 's["balance_ms"]') ms)"
 ge_test Unlock >/dev/null
-ge_wait 5 eval '! locked' || fail "blockerd did not hear the unlock: $(ge_test State)"
+fx_wait 5 eval '! locked' || fail "blockerd did not hear the unlock: $(ge_test State)"
 ok "8. lock and unlock reported; nothing charged while locked"
 
 # 9. make uninstall takes it away again.
 ge_run env -u DBUS_SESSION_BUS_ADDRESS dbus-run-session -- sh -c '
     make --no-print-directory -C "$1/src" uninstall && gsettings get org.gnome.shell enabled-extensions' sh "$fx_dir" \
     >"$fx_dir/uninstall.log" 2>&1 || fail "make uninstall: $(tail -n 5 "$fx_dir/uninstall.log")"
-ge_stop_marked_except
+fx_stop_marked
 [ ! -e "$ext" ] || fail "make uninstall left $ext"
 tail -n 1 "$fx_dir/uninstall.log" | grep -v "'blocker@blockerd.github.io'" >/dev/null \
     || fail "make uninstall left it in enabled-extensions: $(tail -n 1 "$fx_dir/uninstall.log")"

@@ -33,13 +33,9 @@ GE_CHROOT=$(scripts/trixie.sh root)
 # shellcheck source=lib/gnome-env.sh
 source scripts/lib/gnome-env.sh
 fx_begin itest-gnome48
-trap ge_cleanup EXIT
-set -E
-trap 'fail "line $LINENO: \"$BASH_COMMAND\" failed"' ERR
+fx_fail_on_error
 started=$SECONDS
-for tool in compare identify convert; do
-    command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
-done
+fx_need compare identify convert
 ge_init
 
 # 1. Installed as make install does it, for the shell that is there: the ESM variant.
@@ -54,7 +50,7 @@ ge_run env -u DBUS_SESSION_BUS_ADDRESS dbus-run-session -- sh -c '
     gsettings set org.gnome.desktop.session idle-delay 0
     gsettings get org.gnome.shell enabled-extensions' sh "$fx_dir" >"$fx_dir/install.log" 2>&1 \
     || fail "gnome-extension.sh install in the chroot: $(tail -n 5 "$fx_dir/install.log")"
-ge_stop_marked_except
+fx_stop_marked
 ext=$ge_home/.local/share/gnome-shell/extensions/$uuid
 grep -q '"48"' "$ext/metadata.json" || fail "the installed metadata.json does not name GNOME 48: $(cat "$ext/metadata.json")"
 grep -q "export default class" "$ext/extension.js" || fail "GNOME 48 got the legacy entry point"
@@ -72,13 +68,13 @@ ge_client foot foot --app-id=blocker-meter -o colors.background=ff00ff sh -c \
     'printf "\033]2;meter before\007"; while [ ! -e retitle ]; do sleep 0.1; done; printf "\033]2;meter after\007"; exec sleep 3600'
 foot_pid=$ge_spawned
 xdisplay() { sed -n 's/.*Using public X11 display \(:[0-9]*\).*/\1/p' "$fx_dir/shell.log" | head -n 1; }
-ge_wait 20 eval '[ -n "$(xdisplay)" ]' || fail "GNOME Shell 48 started no Xwayland: $(grep -i xwayland "$fx_dir/shell.log" | tail -n 3)"
+fx_wait 20 eval '[ -n "$(xdisplay)" ]' || fail "GNOME Shell 48 started no Xwayland: $(grep -i xwayland "$fx_dir/shell.log" | tail -n 3)"
 xauth=$(ls "$ge_runtime"/.mutter-Xwaylandauth.* 2>/dev/null | head -n 1)
 ge_client xterm env -u WAYLAND_DISPLAY -u GDK_BACKEND DISPLAY="$(xdisplay)" XAUTHORITY="$xauth" \
     xterm -class BlockerX -T "x meter" -bg magenta -e sleep 3600
 xterm_pid=$ge_spawned
 windows_up() { [ "$(ge_json Windows "len(j)")" -ge 2 ]; }
-ge_wait 20 windows_up || fail "foot and xterm did not map: $(ge_test Windows)"
+fx_wait 20 windows_up || fail "foot and xterm did not map: $(ge_test Windows)"
 activate blocker-meter
 
 fx_config "$fx_dir/blocker.toml" /dev/null gnome 1s 0.05
@@ -86,30 +82,30 @@ printf '[[group]]\nname = "meter"\napps = ["blocker-meter", "blockerx"]\n' >>"$f
 ge_start_blockerd "$fx_dir/blocker.toml"
 front() { ge_status '(lambda f: "%s|%s|%s" % (f.get("app"), f.get("title"), f.get("pid")))(s["foreground"] or {})'; }
 front_is() { [ "$(front)" = "$1" ]; }
-ge_wait 5 front_is "blocker-meter|meter before|$foot_pid" \
+fx_wait 5 front_is "blocker-meter|meter before|$foot_pid" \
     || fail "blockerd did not hear foot (Wayland) in front with its title and pid $foot_pid: $(front)"
 [ "$(ge_status 's["probe"]["name"], s["probe"]["ok"]')" = "gnome True" ] || fail "the gnome probe is not ok: $(ge_status 's["probe"]')"
 touch "$fx_dir/shots/retitle"
-ge_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "foot's title change did not reach blockerd: $(front)"
+fx_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "foot's title change did not reach blockerd: $(front)"
 activate BlockerX
 xterm_app=$(ge_status '(s["foreground"] or {}).get("app")')
-ge_wait 5 front_is "$xterm_app|x meter|$xterm_pid" || fail "blockerd did not hear the Xwayland xterm (pid $xterm_pid): $(front)"
+fx_wait 5 front_is "$xterm_app|x meter|$xterm_pid" || fail "blockerd did not hear the Xwayland xterm (pid $xterm_pid): $(front)"
 [ "$(tr '[:upper:]' '[:lower:]' <<<"$xterm_app")" = blockerx ] || fail "the Xwayland xterm's app id is $xterm_app, not its class BlockerX"
 activate blocker-meter
-ge_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "blockerd did not hear foot come back: $(front)"
+fx_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "blockerd did not hear foot come back: $(front)"
 ok "2. Wayland foot and Xwayland xterm ($xterm_app) reached blockerd with app id, title and pid; the title change too"
 
 # 3. Locked: reported, nothing charged.
 ge_ctl earn 2 pushups >/dev/null || fail "blockerctl earn failed"
 ge_test Lock >/dev/null
-ge_wait 10 locked || fail "blockerd did not hear the lock: $(ge_test State)"
+fx_wait 10 locked || fail "blockerd did not hear the lock: $(ge_test State)"
 balance=$(ge_status 's["balance_ms"]')
 sleep 1.5
 [ "$(ge_status 's["balance_ms"]')" -ge $((balance - 300)) ] \
     || fail "blockerd charged while the screen was locked ($balance → $(ge_status 's["balance_ms"]') ms)"
 ge_test Unlock >/dev/null
-ge_wait 10 eval '! locked' || fail "blockerd did not hear the unlock: $(ge_test State)"
-ge_wait 5 eval '[ "$(focus)" = blocker-meter ]' || activate blocker-meter
+fx_wait 10 eval '! locked' || fail "blockerd did not hear the unlock: $(ge_test State)"
+fx_wait 5 eval '[ "$(focus)" = blocker-meter ]' || activate blocker-meter
 ok "3. lock and unlock reported; nothing charged while locked"
 
 # 4. Charged, then covered at zero: opaque over foot's magenta.
@@ -119,8 +115,8 @@ python3 -c "import sys; sys.exit(0 if float('$(magenta "$fx_dir/shots/uncovered.
 balance=$(ge_status 's["balance_ms"]')
 sleep 1.5
 [ "$(ge_status 's["balance_ms"]')" -lt "$balance" ] || fail "blockerd did not charge the metered foot (balance $balance ms)"
-ge_wait 10 shield_active || fail "the shield did not go up when the balance ran out ($(ge_status 's["balance_ms"]') ms)"
-ge_wait 5 cover_up || fail "the extension did not draw its cover for the shield: $(ge_test State)"
+fx_wait 10 shield_active || fail "the shield did not go up when the balance ran out ($(ge_status 's["balance_ms"]') ms)"
+fx_wait 5 cover_up || fail "the extension did not draw its cover for the shield: $(ge_test State)"
 sleep 0.5
 shot covered
 covered=$(magenta "$fx_dir/shots/covered.png")
@@ -133,11 +129,11 @@ ok "4. charged, covered at zero: opaque, not one pixel magenta or tinted by it (
 
 # 5. Reps + Enter in the cover earn; the cover goes.
 ge_test Keys "'Escape'" >/dev/null
-ge_wait 3 eval '[ "$(ge_json State "j[\"key_focus_in_cover\"]")" = True ]' \
+fx_wait 3 eval '[ "$(ge_json State "j[\"key_focus_in_cover\"]")" = True ]' \
     || fail "the keyboard is not in the extension's cover: $(ge_test State)"
 earned=$(grep -c "event=earn" "$fx_dir/blockerd.log" || true)
 ge_test Keys "'type:2 Return'" >/dev/null
-ge_wait 5 eval '! cover_up' || fail "the cover stayed after reps + Enter: $(ge_test State)"
+fx_wait 5 eval '! cover_up' || fail "the cover stayed after reps + Enter: $(ge_test State)"
 [ "$(grep -c "event=earn" "$fx_dir/blockerd.log")" -gt "$earned" ] || fail "reps + Enter earned nothing"
 shield_active && fail "the shield is still up after earning"
 ok "5. 2 reps + Enter in the cover earned; the cover went"
@@ -152,12 +148,12 @@ python3 -c 'import json, sys; j = json.loads(sys.argv[1]); sys.exit(0 if j["sour
 sed -i 's/^poll-interval = .*/poll-interval = "2s"/' "$fx_dir/blocker.toml"
 ge_ctl reload >/dev/null || fail "blockerctl reload failed"
 # The new probe asks the extension for a report as it opens: seeing again within moments.
-ge_wait 5 eval '[ "$(ge_status "s[\"probe\"][\"name\"], s[\"probe\"][\"ok\"]")" = "gnome True" ]' \
+fx_wait 5 eval '[ "$(ge_status "s[\"probe\"][\"name\"], s[\"probe\"][\"ok\"]")" = "gnome True" ]' \
     || fail "after the reload the probe is $(ge_status 's["probe"]')"
 activate BlockerX
-ge_wait 5 front_is "$xterm_app|x meter|$xterm_pid" || fail "after the reload blockerd does not hear the focus change: $(front)"
+fx_wait 5 front_is "$xterm_app|x meter|$xterm_pid" || fail "after the reload blockerd does not hear the focus change: $(front)"
 activate blocker-meter
-ge_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "after the reload blockerd does not hear foot: $(front)"
+fx_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "after the reload blockerd does not hear foot: $(front)"
 ok "6. blockerctl probe answers with blockerd's gnome probe (says so; --json source blockerd); a reload of [daemon] keeps it seeing"
 
 # 7. The extension disabled: blockerd knows at once; nothing charged; enabled: back.
@@ -166,17 +162,17 @@ sleep 1.5
 [ "$(ge_status 's["balance_ms"]')" -lt "$balance" ] || fail "the metered foot is not being charged before the extension goes (the control)"
 ge_test SetExtensionEnabled "'$uuid'" false >/dev/null
 probe_down() { [ "$(ge_status 's["probe"]["ok"]')" = False ]; }
-ge_wait 5 probe_down || fail "blockerd did not notice the extension was disabled: $(ge_status 's["probe"]')"
+fx_wait 5 probe_down || fail "blockerd did not notice the extension was disabled: $(ge_status 's["probe"]')"
 error=$(ge_status 's["probe"]["error"]')
 grep -q "gnome-extensions enable $uuid" <<<"$error" || fail "the probe's error does not name the fix: $error"
 [ "$(ge_status 's["foreground"]')" = None ] || fail "with the extension gone blockerd still has a foreground: $(front)"
 balance=$(ge_status 's["balance_ms"]')
 sleep 2.5
 [ "$(ge_status 's["balance_ms"]')" -eq "$balance" ] || fail "blockerd charged with its extension gone ($balance → $(ge_status 's["balance_ms"]') ms)"
-ge_wait 5 grep -q "event=probe-error" "$fx_dir/blockerd.log" || fail "no probe-error event in blockerd's log"
+fx_wait 5 grep -q "event=probe-error" "$fx_dir/blockerd.log" || fail "no probe-error event in blockerd's log"
 ge_test SetExtensionEnabled "'$uuid'" true >/dev/null
-ge_wait 10 eval '! probe_down' || fail "blockerd did not recover when the extension came back: $(ge_status 's["probe"]')"
-ge_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "after the extension came back blockerd does not see foot: $(front)"
+fx_wait 10 eval '! probe_down' || fail "blockerd did not recover when the extension came back: $(ge_status 's["probe"]')"
+fx_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "after the extension came back blockerd does not see foot: $(front)"
 history=$(ge_ctl history --days 1) || fail "blockerctl history failed"
 grep -q "probe blind" <<<"$history" || fail "history does not show the blind time: $history"
 ok "7. the extension disabled: probe not ok at once ($error), no foreground, nothing charged, probe-error logged; enabled: back; history: $(grep -o 'probe blind [0-9a-z ]*' <<<"$history" | head -n 1)"

@@ -36,11 +36,9 @@ source scripts/lib/fixtures.sh
 source scripts/lib/kwin-env.sh
 fx_begin kde
 started=$SECONDS
-for tool in kwin_wayland kpackagetool5 kwriteconfig5 gtk3-demo xterm xdotool gjs busctl dbus-daemon convert compare \
-    identify python3 make; do
-    command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
-done
-kw_programs
+fx_need kwin_wayland kpackagetool5 kwriteconfig5 gtk3-demo xterm xdotool gjs busctl dbus-daemon convert compare \
+    identify python3 make
+fx_programs blockerd blockerctl blocker-overlay
 kw_init
 front() { status '(s["foreground"] or {}).get("app"), (s["foreground"] or {}).get("title"), s["probe"]["name"]'; }
 front_is() { [ "$(front 2>/dev/null)" = "$1" ]; }
@@ -60,7 +58,7 @@ grep -qx 'blockerEnabled=true' "$HOME/.config/kwinrc" || fail "kwinrc does not e
 grep -qx 'FocusPolicy=ClickToFocus' "$HOME/.config/kwinrc" && grep -qx 'somethingEnabled=true' "$HOME/.config/kwinrc" \
     || fail "installing lost the user's kwinrc settings: $(cat "$HOME/.config/kwinrc")"
 kw_start_kwin
-wait_for 5 kw_script_loaded blocker || fail "KWin did not load the enabled script at its start"
+fx_wait 5 kw_script_loaded blocker || fail "KWin did not load the enabled script at its start"
 ok "1. make install-files (copy + kwinrc edit): KWin loads the script at its start"
 
 # 2. Clients, blockerd with the kde probe; focus and title changes.
@@ -68,16 +66,16 @@ kw_open_clients meter-one
 kw_start_blockerd "$bin"
 blockerd_pid=$kw_blockerd_pid
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
-wait_for 5 eval '[ "$(status "s[\"probe\"][\"ok\"]")" = True ] && front | grep -q "^gtk3-demo .* kde$"' \
+fx_wait 5 eval '[ "$(status "s[\"probe\"][\"ok\"]")" = True ] && front | grep -q "^gtk3-demo .* kde$"' \
     || fail "blockerd does not see gtk3-demo in front with the kde probe: $(front 2>&1), $(status 's["probe"]')"
 ctl earn 4 pushups >/dev/null || fail "blockerctl earn failed"
 kw_activate meter-one || fail "KWin did not activate the xterm"
-wait_for 5 front_is "blockermeter meter-one kde" || fail "the xterm in front is not reported: $(front)"
+fx_wait 5 front_is "blockermeter meter-one kde" || fail "the xterm in front is not reported: $(front)"
 DISPLAY=$kw_display xdotool search --classname meter-one set_window --name "a new title" >/dev/null
-wait_for 5 front_is "blockermeter a new title kde" || fail "the xterm's new title is not reported: $(front)"
+fx_wait 5 front_is "blockermeter a new title kde" || fail "the xterm's new title is not reported: $(front)"
 sleep 1.5
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
-wait_for 5 eval 'front | grep -q "^gtk3-demo "' || fail "the switch back to gtk3-demo is not reported: $(front)"
+fx_wait 5 eval 'front | grep -q "^gtk3-demo "' || fail "the switch back to gtk3-demo is not reported: $(front)"
 spent=$((12000 - $(status 's["balance_ms"]')))
 [ "$spent" -ge 1000 ] && [ "$spent" -le 6000 ] || fail "1.5 s in the metered xterm cost $spent ms of the balance"
 sleep 1
@@ -86,17 +84,17 @@ sleep 1
 # no known locker, so its lock is a claim that a window change would
 # contradict (issue 20, row 4) — a real lock screen changes no window.
 kw_activate meter-one || fail "KWin did not activate the xterm"
-wait_for 5 eval 'front | grep -qi "^blockermeter"' || fail "the xterm in front is not reported: $(front)"
+fx_wait 5 eval 'front | grep -qi "^blockermeter"' || fail "the xterm in front is not reported: $(front)"
 echo lock >&7
-wait_for 5 eval '[ "$(status "s[\"locked\"], (s[\"foreground\"] or {}).get(\"app\")")" = "True blockermeter" ]' \
+fx_wait 5 eval '[ "$(status "s[\"locked\"], (s[\"foreground\"] or {}).get(\"app\")")" = "True blockermeter" ]' \
     || fail "blockerd did not follow the screen saver's lock: $(status 's["locked"]'), $(front)"
 locked_at=$(status 's["balance_ms"]')
 sleep 1.5
 [ "$(status 's["balance_ms"]')" -eq "$locked_at" ] || fail "the metered xterm was charged with the screen locked"
 echo unlock >&7
-wait_for 5 eval '[ "$(status "s[\"locked\"]")" = False ]' || fail "blockerd did not follow the unlock"
+fx_wait 5 eval '[ "$(status "s[\"locked\"]")" = False ]' || fail "blockerd did not follow the unlock"
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
-wait_for 5 eval 'front | grep -q "^gtk3-demo "' || fail "the switch back to gtk3-demo is not reported: $(front)"
+fx_wait 5 eval 'front | grep -q "^gtk3-demo "' || fail "the switch back to gtk3-demo is not reported: $(front)"
 grep -q "Probe kde failing" "$fx_dir/blockerd.log" && fail "the kde probe failed on the way: $(grep 'Probe kde' "$fx_dir/blockerd.log")"
 doctor_probe() { ctl doctor --config "$fx_dir/blocker.toml" 2>&1 | sed -n '/^[A-Z]* *probe /,+1p' || true; }
 doctor_probe | grep -q "^OK    probe  *kde answers: gtk3-demo is in front" \
@@ -107,7 +105,7 @@ locked (fake screen saver): not charged"
 # 3. make uninstall unloads it; make install-files with KWin running loads it live.
 make --no-print-directory -C "$repo" uninstall PREFIX="$HOME/.local" >>"$fx_dir/install.log" 2>&1 \
     || fail "make uninstall failed: $(tail -n 5 "$fx_dir/install.log")"
-wait_for 5 eval '! kw_script_loaded blocker' || fail "make uninstall left the script loaded in KWin"
+fx_wait 5 eval '! kw_script_loaded blocker' || fail "make uninstall left the script loaded in KWin"
 [ ! -e "$script_dir" ] || fail "make uninstall left $script_dir"
 grep -q blockerEnabled "$HOME/.config/kwinrc" && fail "make uninstall left the kwinrc key: $(cat "$HOME/.config/kwinrc")"
 kw_activate meter-one || fail "KWin did not activate the xterm"
@@ -117,7 +115,7 @@ install_files
 grep -q "installed with kpackagetool5" "$fx_dir/install.log" || fail "kpackagetool5 did not install it: $(cat "$fx_dir/install.log")"
 grep -q "loaded into the running KWin" "$fx_dir/install.log" || fail "it was not loaded live: $(cat "$fx_dir/install.log")"
 [ "$(kreadconfig5 --file kwinrc --group Plugins --key blockerEnabled)" = true ] || fail "kwriteconfig5 did not enable it"
-wait_for 5 front_is "blockermeter a new title kde" || fail "the live-loaded script did not report the xterm: $(front)"
+fx_wait 5 front_is "blockermeter a new title kde" || fail "the live-loaded script did not report the xterm: $(front)"
 ok "3. make uninstall unloads it; make install-files (kpackagetool5) loads it live and it reports at once"
 
 # 4. The balance runs out in the xterm: the overlay covers it.
@@ -126,21 +124,16 @@ kw_shot "$fx_dir/before.png"
 "$bin/blocker-overlay" >"$fx_dir/overlay.log" 2>&1 &
 overlay_pid=$!
 fx_track $overlay_pid
-wait_for 10 grep -qs "ready on" "$fx_dir/overlay.log" || fail "blocker-overlay did not start"
-wait_for 15 eval '[ "$(status "s[\"shield\"][\"active\"]")" = True ]' || fail "the balance never ran out in the xterm"
-wait_for 5 grep -qs "shown over blockermeter" "$fx_dir/overlay.log" || fail "the overlay did not show the cover"
+fx_wait 10 grep -qs "ready on" "$fx_dir/overlay.log" || fail "blocker-overlay did not start"
+fx_wait 15 eval '[ "$(status "s[\"shield\"][\"active\"]")" = True ]' || fail "the balance never ran out in the xterm"
+fx_wait 5 grep -qs "shown over blockermeter" "$fx_dir/overlay.log" || fail "the overlay did not show the cover"
 how=$(grep -m1 "covering" "$fx_dir/overlay.log" | sed 's/.*covering/covering/')
 covered() { # PNG — the xterm is hidden by the cover: not one pixel tinted by its magenta
     kw_shot "$1"
-    [ "$(oe_diff "$fx_dir/before.png" "$1")" -ge 90 ] && [ "$(fx_magenta_tinted "$1")" -eq 0 ]
+    [ "$(fx_diff_percent "$fx_dir/before.png" "$1")" -ge 90 ] && [ "$(fx_magenta_tinted "$1")" -eq 0 ]
 }
-oe_diff() { # percent of pixels that differ by more than 3%
-    local differing
-    differing=$(compare -metric AE -fuzz 3% "$1" "$2" null: 2>&1 >/dev/null) || true
-    python3 -c "print(int(float('$differing') * 100 / (1280 * 800)))"
-}
-wait_for 3 covered "$fx_dir/cover.png" \
-    || fail "the cover does not hide the xterm: $(oe_diff "$fx_dir/before.png" "$fx_dir/cover.png")% changed, $(fx_magenta_tinted "$fx_dir/cover.png") magenta-tinted pixels"
+fx_wait 3 covered "$fx_dir/cover.png" \
+    || fail "the cover does not hide the xterm: $(fx_diff_percent "$fx_dir/before.png" "$fx_dir/cover.png")% changed, $(fx_magenta_tinted "$fx_dir/cover.png") magenta-tinted pixels"
 mkdir -p docs
 cp "$fx_dir/cover.png" docs/cover-kde.png
 [ "$(status '(s["foreground"] or {}).get("app")')" = blockermeter ] || fail "with the cover up, blockerd sees $(front) in front"
@@ -158,19 +151,19 @@ for target in meter-one meter-two meter-one; do
     kw_activate "$target" blocker-overlay || fail "the cover did not take the focus back from $target: $(kw_active) is active"
     kw_activations | tail -n +$((logged + 1)) | grep -qx "$target" || fail "KWin never activated $target"
     covered "$fx_dir/switch.png" || fail "activating $target while covered shows it: \
-$(oe_diff "$fx_dir/before.png" "$fx_dir/switch.png")% changed, $(fx_magenta_tinted "$fx_dir/switch.png") magenta-tinted pixels"
+$(fx_diff_percent "$fx_dir/before.png" "$fx_dir/switch.png")% changed, $(fx_magenta_tinted "$fx_dir/switch.png") magenta-tinted pixels"
     switches+=("$target → $(kw_activations | tail -n +$((logged + 1)) | paste -sd, | sed 's/,/ → /g')")
 done
 printf 'kde: activations while covered: %s\n' "${switches[@]}"
 [ "$(status 's["shield"]["active"]')" = True ] || fail "the shield dropped while switching between covered windows"
 grep -q "blocker-overlay" <<<"$(front)" && fail "blockerd took the cover for the foreground: $(front)"
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
-wait_for 5 eval '[ "$(status "s[\"shield\"][\"active\"]")" = False ]' || fail "the shield stayed up over gtk3-demo"
-wait_for 5 grep -qs "blocker-overlay: hidden" "$fx_dir/overlay.log" || fail "the cover stayed over gtk3-demo"
+fx_wait 5 eval '[ "$(status "s[\"shield\"][\"active\"]")" = False ]' || fail "the shield stayed up over gtk3-demo"
+fx_wait 5 grep -qs "blocker-overlay: hidden" "$fx_dir/overlay.log" || fail "the cover stayed over gtk3-demo"
 kw_activate meter-one blocker-overlay || fail "back on the xterm, the cover did not come back with the focus"
-wait_for 5 eval '[ "$(grep -c "shown over blockermeter" "$fx_dir/overlay.log")" -ge 2 ]' \
+fx_wait 5 eval '[ "$(grep -c "shown over blockermeter" "$fx_dir/overlay.log")" -ge 2 ]' \
     || fail "the cover did not come back over the xterm"
-wait_for 3 covered "$fx_dir/switch.png" || fail "back on the xterm, the cover does not hide it"
+fx_wait 3 covered "$fx_dir/switch.png" || fail "back on the xterm, the cover does not hide it"
 ok "5. activating covered windows (as Alt+Tab would): the cover stays on top and takes the focus back; gtk3-demo uncovered; back: covered"
 
 # 5b. The cover as an ordinary fullscreen window (what it is on KWin's X11
@@ -180,18 +173,18 @@ fx_stop "$overlay_pid"
 GDK_BACKEND=x11 DISPLAY=$kw_display "$bin/blocker-overlay" >"$fx_dir/overlay-x11.log" 2>&1 &
 overlay_pid=$!
 fx_track $overlay_pid
-wait_for 10 grep -qs "shown over blockermeter" "$fx_dir/overlay-x11.log" || fail "the X11 overlay did not show the cover"
+fx_wait 10 grep -qs "shown over blockermeter" "$fx_dir/overlay-x11.log" || fail "the X11 overlay did not show the cover"
 grep -q "covering 1 monitor(s) on X11" "$fx_dir/overlay-x11.log" || fail "the overlay is not an X11 window: $(grep covering "$fx_dir/overlay-x11.log")"
-wait_for 3 covered "$fx_dir/switch.png" || fail "the X11 cover does not hide the xterm"
+fx_wait 3 covered "$fx_dir/switch.png" || fail "the X11 cover does not hide the xterm"
 for target in meter-two meter-one; do
     logged=$(kw_activations | wc -l)
     kw_activate "$target" blocker-overlay || fail "the script did not give the focus back to the X11 cover: $(kw_active) is active"
     kw_activations | tail -n +$((logged + 1)) | grep -qx "$target" || fail "KWin never activated $target"
     covered "$fx_dir/switch.png" || fail "activating $target shows it above the X11 cover: \
-$(oe_diff "$fx_dir/before.png" "$fx_dir/switch.png")% changed, $(fx_magenta_tinted "$fx_dir/switch.png") magenta-tinted pixels"
+$(fx_diff_percent "$fx_dir/before.png" "$fx_dir/switch.png")% changed, $(fx_magenta_tinted "$fx_dir/switch.png") magenta-tinted pixels"
 done
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo past the X11 cover"
-wait_for 5 eval '[ "$(status "s[\"shield\"][\"active\"]")" = False ]' || fail "the shield stayed up over gtk3-demo"
+fx_wait 5 eval '[ "$(status "s[\"shield\"][\"active\"]")" = False ]' || fail "the shield stayed up over gtk3-demo"
 sleep 0.5
 kw_has_owner org.kde.KWin || fail "KWin died as the X11 cover went away"
 [ "$(kw_active)" = gtk3-demo ] || fail "with the X11 cover gone, $(kw_active) is active, not gtk3-demo"
@@ -208,12 +201,12 @@ kw_script_loaded blocker && fail "the script disabled in kwinrc is still loaded"
 "$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state" >>"$fx_dir/blockerd.log" 2>&1 &
 blockerd_pid=$!
 fx_track $blockerd_pid
-wait_for 10 eval 'ctl status >/dev/null 2>&1' || fail "blockerd does not answer"
-wait_for 5 eval 'status "s[\"probe\"][\"error\"]" | grep -q "the blocker KWin script is not loaded"' \
+fx_wait 10 eval 'ctl status >/dev/null 2>&1' || fail "blockerd does not answer"
+fx_wait 5 eval 'status "s[\"probe\"][\"error\"]" | grep -q "the blocker KWin script is not loaded"' \
     || fail "blockerd without the script: $(status 's["probe"]')"
 install_files
 doctor_probe | grep -q "^OK    probe  *kde answers: " || fail "doctor after make install-files: $(doctor_probe)"
-wait_for 5 eval '[ "$(status "s[\"probe\"][\"ok\"]")" = True ]' \
+fx_wait 5 eval '[ "$(status "s[\"probe\"][\"ok\"]")" = True ]' \
     || fail "blockerd did not follow the script loaded after it started: $(status 's["probe"]')"
 ok "6. doctor: the script disabled in kwinrc is a FAIL with the fix; after make install-files, OK, and the running blockerd follows it"
 

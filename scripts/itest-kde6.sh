@@ -42,12 +42,9 @@ KW_CHROOT=$(scripts/trixie.sh root)
 # shellcheck source=lib/kwin-env.sh
 source scripts/lib/kwin-env.sh
 fx_begin kde6
-trap 'status=$?; set +e; for ((i = ${#fx_pids[@]} - 1; i >= 0; i--)); do fx_stop "${fx_pids[i]}"; done; kw_leave_chroot; rm -rf "$fx_dir"; exit $status' EXIT
 started=$SECONDS
-for tool in nsenter unshare gjs busctl dbus-daemon python3; do
-    command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
-done
-kw_programs
+fx_need nsenter unshare gjs busctl dbus-daemon python3
+fx_programs blockerd blockerctl blocker-overlay
 kw_init
 # The app id as KWin 6 gives it (resourceClass, no longer lowercased as in 5.27: BlockerMeter), compared lowercased.
 front() { status '(lambda f: "%s|%s|%s" % (str(f.get("app")).lower(), f.get("title"), f.get("pid")))(s["foreground"] or {})'; }
@@ -66,7 +63,7 @@ kw_session env HOME="$HOME" XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" DBUS_SESSION_BUS_
     || fail "install-kwin-script.sh install in the chroot: $(cat "$fx_dir/install.log")"
 grep -q "installed with kpackagetool6" "$fx_dir/install.log" || fail "kpackagetool6 did not install it: $(cat "$fx_dir/install.log")"
 grep -q "loaded into the running KWin" "$fx_dir/install.log" || fail "it was not loaded live: $(cat "$fx_dir/install.log")"
-wait_for 5 kw_script_loaded blocker || fail "KWin 6 does not have the script loaded"
+fx_wait 5 kw_script_loaded blocker || fail "KWin 6 does not have the script loaded"
 ok "1. install-kwin-script.sh in the chroot: kpackagetool6 installed it, loaded live into $version"
 
 # 2. Clients; blockerd with the kde probe.
@@ -75,17 +72,17 @@ kw_start_blockerd "$bin"
 blockerd_pid=$kw_blockerd_pid
 demo_pid=$(pgrep -x gtk3-demo | while read -r p; do grep -qx "$fx_dir/runtime" <(tr '\0' '\n' <"/proc/$p/environ" | sed -n 's/^XDG_RUNTIME_DIR=//p') && echo "$p"; done | head -n 1)
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
-wait_for 5 eval 'front | grep -q "^gtk3-demo|.*|$demo_pid$"' \
+fx_wait 5 eval 'front | grep -q "^gtk3-demo|.*|$demo_pid$"' \
     || fail "blockerd does not see gtk3-demo (Wayland, pid $demo_pid) in front: $(front), $(status 's["probe"]')"
 [ "$(status 's["probe"]["name"], s["probe"]["ok"]')" = "kde True" ] || fail "the kde probe is not ok: $(status 's["probe"]')"
 ctl earn 4 pushups >/dev/null || fail "blockerctl earn failed"
 kw_activate meter-one || fail "KWin did not activate the xterm"
-wait_for 5 front_is "blockermeter|meter-one|$kw_xterm_pid" || fail "the Xwayland xterm (pid $kw_xterm_pid) is not reported: $(front)"
+fx_wait 5 front_is "blockermeter|meter-one|$kw_xterm_pid" || fail "the Xwayland xterm (pid $kw_xterm_pid) is not reported: $(front)"
 DISPLAY=$kw_display kw_session xdotool search --classname meter-one set_window --name "a new title" >/dev/null
-wait_for 5 front_is "blockermeter|a new title|$kw_xterm_pid" || fail "the xterm's new title is not reported: $(front)"
+fx_wait 5 front_is "blockermeter|a new title|$kw_xterm_pid" || fail "the xterm's new title is not reported: $(front)"
 sleep 1.5
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
-wait_for 5 eval 'front | grep -q "^gtk3-demo|"' || fail "the switch back to gtk3-demo is not reported: $(front)"
+fx_wait 5 eval 'front | grep -q "^gtk3-demo|"' || fail "the switch back to gtk3-demo is not reported: $(front)"
 spent=$((12000 - $(status 's["balance_ms"]')))
 [ "$spent" -ge 1000 ] && [ "$spent" -le 6000 ] || fail "1.5 s in the metered xterm cost $spent ms of the balance"
 sleep 1
@@ -97,14 +94,14 @@ ok "2. kde probe on KWin 6: gtk3-demo (Wayland, pid $demo_pid), the Xwayland xte
 # no known locker, so its lock is a claim that a window change would
 # contradict (issue 20, row 4) — a real lock screen changes no window.
 kw_activate meter-one || fail "KWin did not activate the xterm"
-wait_for 5 eval 'front | grep -qi "^blockermeter"' || fail "the xterm in front is not reported: $(front)"
+fx_wait 5 eval 'front | grep -qi "^blockermeter"' || fail "the xterm in front is not reported: $(front)"
 echo lock >&7
-wait_for 5 eval '[ "$(status "s[\"locked\"]")" = True ]' || fail "blockerd did not follow the screen saver's lock"
+fx_wait 5 eval '[ "$(status "s[\"locked\"]")" = True ]' || fail "blockerd did not follow the screen saver's lock"
 locked_at=$(status 's["balance_ms"]')
 sleep 1.5
 [ "$(status 's["balance_ms"]')" -eq "$locked_at" ] || fail "the metered xterm was charged with the screen locked"
 echo unlock >&7
-wait_for 5 eval '[ "$(status "s[\"locked\"]")" = False ]' || fail "blockerd did not follow the unlock"
+fx_wait 5 eval '[ "$(status "s[\"locked\"]")" = False ]' || fail "blockerd did not follow the unlock"
 ok "3. locked: reported, the xterm not charged; unlocked: reported"
 
 # 4. The balance runs out in the xterm: blocker-overlay (the host's, on KWin's
@@ -112,9 +109,9 @@ ok "3. locked: reported, the xterm not charged; unlocked: reported"
 "$bin/blocker-overlay" >"$fx_dir/overlay.log" 2>&1 &
 overlay_pid=$!
 fx_track $overlay_pid
-wait_for 10 grep -qs "ready on" "$fx_dir/overlay.log" || fail "blocker-overlay did not start"
-wait_for 20 eval '[ "$(status "s[\"shield\"][\"active\"]")" = True ]' || fail "the balance never ran out in the xterm"
-wait_for 5 grep -qsi "shown over blockermeter" "$fx_dir/overlay.log" || fail "the overlay did not show the cover"
+fx_wait 10 grep -qs "ready on" "$fx_dir/overlay.log" || fail "blocker-overlay did not start"
+fx_wait 20 eval '[ "$(status "s[\"shield\"][\"active\"]")" = True ]' || fail "the balance never ran out in the xterm"
+fx_wait 5 grep -qsi "shown over blockermeter" "$fx_dir/overlay.log" || fail "the overlay did not show the cover"
 # The stacking order, bottom to top, as KWin has it: one JSON object a window.
 kw_stacking() {
     local mark=stack-$RANDOM$RANDOM
@@ -159,10 +156,10 @@ if problems:
 print("cover %(x)d,%(y)d %(w)dx%(h)d, layer %(layer)s, keepAbove %(keepAbove)s, stacked #%(index)d" % c
       + " over the xterm (%(w)dx%(h)d, layer %(layer)s, #%(index)d)" % m)'
 covered() { kw_stacking | COVER_PID=$overlay_pid python3 -c "$cover_check"; }
-wait_for 5 covered >/dev/null || fail "KWin does not have the cover over the xterm: $(kw_stacking | COVER_PID=$overlay_pid python3 -c "$cover_check" 2>&1)"
+fx_wait 5 covered >/dev/null || fail "KWin does not have the cover over the xterm: $(kw_stacking | COVER_PID=$overlay_pid python3 -c "$cover_check" 2>&1)"
 how=$(covered)
 cover_active() { kw_stacking | python3 -c 'import json, sys; sys.exit(0 if any(r["pid"] == int(sys.argv[1]) and r["active"] for r in json.loads(sys.stdin.read())) else 1)' "$overlay_pid"; }
-wait_for 3 cover_active || fail "the cover does not hold the focus: $(kw_active) is active"
+fx_wait 3 cover_active || fail "the cover does not hold the focus: $(kw_active) is active"
 [ "$(status 'str((s["foreground"] or {}).get("app")).lower()')" = blockermeter ] || fail "with the cover up, blockerd sees $(front) in front"
 ok "4. at zero, KWin 6's own state: $how; the cover holds the focus (no screenshot without OpenGL here)"
 
@@ -175,18 +172,18 @@ fx_stop "$overlay_pid"
 GDK_BACKEND=x11 DISPLAY=$kw_display "${kw_in_netns[@]}" "$bin/blocker-overlay" >"$fx_dir/overlay-x11.log" 2>&1 &
 overlay_pid=$!
 fx_track $overlay_pid
-wait_for 10 grep -qsi "shown over blockermeter" "$fx_dir/overlay-x11.log" || fail "the X11 cover did not show"
-wait_for 5 eval '[ "$(kw_active)" = blocker-overlay ]' || fail "the X11 cover does not get the focus: $(kw_active) is active"
+fx_wait 10 grep -qsi "shown over blockermeter" "$fx_dir/overlay-x11.log" || fail "the X11 cover did not show"
+fx_wait 5 eval '[ "$(kw_active)" = blocker-overlay ]' || fail "the X11 cover does not get the focus: $(kw_active) is active"
 earned=$(grep -c "event=earn" "$fx_dir/blockerd.log" || true)
 DISPLAY=$kw_display kw_session xdotool type --delay 30 4
 DISPLAY=$kw_display kw_session xdotool key Return
-wait_for 5 eval '[ "$(grep -c "event=earn" "$fx_dir/blockerd.log")" -gt "$earned" ]' \
+fx_wait 5 eval '[ "$(grep -c "event=earn" "$fx_dir/blockerd.log")" -gt "$earned" ]' \
     || fail "4 reps + Enter in the cover earned nothing: $(tail -n 3 "$fx_dir/overlay-x11.log")"
 grep "event=earn" "$fx_dir/blockerd.log" | tail -n 1 | grep -q "reps=4 " \
     || fail "the earning was not 4 reps: $(grep "event=earn" "$fx_dir/blockerd.log" | tail -n 1)"
-wait_for 5 eval '[ "$(status "s[\"shield\"][\"active\"]")" = False ]' || fail "the shield stayed up after earning"
+fx_wait 5 eval '[ "$(status "s[\"shield\"][\"active\"]")" = False ]' || fail "the shield stayed up after earning"
 gone() { ! kw_stacking | python3 -c 'import json, sys; sys.exit(0 if any(r["pid"] == int(sys.argv[1]) and r["visible"] for r in json.loads(sys.stdin.read())) else 1)' "$overlay_pid"; }
-wait_for 5 gone || fail "KWin still shows the cover after earning: $(kw_stacking)"
+fx_wait 5 gone || fail "KWin still shows the cover after earning: $(kw_stacking)"
 ok "5. 4 reps + Enter typed into the cover's form (X11 cover on KWin 6's Xwayland) earned; the shield went down and KWin no longer shows the cover"
 
 # 6. blockerctl probe beside blockerd; a reload of [daemon] keeps the probe.
@@ -199,12 +196,12 @@ python3 -c 'import json, sys; j = json.loads(sys.argv[1]); sys.exit(0 if j["sour
 sed -i 's/^poll-interval = .*/poll-interval = "2s"/' "$fx_dir/blocker.toml"
 ctl reload >/dev/null || fail "blockerctl reload failed"
 # The new probe asks the script for a report as it opens: seeing again within moments.
-wait_for 5 eval '[ "$(status "s[\"probe\"][\"name\"], s[\"probe\"][\"ok\"]")" = "kde True" ]' \
+fx_wait 5 eval '[ "$(status "s[\"probe\"][\"name\"], s[\"probe\"][\"ok\"]")" = "kde True" ]' \
     || fail "after the reload the probe is $(status 's["probe"]')"
 kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
-wait_for 5 eval 'front | grep -q "^gtk3-demo|"' || fail "after the reload blockerd does not hear the focus change: $(front)"
+fx_wait 5 eval 'front | grep -q "^gtk3-demo|"' || fail "after the reload blockerd does not hear the focus change: $(front)"
 kw_activate meter-one || fail "KWin did not activate the xterm"
-wait_for 5 front_is "blockermeter|a new title|$kw_xterm_pid" || fail "after the reload blockerd does not hear the xterm: $(front)"
+fx_wait 5 front_is "blockermeter|a new title|$kw_xterm_pid" || fail "after the reload blockerd does not hear the xterm: $(front)"
 ok "6. blockerctl probe answers with blockerd's kde probe (says so; --json source blockerd); a reload of [daemon] keeps it seeing"
 
 # 7. The script unloaded: blockerd knows within seconds; nothing charged; loaded again: back.
@@ -214,9 +211,9 @@ sleep 1.5
 kw_scripting unloadScript s blocker >/dev/null
 t0=$(date +%s%N)
 probe_down() { [ "$(status 's["probe"]["ok"]')" = False ]; }
-wait_for 5 eval '! kw_script_loaded blocker' || fail "KWin still has the script loaded after unloadScript"
+fx_wait 5 eval '! kw_script_loaded blocker' || fail "KWin still has the script loaded after unloadScript"
 unloaded=$(( ($(date +%s%N) - t0) / 1000000 ))
-wait_for 12 probe_down || fail "blockerd did not notice the KWin script was unloaded: $(status 's["probe"]')"
+fx_wait 12 probe_down || fail "blockerd did not notice the KWin script was unloaded: $(status 's["probe"]')"
 noticed=$(( ($(date +%s%N) - t0) / 1000000 ))
 # The probe asks KWin every 3 s: a few seconds at most, with room for a loaded
 # machine (it was 10–11 s when a reload's new probe went unwatched).
@@ -227,12 +224,12 @@ grep -q "KWin Scripts" <<<"$error" || fail "the probe's error does not name the 
 balance=$(status 's["balance_ms"]')
 sleep 2.5
 [ "$(status 's["balance_ms"]')" -eq "$balance" ] || fail "blockerd charged with its script gone ($balance → $(status 's["balance_ms"]') ms)"
-wait_for 5 grep -q "event=probe-error" "$fx_dir/blockerd.log" || fail "no probe-error event in blockerd's log"
+fx_wait 5 grep -q "event=probe-error" "$fx_dir/blockerd.log" || fail "no probe-error event in blockerd's log"
 kw_session env HOME="$HOME" XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" DBUS_SESSION_BUS_ADDRESS="$DBUS_SESSION_BUS_ADDRESS" \
     PATH=/usr/bin:/bin bash "$fx_dir/src/scripts/install-kwin-script.sh" install >>"$fx_dir/install.log" 2>&1 \
     || fail "install-kwin-script.sh install again: $(tail -n 3 "$fx_dir/install.log")"
-wait_for 10 eval '! probe_down' || fail "blockerd did not recover when the script came back: $(status 's["probe"]')"
-wait_for 5 front_is "blockermeter|a new title|$kw_xterm_pid" || fail "after the script came back blockerd does not see the xterm: $(front)"
+fx_wait 10 eval '! probe_down' || fail "blockerd did not recover when the script came back: $(status 's["probe"]')"
+fx_wait 5 front_is "blockermeter|a new title|$kw_xterm_pid" || fail "after the script came back blockerd does not see the xterm: $(front)"
 history=$(ctl history --days 1) || fail "blockerctl history failed"
 grep -q "probe blind" <<<"$history" || fail "history does not show the blind time: $history"
 ok "7. the script unloaded: probe not ok after ${noticed} ms (KWin said it was unloaded after ${unloaded} ms), no foreground, nothing charged, probe-error logged; loaded again: back; history: $(grep -o 'probe blind [0-9a-z ]*' <<<"$history" | head -n 1)"

@@ -27,11 +27,8 @@ cd "$(dirname "$0")/.."
 # shellcheck source=lib/fixtures.sh
 source scripts/lib/fixtures.sh
 fx_begin kwin-fake-host
-for tool in gjs busctl dbus-daemon python3; do
-    command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
-done
-bin=${BLOCKER_BIN:-$(swift build --show-bin-path 2>/dev/null)}
-for program in blockerd blockerctl; do [ -x "$bin/$program" ] || fail "$bin/$program is not built (swift build)"; done
+fx_need gjs busctl dbus-daemon python3
+fx_programs blockerd blockerctl
 unset DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE XDG_CONFIG_HOME XDG_DATA_DIRS
 export HOME=$fx_dir/home XDG_DATA_HOME=$fx_dir/data XDG_CURRENT_DESKTOP=KDE LANG=C.UTF-8
 mkdir -p "$HOME" "$XDG_DATA_HOME/kwin/scripts"
@@ -61,7 +58,7 @@ run_shape() {
     fx_track "$bus_pid"
     export DBUS_SESSION_BUS_ADDRESS=$address XDG_RUNTIME_DIR=$fx_dir/$shape
     control() { busctl --address="$address" call org.kde.KWin /FakeKWin io.github.blockerd.test.FakeKWin "$@"; }
-    status() { "$bin/blockerctl" status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; }
+    status() { "$bin/blockerctl" status --json | fx_json "$1"; }
     front() { status '(s["foreground"] or {}).get("app"), (s["foreground"] or {}).get("title"), s["probe"]["name"]'; }
     front_is() { [ "$(front 2>/dev/null)" = "$1" ]; }
     reports() { grep -c '^report ' "$log" || true; }

@@ -15,9 +15,9 @@
 # directories (nothing is started on demand), then
 # `gnome-shell --headless --wayland --no-x11 --virtual-monitor 1280x800`.
 #
-# Every process carries $ge_marker in its environment; ge_cleanup (call it
-# from the EXIT trap) stops the tracked ones by PID and then any marked one
-# left (a client the shell started).
+# Every process carries fixtures.sh's $fx_marker in its environment: the
+# EXIT trap (fx_cleanup) stops the tracked ones by PID and then any marked one
+# left (a client the shell started), then leaves the chroot (tx_leave).
 #
 # Binaries come from BLOCKER_BIN (default: `swift build --show-bin-path`).
 
@@ -27,7 +27,6 @@ ge_gid=
 ge_home=
 ge_runtime=
 ge_bin=
-ge_marker=
 ge_shell_pid=
 ge_blockerd_pid=
 # GE_CHROOT=DIR: the shell, its buses and clients run in the Debian 13 chroot
@@ -42,20 +41,15 @@ source "$ge_repo/scripts/lib/trixie-env.sh"
 
 # ge_init — the user, the directories, the copies; exports nothing global yet.
 ge_init() {
-    ge_bin=${BLOCKER_BIN:-$(cd "$ge_repo" && swift build --show-bin-path 2>/dev/null)}
-    local program tool
-    for program in blockerd blockerctl blocker-overlay; do
-        [ -x "$ge_bin/$program" ] || fail "$ge_bin/$program is not built (swift build)"
-    done
+    fx_programs blockerd blockerctl blocker-overlay
+    ge_bin=$bin
     local needed=(gnome-shell gjs gsettings dbus-daemon dbus-run-session gdbus setpriv useradd make python3)
     [ -z "$ge_chroot" ] || needed=(gdbus setpriv useradd nsenter unshare python3)
-    for tool in "${needed[@]}"; do
-        command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
-    done
+    fx_need "${needed[@]}"
     id -u "$ge_user" >/dev/null 2>&1 || useradd -m -s /usr/sbin/nologin "$ge_user"
     ge_uid=$(id -u "$ge_user") ge_gid=$(id -g "$ge_user")
     [ -z "$ge_chroot" ] || ge_enter_chroot
-    ge_marker="BLOCKER_GNOME_RUN=$fx_name-$$-$RANDOM"
+    fx_marked
     chmod 0755 "$fx_dir"
     ge_home=$fx_dir/home ge_runtime=$fx_dir/runtime
     mkdir -m 0700 "$ge_home" "$ge_runtime"
@@ -72,7 +66,7 @@ ge_init() {
         USER="$ge_user" LOGNAME="$ge_user" SHELL=/bin/sh PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
         XDG_RUNTIME_DIR="$ge_runtime" DBUS_SESSION_BUS_ADDRESS="unix:path=$ge_runtime/bus"
         DBUS_SYSTEM_BUS_ADDRESS="unix:path=$ge_runtime/system_bus" WAYLAND_DISPLAY=wayland-0
-        GDK_BACKEND=wayland NO_AT_BRIDGE=1 "$ge_marker")
+        GDK_BACKEND=wayland NO_AT_BRIDGE=1 "$fx_marker")
     ge_as_user=("${ge_host_as_user[@]}")
     [ -z "$ge_chroot" ] || ge_as_user=("${tx_in_chroot[@]}" "${ge_host_as_user[@]}")
 }
@@ -125,10 +119,8 @@ ge_install() {
         gsettings set org.gnome.desktop.session idle-delay 0
         gsettings get org.gnome.shell enabled-extensions' sh "$fx_dir" >"$fx_dir/install.log" 2>&1 \
         || fail "make install-files as $ge_user: $(tail -n 5 "$fx_dir/install.log")"
-    ge_stop_marked_except
+    fx_stop_marked
 }
-
-# A bus config: allow-all, listening at PATH, TYPE session|system, no service directories.
 
 # ge_gdbus ARGS… — gdbus on the shell's session bus, as the user.
 ge_gdbus() { ge_run gdbus "$@"; }
@@ -136,14 +128,6 @@ ge_gdbus() { ge_run gdbus "$@"; }
 ge_has_owner() { # NAME
     ge_gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
         --method org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep true >/dev/null
-}
-
-# ge_wait SECONDS COMMAND… — polls every 100 ms.
-ge_wait() {
-    local tries=$(($1 * 10))
-    shift
-    for ((; tries > 0; tries--)); do "$@" && return 0; sleep 0.1; done
-    return 1
 }
 
 # The test driver: ge_test METHOD [ARGS…] prints the reply (gdbus text form).
@@ -172,14 +156,14 @@ ge_start_shell() {
     fx_bus_config "$fx_dir/session.conf" session "$ge_runtime/bus"
     ge_spawn "$fx_dir/system-bus.log" dbus-daemon --config-file="$fx_dir/system.conf" --nofork
     ge_spawn "$fx_dir/session-bus.log" dbus-daemon --config-file="$fx_dir/session.conf" --nofork
-    ge_wait 5 test -S "$ge_runtime/bus" || fail "the session bus did not start"
-    ge_wait 5 test -S "$ge_runtime/system_bus" || fail "the system bus did not start"
+    fx_wait 5 test -S "$ge_runtime/bus" || fail "the session bus did not start"
+    fx_wait 5 test -S "$ge_runtime/system_bus" || fail "the system bus did not start"
     # The shell builds its lock screen only when a display manager answers
     # (LoginManager.canLock: org.gnome.DisplayManager's Version): a
     # python3-dbusmock stand-in for GDM on the private system bus, nothing more.
     ge_spawn "$fx_dir/gdm-mock.log" /usr/bin/python3 -m dbusmock --system org.gnome.DisplayManager \
         /org/gnome/DisplayManager/Manager org.gnome.DisplayManager.Manager
-    ge_wait 10 ge_run gdbus call --system --dest org.gnome.DisplayManager --object-path /org/gnome/DisplayManager/Manager \
+    fx_wait 10 ge_run gdbus call --system --dest org.gnome.DisplayManager --object-path /org/gnome/DisplayManager/Manager \
         --method org.freedesktop.DBus.Mock.AddProperty org.gnome.DisplayManager.Manager Version "<'43.0'>" \
         >/dev/null 2>&1 || fail "the GDM stand-in (python3-dbusmock) did not start on the system bus"
     local attempt
@@ -187,11 +171,11 @@ ge_start_shell() {
         ge_spawn "$fx_dir/shell.log" env -u WAYLAND_DISPLAY -u GDK_BACKEND XDG_SESSION_TYPE=wayland \
             XDG_CURRENT_DESKTOP=GNOME gnome-shell --headless --wayland "${x11[@]}" --virtual-monitor 1280x800
         ge_shell_pid=$ge_spawned
-        if ge_wait 20 ge_has_owner io.github.blockerd.Test; then
-            ge_wait 5 test -S "$ge_runtime/wayland-0" || fail "GNOME Shell opened no wayland-0 socket"
+        if fx_wait 20 ge_has_owner io.github.blockerd.Test; then
+            fx_wait 5 test -S "$ge_runtime/wayland-0" || fail "GNOME Shell opened no wayland-0 socket"
             return 0
         fi
-        echo "$fx_name: GNOME Shell start $attempt did not get ready; $( ((attempt == 1)) && echo retrying)" >&2
+        fx_note "GNOME Shell start $attempt did not get ready; $( ((attempt == 1)) && echo retrying)"
         fx_stop "$ge_shell_pid"
     done
     fail "GNOME Shell did not start (its driver extension never took io.github.blockerd.Test)"
@@ -206,7 +190,7 @@ ge_overview_closed() {
     [ "$(ge_json State "j['overview']")" = False ]
 }
 ge_leave_overview() {
-    ge_wait 10 ge_overview_closed || fail "the overview did not close: $(ge_test State)"
+    fx_wait 10 ge_overview_closed || fail "the overview did not close: $(ge_test State)"
 }
 
 # ge_extension_state UUID — GetExtensionInfo's state (1 enabled), or "none".
@@ -231,34 +215,14 @@ ge_start_blockerd() {
         >>"$fx_dir/blockerd.log" 2>&1 &
     ge_blockerd_pid=$!
     fx_track "$ge_blockerd_pid"
-    ge_wait 10 eval 'ge_ctl status >/dev/null 2>&1' || fail "blockerd does not answer on the shell's bus"
+    fx_wait 10 eval 'ge_ctl status >/dev/null 2>&1' || fail "blockerd does not answer on the shell's bus"
 }
 
 ge_ctl() { "${ge_host_as_user[@]}" "$ge_bin/blockerctl" "$@"; }
 
 # ge_status EXPR — a Python expression over `s`, `blockerctl status --json`.
 ge_status() {
-    ge_ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"
-}
-
-# Kills (SIGKILL, by PID) processes carrying the marker that are not tracked:
-# what a bus or the shell started on its own (dconf-service, Xwayland…).
-ge_stop_marked_except() {
-    [ -n "$ge_marker" ] || return 0
-    fx_kill_marked "$ge_marker" "${fx_pids[@]}"
-}
-
-# From the EXIT trap: tracked processes by PID (newest first), then marked leftovers.
-ge_cleanup() {
-    local status=$? i
-    set +e
-    trap - EXIT
-    for ((i = ${#fx_pids[@]} - 1; i >= 0; i--)); do fx_stop "${fx_pids[i]}"; done
-    fx_pids=()
-    ge_stop_marked_except
-    tx_leave
-    rm -rf "$fx_dir"
-    exit "$status"
+    ge_ctl status --json | fx_json "$1"
 }
 
 # What the GNOME tests ask and do, the same on GNOME 43 and 48: the focus
@@ -268,7 +232,7 @@ focus() { ge_json State "(j['focus'] or {}).get('wm_class')"; }
 activate() { # WM_CLASS — and wait until the shell has it in front
     local want=$1
     ge_test Activate "'$want'" >/dev/null
-    ge_wait 5 eval '[ "$(focus)" = "$want" ]' || fail "the shell did not focus $want (focus: $(focus))"
+    fx_wait 5 eval '[ "$(focus)" = "$want" ]' || fail "the shell did not focus $want (focus: $(focus))"
 }
 magenta() { # PNG — the share of pixels that are foot's magenta (0–1)
     convert "$1" -fuzz 12% -fill black +opaque '#ff00ff' -fill white -opaque '#ff00ff' -format '%[fx:mean]' info:

@@ -36,13 +36,10 @@ kw_init() {
     unset DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE XDG_CONFIG_HOME XDG_DATA_HOME XDG_DATA_DIRS
     export HOME=$fx_dir/home XDG_RUNTIME_DIR=$fx_dir/runtime XDG_CURRENT_DESKTOP=KDE NO_AT_BRIDGE=1 LANG=C.UTF-8
     [ -z "$kw_chroot" ] || kw_enter_chroot
-    local address pid
-    read -r address pid < <(fx_session_bus "$fx_dir") || fail "dbus-daemon did not start"
-    fx_track "$pid"
-    export DBUS_SESSION_BUS_ADDRESS=$address
+    fx_start_bus
 }
 
-# kw_enter_chroot — into KW_CHROOT (trixie-env.sh's tx_enter).
+# kw_enter_chroot — into KW_CHROOT (trixie-env.sh's tx_enter; left from the EXIT trap).
 kw_enter_chroot() {
     tx_enter "$kw_chroot"
     kw_in_netns=("${tx_in_netns[@]}")
@@ -52,9 +49,6 @@ kw_enter_chroot() {
 # kw_session COMMAND… — COMMAND where KWin runs, in the foreground (in the
 # background, expand "${kw_in_session[@]}" instead: $! is then its own PID).
 kw_session() { "${kw_in_session[@]}" "$@"; }
-
-# From the EXIT trap, after the test's processes are stopped: out of the chroot.
-kw_leave_chroot() { tx_leave; }
 
 kw_bus() { busctl --address="$DBUS_SESSION_BUS_ADDRESS" "$@"; }
 # NameHasOwner, not `busctl status`: that one needs the peer's credentials,
@@ -236,30 +230,14 @@ TOML
     gjs "$(dirname "${BASH_SOURCE[0]}")/fake-screensaver.js" <"$fx_dir/saver.in" >"$fx_dir/saver.log" 2>&1 &
     fx_track $!
     exec 7>"$fx_dir/saver.in"
-    for _ in $(seq 100); do grep -q owns "$fx_dir/saver.log" && break; sleep 0.05; done
-    grep -q owns "$fx_dir/saver.log" || fail "the fake screen saver did not start"
+    fx_wait 5 grep -q owns "$fx_dir/saver.log" || fail "the fake screen saver did not start"
     "$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state" >"$fx_dir/blockerd.log" 2>&1 &
     kw_blockerd_pid=$!
     fx_track "$kw_blockerd_pid"
-    for _ in $(seq 100); do "$bin/blockerctl" status >/dev/null 2>&1 && return 0; sleep 0.1; done
-    fail "blockerd does not answer"
+    fx_wait 10 eval '"$bin/blockerctl" status >/dev/null 2>&1' || fail "blockerd does not answer"
 }
 
-# What the KDE tests share: the built programs (BLOCKER_BIN, by default
-# swift's bin path) in $bin, checked; blockerctl; a Python expression over
-# `s`, `blockerctl status --json`; and waiting for a condition.
-kw_programs() {
-    bin=${BLOCKER_BIN:-$(swift build --show-bin-path 2>/dev/null)}
-    local program
-    for program in blockerd blockerctl blocker-overlay; do
-        [ -x "$bin/$program" ] || fail "$bin/$program is not built (swift build)"
-    done
-}
+# What the KDE tests share: blockerctl (from fixtures.sh's $bin), and a
+# Python expression over `s`, `blockerctl status --json`.
 ctl() { "$bin/blockerctl" "$@"; }
-status() { ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; }
-wait_for() { # SECONDS COMMAND… — every 50 ms until COMMAND succeeds
-    local tries=$(($1 * 20))
-    shift
-    for _ in $(seq "$tries"); do "$@" && return 0; sleep 0.05; done
-    return 1
-}
+status() { ctl status --json | fx_json "$1"; }

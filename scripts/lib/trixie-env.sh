@@ -7,8 +7,9 @@
 # into it at the same path (a socket, a script or a screenshot path means the
 # same on both sides) and starts a process that holds a network namespace of
 # the test's own: every session command joins it (`nsenter --net`), so an
-# Xwayland's abstract socket cannot meet the host's X servers. tx_leave,
-# from the EXIT trap after the test's processes are stopped, undoes it.
+# Xwayland's abstract socket cannot meet the host's X servers. tx_leave undoes
+# it: tx_enter hands it to fixtures.sh's EXIT trap (fx_at_exit), which runs it
+# once the test's processes are stopped.
 
 tx_root=
 tx_bound=
@@ -22,6 +23,7 @@ tx_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 tx_enter() {
     tx_root=$1
+    fx_at_exit tx_leave
     [ -e "$tx_root/etc/blocker-test-packages" ] || fail "$tx_root is not a built chroot (scripts/trixie.sh ensure)"
     "$tx_repo/scripts/trixie.sh" mount || fail "cannot mount the chroot's /proc, /sys, /dev, /run"
     tx_mounted=1
