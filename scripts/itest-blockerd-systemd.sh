@@ -9,8 +9,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/user-manager.sh
 source "$here/scripts/lib/user-manager.sh"
 um_enter "$@"
-# shellcheck source=lib/fixtures.sh
-source "$here/scripts/lib/fixtures.sh"
 
 fx_named itest-blockerd-systemd
 
@@ -122,7 +120,7 @@ restarted() { # OLD_PID
     now=$(um_show blockerd.service MainPID)
     [ "$now" != 0 ] && [ "$now" != "$1" ] && [ "$(um_systemctl is-active blockerd.service)" = active ]
 }
-um_wait_for 10 restarted "$pid" || fail "not restarted after kill -9"
+fx_wait 10 restarted "$pid" || fail "not restarted after kill -9"
 [ "$(um_show blockerd.service NRestarts)" -gt "$restarts" ] || fail "NRestarts did not grow after kill -9"
 pid=$(um_show blockerd.service MainPID)
 ok "kill -9 → restarted as $pid"
@@ -135,7 +133,7 @@ ok "gap after kill -9 in the journal: $(sed -n 's/.*"MESSAGE":"\([^"]*\)".*/\1/p
 kill -STOP "$pid"
 um_wait_journal 15 USER_UNIT=blockerd.service UNIT_RESULT=watchdog >/dev/null ||
     fail "a stopped blockerd was not killed by the watchdog"
-um_wait_for 10 restarted "$pid" || fail "not restarted after the watchdog fired"
+fx_wait 10 restarted "$pid" || fail "not restarted after the watchdog fired"
 pid=$(um_show blockerd.service MainPID)
 ok "kill -STOP → watchdog timeout → restarted as $pid"
 entry=$(um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=gap _PID="$pid" \
@@ -173,7 +171,7 @@ um_systemctl stop blockerd-watchdog.timer || fail "stop the watchdog timer"
 printf '[daemon]\nprobe = \n' | um_write .config/blocker/blocker.toml
 um_systemctl restart blockerd.service 2>/dev/null
 is_failed() { [ "$(um_systemctl is-failed blockerd.service)" = failed ]; }
-um_wait_for 10 is_failed || fail "a bad config did not fail the unit"
+fx_wait 10 is_failed || fail "a bad config did not fail the unit"
 [ "$(um_show blockerd.service ExecMainStatus)" = 78 ] || fail "bad config: exit status is not 78"
 entry=$(um_wait_journal 5 _SYSTEMD_USER_UNIT=blockerd.service BLOCKER_EVENT=config-error) ||
     fail "no config-error event"

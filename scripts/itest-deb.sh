@@ -12,8 +12,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=lib/user-manager.sh
 source "$here/scripts/lib/user-manager.sh"
 um_enter "$@"
-# shellcheck source=lib/fixtures.sh
-source "$here/scripts/lib/fixtures.sh"
 fx_named itest-deb
 
 started=$SECONDS

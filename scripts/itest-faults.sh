@@ -10,7 +10,7 @@ source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-faults
 dir=$fx_dir
 ctl() { "$bin/blockerctl" "$@"; }
-json() { ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; }
+json() { ctl status --json | fx_json "$1"; }
 
 fx_private_session
 

@@ -8,10 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib/fixtures.sh
 source "$here/lib/fixtures.sh"
 fx_begin itest-integrity
-bin=${BLOCKER_BIN:-$(cd "$here/.." && swift build --show-bin-path 2>/dev/null)}
-for program in blockerd blockerctl blocker-overlay; do
-    [ -x "$bin/$program" ] || fail "$bin/$program is not built (swift build)"
-done
+fx_programs blockerd blockerctl blocker-overlay
 for rows in "$here"/lib/integrity/rows-*.sh; do
     # shellcheck source=/dev/null
     source "$rows"

@@ -7,8 +7,6 @@ set -uo pipefail
 # shellcheck source=lib/user-manager.sh
 source "$(dirname "$0")/lib/user-manager.sh"
 um_enter "$@"
-# shellcheck source=lib/fixtures.sh
-source "$(dirname "$0")/lib/fixtures.sh"
 fx_named itest-user-manager
 
 started=$SECONDS
@@ -117,7 +115,7 @@ restarted() { # OLD_PID N_RESTARTS
         [ "$(um_show test-notify.service NRestarts)" = "$2" ] &&
         [ "$(um_systemctl is-active test-notify.service)" = active ]
 }
-um_wait_for 10 restarted "$pid" $((restarts + 1)) || fail "not restarted after kill -9"
+fx_wait 10 restarted "$pid" $((restarts + 1)) || fail "not restarted after kill -9"
 pid=$(um_show test-notify.service MainPID)
 ok "kill -9 → restarted as $pid, NRestarts $((restarts + 1))"
 
@@ -125,14 +123,14 @@ ok "kill -9 → restarted as $pid, NRestarts $((restarts + 1))"
 kill -STOP "$pid"
 um_wait_journal 8 USER_UNIT=test-notify.service UNIT_RESULT=watchdog >/dev/null ||
     fail "no watchdog failure in the journal after kill -STOP"
-um_wait_for 10 restarted "$pid" $((restarts + 2)) || fail "not restarted after the watchdog fired"
+fx_wait 10 restarted "$pid" $((restarts + 2)) || fail "not restarted after the watchdog fired"
 ok "kill -STOP → watchdog (UNIT_RESULT=watchdog) → restarted as $(um_show test-notify.service MainPID)"
 
 # --- a timer and its oneshot -----------------------------------------------
 um_systemctl start test-tick.timer || fail "start test-tick.timer"
 ticks() { um_journal -q -o cat USER_UNIT=test-tick.service JOB_TYPE=start JOB_RESULT=done | wc -l; }
 ticks_at_least() { [ "$(ticks)" -ge "$1" ]; }
-um_wait_for 8 ticks_at_least 2 || fail "the timer started test-tick.service $(ticks) times, not twice"
+fx_wait 8 ticks_at_least 2 || fail "the timer started test-tick.service $(ticks) times, not twice"
 um_wait_journal 5 _SYSTEMD_USER_UNIT=test-tick.service MESSAGE=tick >/dev/null ||
     fail "the oneshot's output is not in the journal with _SYSTEMD_USER_UNIT=test-tick.service"
 ok "timer fired test-tick.service $(ticks) times"

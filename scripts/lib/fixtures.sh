@@ -150,6 +150,10 @@ fx_programs() {
     done
 }
 
+# fx_json EXPR — prints a Python expression over `s`, the JSON read from stdin
+# (e.g. `blockerctl status --json | fx_json 's["balance_ms"]'`).
+fx_json() { python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; }
+
 # --- time and waiting ----------------------------------------------------------
 
 # Wall clock in ms (bash's own clock: no fork).

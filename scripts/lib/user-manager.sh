@@ -11,8 +11,9 @@
 #   um_wait_journal 5 _SYSTEMD_USER_UNIT=x.service
 #
 # API: um_enter, um_start, um_stop, um_run, um_root, um_systemctl, um_show,
-# um_write, um_install, um_wait_for, um_wait_active, um_journal,
-# um_journal_json, um_wait_journal, um_verify (each documented where defined).
+# um_write, um_install, um_wait_active, um_journal, um_journal_json,
+# um_wait_journal, um_verify (each documented where defined); it sources
+# fixtures.sh, whose fx_wait, fail and ok the scripts use with it.
 # um_start exports UM_USER, UM_UID, UM_GID, UM_HOME, UM_RUNTIME
 # (XDG_RUNTIME_DIR), UM_BUS (DBUS_SESSION_BUS_ADDRESS), UM_UNIT_DIR
 # (~/.config/systemd/user), and sets UM_MANAGER_PID, UM_JOURNALD_PID.
@@ -54,6 +55,9 @@
 #
 # Creates, once, the user $UM_USER (default blocker-test, a normal uid, member
 # of systemd-journal so `journalctl --user` works for it).
+
+# shellcheck source=fixtures.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fixtures.sh"
 
 UM_USER=${UM_USER:-blocker-test}
 UM_LOCK_FILE=${UM_LOCK_FILE:-/run/lock/blocker-user-manager.lock}
@@ -227,17 +231,7 @@ um__unmount_all() {
 
 # --- start / stop --------------------------------------------------------
 
-# um_wait_for TIMEOUT CMD… — runs CMD (a program or function, output hidden)
-# every 0.1 s until it succeeds; 1 after TIMEOUT whole seconds (±1 s).
-um_wait_for() {
-    local deadline=$((SECONDS + $1)) ; shift
-    until "$@" >/dev/null 2>&1; do
-        [ "$SECONDS" -lt "$deadline" ] || return 1
-        sleep 0.1
-    done
-}
-
-um__journald_up() { journalctl --no-pager -q -t um-harness MESSAGE="journald up" | grep -q .; }
+um__journald_up() { journalctl --no-pager -q -t um-harness MESSAGE="journald up" 2>/dev/null | grep -q .; }
 
 um__manager_up() {
     local state
@@ -255,13 +249,13 @@ um__start_journald() {
     ) >"$UM__STATE/journald.log" 2>&1 &
     UM_JOURNALD_PID=$!
     disown "$UM_JOURNALD_PID" # no "Killed" job notice at the end
-    um_wait_for 5 test -S /run/systemd/journal/stdout || um__die "journald's stdout socket did not appear"
+    fx_wait 5 test -S /run/systemd/journal/stdout || um__die "journald's stdout socket did not appear"
     # Made with the umask by systemd-socket-activate; services of every user
     # must be able to connect (journald makes its own sockets 0666 too).
     chmod 0666 /run/systemd/journal/stdout
     # systemd-socket-activate execs journald on the first connection: this one.
     echo "journald up" | systemd-cat -t um-harness || um__die "systemd-cat failed"
-    um_wait_for 10 um__journald_up || um__die "journald did not log (see $UM__STATE/journald.log)"
+    fx_wait 10 um__journald_up || um__die "journald did not log (see $UM__STATE/journald.log)"
 }
 
 um__start_manager() {
@@ -274,8 +268,8 @@ um__start_manager() {
     ) >"$UM__STATE/manager.log" 2>&1 &
     UM_MANAGER_PID=$!
     disown "$UM_MANAGER_PID"
-    um_wait_for 20 um__manager_up || um__die "systemd --user did not start (see $UM__STATE/manager.log)"
-    um_wait_for 5 test -S "$UM_RUNTIME/bus" || um__die "no session bus socket at $UM_RUNTIME/bus"
+    fx_wait 20 um__manager_up || um__die "systemd --user did not start (see $UM__STATE/manager.log)"
+    fx_wait 5 test -S "$UM_RUNTIME/bus" || um__die "no session bus socket at $UM_RUNTIME/bus"
 }
 
 # um_start — test user, mounts, cgroups, journald and systemd --user.
@@ -321,7 +315,7 @@ um_stop() {
     if [ -n "${UM_MANAGER_PID:-}" ] && kill -0 "$UM_MANAGER_PID" 2>/dev/null; then
         # SIGTERM: the manager stops its units (they log their stop) and exits.
         kill -TERM "$UM_MANAGER_PID" 2>/dev/null
-        um_wait_for 5 um__not_running "$UM_MANAGER_PID" || um__log "systemd --user ignored SIGTERM; killing it"
+        fx_wait 5 um__not_running "$UM_MANAGER_PID" || um__log "systemd --user ignored SIGTERM; killing it"
     fi
     [ -n "${UM__CG_V2:-}" ] && um__kill_cgroups
     um__unmount_all
@@ -343,7 +337,7 @@ um__trap_command() {
     printf '%s' "${3:-}"
 }
 
-um__not_running() { ! kill -0 "$1" 2>/dev/null; }
+um__not_running() { ! fx_alive "$1"; }
 
 um__on_exit() {
     local rc=$?

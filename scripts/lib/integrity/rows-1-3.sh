@@ -22,12 +22,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/cover-checks.sh"
 
 integrity_rows_1_3() (
-    fx_pids=()
-    fx_dir=$(mktemp -d "$fx_dir/rows-1-3.XXXXXX")
-    trap fx_cleanup EXIT
-    for tool in Xvfb openbox xterm xdotool python3 gjs; do
-        command -v "$tool" >/dev/null || fail "$tool is not installed (make check installs the test dependencies)"
-    done
+    fx_nested rows-1-3
+    fx_need Xvfb openbox xterm xdotool python3 gjs
     fx_private_session
     fx_x_session "$fx_dir"
     local config=$fx_dir/config/blocker.toml
@@ -44,16 +40,15 @@ pushups = 0.05
 name = "social"
 apps = ["xterm"]
 TOML
-    status() { "$bin/blockerctl" status --json | python3 -c "import json,sys; s=json.load(sys.stdin); print($1)"; }
+    status() { "$bin/blockerctl" status --json | fx_json "$1"; }
     # The metered group's time today (a balance of 0 has nothing to debit: its use still counts).
     used_ms() { "$bin/blockerctl" history --days 1 --json | python3 -c "import json,sys; print(json.load(sys.stdin)[-1]['groups'].get('social', 0))"; }
-    wait_for() { local seconds=$1; shift; for _ in $(seq $((seconds * 10))); do "$@" && return 0; sleep 0.1; done; return 1; }
     logged() { grep -q "$1" "$fx_dir/daemon.log"; }
 
     # Row 3 first: a script takes the cover's name before anything else runs.
     gjs "$(dirname "${BASH_SOURCE[0]}")/../own-bus-name.js" io.github.blockerd.Cover >"$fx_dir/squatter.log" 2>&1 &
     fx_track $!
-    wait_for 10 grep -q owned "$fx_dir/squatter.log" || fail "the script did not take io.github.blockerd.Cover"
+    fx_wait 10 grep -q owned "$fx_dir/squatter.log" || fail "the script did not take io.github.blockerd.Cover"
 
     "$bin/blockerd" --config "$config" --state-dir "$fx_dir/state" >>"$fx_dir/daemon.log" 2>&1 &
     fx_track $!
@@ -61,7 +56,7 @@ TOML
     "$bin/blocker-overlay" >>"$fx_dir/overlay.log" 2>&1 &
     local overlay=$!
     fx_track $overlay
-    wait_for 10 grep -q "ready on" "$fx_dir/overlay.log" || fail "blocker-overlay did not start"
+    fx_wait 10 grep -q "ready on" "$fx_dir/overlay.log" || fail "blocker-overlay did not start"
 
     # Row 1: the lookalike. Earn 30 s, put it in front, and see it charged.
     xterm -class blocker-overlay -name blocker-overlay -title discord -e sleep 3600 >/dev/null 2>&1 &
@@ -72,7 +67,7 @@ TOML
     "$bin/blockerctl" earn 10 pushups >/dev/null || fail "earn failed"
     local shows
     shows=$(grep -c "shown over" "$fx_dir/overlay.log" || true)
-    wait_for 5 eval '[ "$(status "(s[\"foreground\"] or {}).get(\"app\")")" = blocker-overlay ]' ||
+    fx_wait 5 eval '[ "$(status "(s[\"foreground\"] or {}).get(\"app\")")" = blocker-overlay ]' ||
         fail "row 1: the xterm called blocker-overlay is not what blockerd sees in front: $(status 's["foreground"]')"
     local before after
     before=$(status 's["balance_ms"]')
@@ -85,20 +80,20 @@ TOML
     # Row 3: the squatter was ignored; the real overlay covers once the balance runs out.
     integrity_cover_refused "$fx_dir/daemon.log" "$fx_dir/overlay.log"
     # Its first frame is logged once the cover is drawn on screen.
-    wait_for 40 eval '[ "$(grep -c "shown over" "$fx_dir/overlay.log")" -gt "$shows" ]' ||
+    fx_wait 40 eval '[ "$(grep -c "shown over" "$fx_dir/overlay.log")" -gt "$shows" ]' ||
         fail "row 3: no cover on screen once the balance ran out, with a script owning the Cover name"
     [ "$(status 's["shield"]["active"]')" = True ] || fail "row 3: a cover, but no shield"
     ok "row 3: closed: a script owning io.github.blockerd.Cover first is ignored (journal: cover-refused) and blocker-overlay covers"
 
     # Row 2: with the real cover up (and focused), the lookalike beneath stays in front and uncharged.
-    wait_for 5 logged "event=shield-up" || fail "no shield-up"
+    fx_wait 5 logged "event=shield-up" || fail "no shield-up"
     local used0 used1 used2
     used0=$(used_ms); sleep 2; used1=$(used_ms)
     [ $((used1 - used0)) -le 500 ] || fail "row 2: $((used1 - used0)) ms counted in 2 s under a drawn cover"
     [ "$(status "(s[\"foreground\"] or {}).get(\"app\")")" = blocker-overlay ] ||
         fail "row 2: with the real cover focused, blockerd sees $(status 's["foreground"]') in front"
     kill -TERM "$overlay"
-    wait_for 5 logged "event=cover-missing" || fail "row 2: blockerd did not notice the cover was gone"
+    fx_wait 5 logged "event=cover-missing" || fail "row 2: blockerd did not notice the cover was gone"
     # Nothing covers the app: the user clicks it and uses it.
     fx_x_activate "$lookalike" || fail "openbox did not activate the app again"
     # The x11 probe ticks on events, and at the latest every 10 s while charging.
@@ -107,7 +102,7 @@ TOML
     "$bin/blocker-overlay" >>"$fx_dir/overlay.log" 2>&1 &
     overlay=$!
     fx_track $overlay
-    wait_for 10 logged "event=cover-back" || fail "row 2: blockerd did not see the cover back"
+    fx_wait 10 logged "event=cover-back" || fail "row 2: blockerd did not see the cover back"
     local line
     line=$(grep "event=cover-back" "$fx_dir/daemon.log" | tail -n 1)
     # Kept for history and doctor too (an integrity note), with the time charged.

@@ -16,14 +16,6 @@
 
 integrity_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# Inside a row's subshell: its own directory, its own processes, stopped on exit.
-integrity__row_begin() {
-    fx_dir=$fx_dir/$1
-    mkdir -p "$fx_dir"
-    fx_pids=()
-    trap 'for ((i = ${#fx_pids[@]} - 1; i >= 0; i--)); do fx_stop "${fx_pids[i]}"; done' EXIT
-}
-
 # A private session bus and system bus, python3-dbusmock's logind on the
 # latter with our graphical session c1, an X server with openbox, and the
 # windows "discord" (metered) and "notes"; blockerd with the x11 probe and
@@ -82,7 +74,7 @@ integrity__wait_log() {
 }
 
 integrity_row4() (
-    integrity__row_begin row4
+    fx_nested row4
     integrity__x11_desktop
     sleep 1
     [ "$(integrity__status spending)" = True ] || fail "row 4: discord in front is not being spent"
@@ -140,7 +132,7 @@ integrity_row4() (
 )
 
 integrity_row5() (
-    integrity__row_begin row5
+    fx_nested row5
     integrity__x11_desktop
     sleep 1
     before=$(integrity__balance)

@@ -24,8 +24,6 @@ here=$(cd "$(dirname "$0")/../../.." && pwd)
 source "$here/scripts/lib/user-manager.sh"
 um_enter "$@"
 src_bin=${1:?usage: systemd-row-2.sh BIN_DIR}
-# shellcheck source=../fixtures.sh
-source "$here/scripts/lib/fixtures.sh"
 fx_begin systemd-row-2 # its EXIT trap (Xvfb, openbox) runs first in um_start's
 overlay=blocker-overlay.service
 
