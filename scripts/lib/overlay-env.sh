@@ -187,7 +187,7 @@ oe_expect_reps_earn() {
 
 # oe_status EXPR — a Python expression over `s`, the `blockerctl status --json` object.
 oe_status() {
-    oe_ctl status --json | python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"
+    oe_ctl status --json | fx_json "$1"
 }
 
 # Whether blockerd says the shield is up.
