@@ -4,9 +4,9 @@
 # and what happens with no daemon. Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$here" && swift build --show-bin-path)
 source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-blockerctl
+fx_programs blockerd blockerctl
 dir=$fx_dir daemon_pid=
 ctl() { "$bin/blockerctl" "$@"; }
 fx_private_session

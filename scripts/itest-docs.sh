@@ -7,11 +7,10 @@
 # shells, and --version, CHANGELOG.md and debian/changelog agree.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=${BLOCKER_BIN:-$(cd "$here" && swift build --show-bin-path)}
 source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-docs
+fx_programs blockerd blockerctl blocker-overlay
 dir=$fx_dir
-for program in blockerd blockerctl blocker-overlay; do [ -x "$bin/$program" ] || fail "$bin/$program is not built (swift build)"; done
 for tool in man groff bash zsh fish; do command -v "$tool" >/dev/null || fail "$tool is missing (scripts/deps.sh check installs it)"; done
 unset XDG_CONFIG_DIRS
 export HOME=$dir XDG_CONFIG_HOME=$dir/config NO_COLOR=1 PATH="$bin:$PATH"

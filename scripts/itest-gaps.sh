@@ -11,9 +11,9 @@
 # Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$here" && swift build --show-bin-path)
 source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-gaps
+fx_programs blockerd blockerctl
 dir=$fx_dir
 trap fx_cleanup EXIT
 python=/usr/bin/python3

@@ -6,9 +6,9 @@
 # body as text (issue 20, row 9). Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$here" && swift build --show-bin-path)
 source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-notifications
+fx_programs blockerd blockerctl
 dir=$fx_dir
 
 read -r display xvfb_pid < <(fx_xvfb "$dir" 800x600x24) || fail "Xvfb did not start"
@@ -38,19 +38,24 @@ metered = false
 daily-limit = "2s"
 TOML
 echo null >"$dir/front.json"
+# dunst_history_after REASON — once the shield is up for REASON (10 s at most)
+# and the last notification had time to arrive: all closed, dunst's history
+# in $dir/history.json.
+dunst_history_after() {
+    local reason=$1
+    # Not there in time: the history's checks below say what is missing.
+    fx_wait 10 eval '"$bin/blockerctl" status --json | grep -q "\"reason\": *\"$reason\""' || true
+    sleep 0.5
+    dunstctl close-all
+    sleep 0.3
+    dunstctl history >"$dir/history.json" || fail "dunstctl history"
+}
 fx_start_blockerd "$bin"
 daemon_pid=$fx_daemon_pid
 "$bin/blockerctl" earn 1 pushups >/dev/null || fail "earn"            # 6 s
 echo '{"app":"discord","title":"chat","pid":1}' >"$dir/front.json"
 # 6 s of balance at 2 ticks a second: crosses 4 s, counts down under 2 s, runs out.
-for _ in $(seq 100); do
-    "$bin/blockerctl" status --json | grep -q '"reason": *"balance"' && break
-    sleep 0.1
-done
-sleep 0.5
-dunstctl close-all
-sleep 0.3
-dunstctl history >"$dir/history.json" || fail "dunstctl history"
+dunst_history_after balance
 python3 - "$dir/history.json" <<'PY' || fail "notifications: $(cat "$dir/history.json")"
 import json, sys
 items = json.load(open(sys.argv[1]))["data"][0]
@@ -74,14 +79,7 @@ ok "dunst received one warning, one countdown updated in place (low urgency), on
 # summary is plain text by the specification (dunst escapes it itself); the
 # body, which servers parse as markup, goes out escaped.
 echo '{"app":"a & <span size=\"99999\">x</span>","title":"t","pid":1}' >"$dir/front.json"
-for _ in $(seq 100); do
-    "$bin/blockerctl" status --json | grep -q '"reason": *"daily-limit"' && break
-    sleep 0.1
-done
-sleep 0.5
-dunstctl close-all
-sleep 0.3
-dunstctl history >"$dir/history.json" || fail "dunstctl history"
+dunst_history_after daily-limit
 python3 - "$dir/history.json" <<'PY' || fail "markup in a notification: $(cat "$dir/history.json")"
 import json, sys
 items = json.load(open(sys.argv[1]))["data"][0]

@@ -7,9 +7,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 if [ -z "${DISPLAY:-}" ] || [ "${1:-}" != --inside ]; then
     exec "$here/scripts/with-xvfb.sh" bash "$0" --inside
 fi
-bin=$(cd "$here" && swift build --show-bin-path)
 source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-probe-cli
+fx_programs blockerctl
 dir=$fx_dir
 export HOME=$dir XDG_CONFIG_HOME=$dir/config
 unset WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE

@@ -12,9 +12,9 @@
 # Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$here" && swift build --show-bin-path)
 source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-report
+fx_programs blockerd blockerctl
 dir=$fx_dir
 ctl() { "$bin/blockerctl" "$@"; }
 fx_private_session

@@ -9,9 +9,9 @@
 # and up for exactly this). Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$here" && swift build --show-bin-path)
 source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-strict
+fx_programs blockerd blockerctl
 dir=$fx_dir
 ctl() { "$bin/blockerctl" "$@"; }
 fx_private_session
