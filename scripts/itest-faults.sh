@@ -5,9 +5,9 @@
 # measured; a step that finds the fault again fails the run. Exit 0 = pass.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "$here" && swift build --show-bin-path)
 source "$here/scripts/lib/fixtures.sh"
 fx_begin itest-faults
+fx_programs blockerd blockerctl
 dir=$fx_dir
 ctl() { "$bin/blockerctl" "$@"; }
 json() { ctl status --json | fx_json "$1"; }
