@@ -16,10 +16,7 @@ import TestSupport
 
     /// The same for each row of the README's member table: `` `Status()` ``, `` signal `Warning(…)` ``.
     static func readmeMembers() throws -> [String] {
-        let readme = try RepositoryFile.text("README.md")
-        let section = try #require(readme.firstRange(of: "\n## D-Bus\n"))
-        let rows = readme[section.upperBound...].split(separator: "\n").drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }
-        return try rows.dropFirst(2).map { row in
+        try RepositoryFile.tableRows("README.md", after: "## D-Bus").map { row in
             let match = try #require(row.firstMatch(of: /^\| (signal )?`(\w+)\(/), "a row that names no member: \(row)")
             return "\(match.output.1 == nil ? "method" : "signal") \(match.output.2)"
         }

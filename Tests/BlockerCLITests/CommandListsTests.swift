@@ -8,10 +8,7 @@ import TestSupport
 @Suite struct CommandListsTests {
     /// The command each backquoted entry of the first column names: its leading lowercase words.
     static func readmeCommands() throws -> [String] {
-        let readme = try RepositoryFile.text("README.md")
-        let section = try #require(readme.firstRange(of: "\n## blockerctl\n"))
-        let rows = readme[section.upperBound...].split(separator: "\n").drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }
-        return rows.dropFirst(2).flatMap { row in
+        try RepositoryFile.tableRows("README.md", after: "## blockerctl").flatMap { row in
             // `\|` is a bar inside a cell ("report --output FILE.png\|FILE.svg").
             let first = row.replacing("\\|", with: "/").split(separator: "|", omittingEmptySubsequences: false)[1]
             return first.matches(of: /`([^`]*)`/).map { entry in
