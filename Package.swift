@@ -51,8 +51,8 @@ let package = Package(
         .target(name: "BlockerSystem", dependencies: ["CLinux"]),
         // The system time zone (TZ, /etc/localtime, tzdata): blockerd, blockerctl and the overlay.
         .target(name: "BlockerTimeZone", dependencies: ["BlockerCore", "BlockerSystem"]),
-        // Reads blocker.toml (through CTOML, its JSON through BlockerJSON); re-exports BlockerTimeZone.
-        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerJSON", "BlockerTimeZone", "BlockerSystem", "CTOML"]),
+        // Reads blocker.toml (toml++ through CTOML, its nodes straight into ConfigValue); re-exports BlockerTimeZone.
+        .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerTimeZone", "BlockerSystem", "CTOML"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "CSQLite"]),
         // Thin typed wrappers over libsystemd: sd-bus, sd-event, journald, sd_notify.

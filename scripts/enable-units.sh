@@ -18,7 +18,7 @@ if ! grep -qE '^(DISPLAY|WAYLAND_DISPLAY)=' <<<"$env"; then
     cat >&2 <<'MSG'
 make install: the user manager has neither DISPLAY nor WAYLAND_DISPLAY, so blockerd cannot see windows.
   From your graphical session run:
-    systemctl --user import-environment DISPLAY WAYLAND_DISPLAY SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE XDG_SESSION_ID
+    systemctl --user import-environment DISPLAY WAYLAND_DISPLAY XDG_CURRENT_DESKTOP SWAYSOCK HYPRLAND_INSTANCE_SIGNATURE XDG_SESSION_ID
     systemctl --user restart blockerd
 MSG
 fi

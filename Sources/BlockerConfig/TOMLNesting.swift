@@ -1,8 +1,11 @@
 /// How deep blocker.toml may nest, checked on its bytes before toml++ sees
 /// them: toml++ recurses once per level of a dotted key or table header (a
-/// 40,000-part key overflows its stack), and what it hands back must stay
-/// within what the JSON reader accepts. A real blocker.toml nests 2 levels
-/// (`[[group.schedule]]`, `apps = ["…"]`); the limit is far above that.
+/// 40,000-part key overflows its stack), and so does reading its tree back
+/// (`TOMLDocument`). This cannot be done on toml++'s tree instead: the
+/// input that needs it never makes one. toml++'s own limit (256 levels of
+/// arrays and inline tables) covers neither dotted keys nor headers. A real
+/// blocker.toml nests 2 levels (`[[group.schedule]]`, `apps = ["…"]`); the
+/// limit is far above that.
 ///
 /// The scan knows comments, the four kinds of strings, keys, headers and
 /// brackets. It is lenient: whatever it does not understand it skips, and
@@ -12,11 +15,6 @@ enum TOMLNesting {
     /// Parts of a table header; also levels of a value (dotted key parts,
     /// arrays and inline tables together, counted from its table).
     static let maximumDepth = 32
-
-    /// The deepest JSON toml++ can print for a document that passed the scan:
-    /// the top table, two levels per header part (an array of tables and its
-    /// element), then a value's levels.
-    static let maximumJSONDepth = 1 + 2 * maximumDepth + maximumDepth
 
     struct TooDeep: Error, Equatable {
         /// 1-based; the column counts Unicode scalars.

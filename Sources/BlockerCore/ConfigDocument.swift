@@ -1,9 +1,11 @@
 /// A parsed blocker.toml before validation: the TOML document as plain values.
 ///
-/// `BlockerConfig` builds it from the JSON that CTOML prints, so the cases are
-/// what JSON can carry. Dates and times arrive as strings (`"22:30:00"`), so do
-/// infinities and NaN (`"Infinity"`). A TOML integer arrives as `.integer`, a
-/// float as `.float`; validation accepts both wherever a number is allowed.
+/// `BlockerConfig` builds it from toml++'s nodes (`TOMLDocument`). Dates and
+/// times arrive as strings as toml++ writes them (`"22:30:00"`), infinities
+/// and NaN as the strings `"Infinity"`, `"-Infinity"` and `"NaN"` (as when
+/// they came through JSON: messages name them so). A TOML integer arrives as
+/// `.integer`, a float as `.float`; validation accepts both wherever a number
+/// is allowed.
 public indirect enum ConfigValue: Equatable, Sendable {
     case string(String)
     case integer(Int64)

@@ -35,6 +35,11 @@ public struct SessionState: Equatable, Sendable {
 public final class SessionLock {
     /// Sources that could not answer are asked again after this long, not every sample.
     public static let retryAfterNs: UInt64 = 10_000_000_000
+
+    /// The session variable it reads (logind's session); the unit helper and
+    /// the README import it beside the probes' (`ProbeListsTests`).
+    public static let sessionVariable = "XDG_SESSION_ID"
+
     /// A service that does not answer within this long is treated as missing.
     static let callTimeoutUs: UInt64 = 500_000
 
@@ -67,7 +72,7 @@ public final class SessionLock {
     /// `retryAfterNs`: how long a source that failed waits before it is asked again.
     public init(environment: [String: String], retryAfterNs: UInt64 = SessionLock.retryAfterNs) {
         logind = LogindSession(address: BusAddress.system(environment: environment),
-                               sessionID: environment["XDG_SESSION_ID"].flatMap { $0.isEmpty ? nil : $0 })
+                               sessionID: environment[Self.sessionVariable].flatMap { $0.isEmpty ? nil : $0 })
         screenSaver = ScreenSaver(address: BusAddress.session(environment: environment), retryAfterNs: retryAfterNs)
     }
 
