@@ -29,7 +29,7 @@ public final class ProbeLauncher {
         for arg in argv { request.bytes(Array(arg.utf8)) }
         // The helper answers within the probe's timeout; a second more is its own hang.
         guard Wire.send(request.data, to: socket),
-              let reply = Wire.receive(from: socket, deadlineMs: Int64(timeoutMs) + 1000) else {
+              let reply = Wire.receive(from: socket, deadline: .after(ms: timeoutMs + 1000)) else {
             stop()
             return .failure(.cannotStart("the probe launcher (\(executable) --probe-launcher)", errno: EPIPE))
         }
@@ -74,7 +74,7 @@ public final class ProbeLauncher {
         // kill by setsid) is re-parented here and reaped after each run,
         // instead of piling up under the service manager.
         try? ChildProcesses.becomeSubreaper()
-        while let request = Wire.receive(from: fd, deadlineMs: nil) {
+        while let request = Wire.receive(from: fd, deadline: nil) {
             var reader = Wire.Reader(data: request)
             guard let timeout = reader.u32(), let count = reader.u32() else { break }
             var argv: [String] = []
@@ -147,17 +147,14 @@ struct Wire {
         return true
     }
 
-    /// One frame, or nil on EOF, error or when `deadlineMs` passes.
-    static func receive(from fd: Int32, deadlineMs: Int64?) -> [UInt8]? {
-        let start = MonotonicClock.nowMs
+    /// One frame, or nil on EOF, error or when `deadline` passes.
+    static func receive(from fd: Int32, deadline: Deadline?) -> [UInt8]? {
         func read(_ count: Int) -> [UInt8]? {
             var out = [UInt8](repeating: 0, count: count)
             var got = 0
             while got < count {
-                if let deadlineMs {
-                    let left = deadlineMs - (MonotonicClock.nowMs - start)
-                    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    guard left > 0, poll(&pfd, 1, Int32(left)) > 0 || errno == EINTR else { return nil }
+                if let deadline {
+                    guard (try? deadline.wait(for: fd)) == true else { return nil }
                 }
                 let n = try? retryOnInterrupt { out[got...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
                 guard let n, n > 0 else { return nil }

@@ -295,9 +295,8 @@ final class XConnection {
                 xcb_discard_reply(connection, cookie.sequence)
                 return .failure(.timedOut)
             }
-            var pfd = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            let waitMs = Int32(min((deadline - now + 999_999) / 1_000_000, 1000))
-            _ = poll(&pfd, 1, waitMs)
+            // At most 1 s per wait, then xcb is asked again.
+            _ = try? Deadline(atNs: min(deadline, now + 1_000_000_000)).wait(for: fileDescriptor)
         }
     }
 

@@ -59,20 +59,16 @@ public enum Subprocess {
         }
         defer { close(child.stdout); close(child.stderr) }
 
-        let deadline = MonotonicClock.nowMs + timeoutMs
+        let deadline = Deadline.after(ms: timeoutMs)
         var stdout: [UInt8] = [], stderr: [UInt8] = []
         var open: (out: Bool, err: Bool) = (true, true)
         var chunk = [UInt8](repeating: 0, count: 4096)
         var failure: Failure?
         while open.out {
-            let left = deadline - MonotonicClock.nowMs
-            if left <= 0 { failure = .timedOut(ms: timeoutMs); break }
             var pfds = [pollfd(fd: child.stdout, events: Int16(POLLIN), revents: 0),
                         pollfd(fd: open.err ? child.stderr : -1, events: Int16(POLLIN), revents: 0),
                         pollfd(fd: peer ?? -1, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&pfds, 3, Int32(left))
-            if ready < 0 && errno == EINTR { continue }
-            if ready <= 0 { failure = .timedOut(ms: timeoutMs); break }
+            guard (try? deadline.wait(for: &pfds)) == true else { failure = .timedOut(ms: timeoutMs); break }
             if pfds[2].revents != 0 { failure = .timedOut(ms: 0); break }
             if pfds[1].revents != 0 {
                 let n = (try? retryOnInterrupt { read(child.stderr, &chunk, chunk.count) }) ?? -1
@@ -89,7 +85,7 @@ public enum Subprocess {
         }
         // stdout is closed (or we gave up): wait for the program itself, then
         // kill its group, so children it left behind go too.
-        let stopped = ChildProcesses.stop(child.pid, graceMs: failure == nil ? deadline - MonotonicClock.nowMs : 0,
+        let stopped = ChildProcesses.stop(child.pid, graceMs: failure == nil ? Int64(deadline.remainingMs) : 0,
                                           group: true)
         if failure == nil && !stopped.exitedInTime { failure = .timedOut(ms: timeoutMs) }
         if let failure { return .failure(failure) }
