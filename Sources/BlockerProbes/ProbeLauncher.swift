@@ -31,7 +31,7 @@ public final class ProbeLauncher {
         guard Wire.send(request.data, to: socket),
               let reply = Wire.receive(from: socket, deadline: .after(ms: timeoutMs + 1000)) else {
             stop()
-            return .failure(.cannotStart("the probe launcher (\(executable) --probe-launcher)", errno: EPIPE))
+            return .failure(.cannotStart("the probe launcher (\(executable) --probe-launcher)", errno: .brokenPipe))
         }
         return Self.decode(reply)
     }
@@ -39,7 +39,7 @@ public final class ProbeLauncher {
     private func start() -> Subprocess.Failure? {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
-            return .cannotStart("the probe launcher", errno: errno)
+            return .cannotStart("the probe launcher", errno: .current)
         }
         for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         switch Subprocess.spawn([executable, "--probe-launcher"], passing: pair[1], as: 3) {
@@ -86,7 +86,7 @@ public final class ProbeLauncher {
             switch Subprocess.run(argv, timeoutMs: Int64(timeout), cancelWhenHungUp: fd) {
             case let .success(output):
                 reply.u32(0); reply.u32(UInt32(bitPattern: output.status)); reply.bytes(output.stdout); reply.bytes(output.stderr)
-            case let .failure(.cannotStart(program, errno)): reply.u32(1); reply.u32(UInt32(bitPattern: errno)); reply.bytes(Array(program.utf8))
+            case let .failure(.cannotStart(program, errno)): reply.u32(1); reply.u32(UInt32(bitPattern: errno.rawValue)); reply.bytes(Array(program.utf8))
             case let .failure(.timedOut(ms)): reply.u32(2); reply.u32(UInt32(clamping: ms)); reply.bytes([])
             case let .failure(.tooMuchOutput(limit)): reply.u32(3); reply.u32(UInt32(clamping: limit)); reply.bytes([])
             }
@@ -99,11 +99,11 @@ public final class ProbeLauncher {
     static func decode(_ reply: [UInt8]) -> Result<Subprocess.Output, Subprocess.Failure> {
         var reader = Wire.Reader(data: reply)
         guard let kind = reader.u32(), let code = reader.u32(), let payload = reader.bytes() else {
-            return .failure(.cannotStart("the probe launcher (garbled answer)", errno: EPROTO))
+            return .failure(.cannotStart("the probe launcher (garbled answer)", errno: .protocolError))
         }
         switch kind {
         case 0: return .success(Subprocess.Output(status: Int32(bitPattern: code), stdout: payload, stderr: reader.bytes() ?? []))
-        case 1: return .failure(.cannotStart(String(decoding: payload, as: UTF8.self), errno: Int32(bitPattern: code)))
+        case 1: return .failure(.cannotStart(String(decoding: payload, as: UTF8.self), errno: Errno(rawValue: Int32(bitPattern: code))))
         case 2: return .failure(.timedOut(ms: Int64(code)))
         default: return .failure(.tooMuchOutput(limit: Int(code)))
         }

@@ -30,13 +30,13 @@ public enum Subprocess {
     public static let stderrKept = 1024
 
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
-        case cannotStart(String, errno: Int32)
+        case cannotStart(String, errno: Errno)
         case timedOut(ms: Int64)
         case tooMuchOutput(limit: Int)
 
         public var description: String {
             switch self {
-            case let .cannotStart(program, errno): "cannot run \(program): \(Errno(rawValue: errno))"
+            case let .cannotStart(program, errno): "cannot run \(program): \(errno)"
             case let .timedOut(ms): "did not answer within \(ms) ms and was killed"
             case let .tooMuchOutput(limit): "printed more than \(limit) bytes"
             }
@@ -51,7 +51,7 @@ public enum Subprocess {
     /// its probe launcher) ends the run at once, the program's group killed.
     public static func run(_ argv: [String], timeoutMs: Int64, outputLimit: Int = 65_536,
                            cancelWhenHungUp peer: Int32? = nil) -> Result<Output, Failure> {
-        guard !argv.isEmpty else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
+        guard !argv.isEmpty else { return .failure(.cannotStart("(empty command)", errno: .invalidArgument)) }
         let child: Capturing
         switch spawnCapturing(argv) {
         case let .success(started): child = started
@@ -112,14 +112,14 @@ public enum Subprocess {
                 throw error
             }
         } catch {
-            return .failure(.cannotStart(program, errno: error.rawValue))
+            return .failure(.cannotStart(program, errno: error))
         }
         let spawned = spawn(argv, passing: [(out.write, 1), (err.write, 2)], newProcessGroup: true)
         close(out.write); close(err.write)
         guard case let .success(pid) = spawned else {
             close(out.read); close(err.read)
             if case let .failure(failure) = spawned { return .failure(failure) }
-            return .failure(.cannotStart(program, errno: EINVAL))
+            return .failure(.cannotStart(program, errno: .invalidArgument))
         }
         return .success(Capturing(pid: pid, stdout: out.read, stderr: err.read))
     }
@@ -135,7 +135,7 @@ public enum Subprocess {
     /// process group (its pid) when asked, so the group can be killed whole.
     static func spawn(_ argv: [String], passing descriptors: [(Int32, Int32)],
                       newProcessGroup: Bool) -> Result<pid_t, Failure> {
-        guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
+        guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: .invalidArgument)) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -163,7 +163,7 @@ public enum Subprocess {
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         let result = posix_spawnp(&pid, program, &actions, &attributes, cArgs, environ)
-        return result == 0 ? .success(pid) : .failure(.cannotStart(program, errno: result))
+        return result == 0 ? .success(pid) : .failure(.cannotStart(program, errno: Errno(rawValue: result)))
     }
 
 }
