@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "CSQLite"]),
         // Thin typed wrappers over libsystemd: sd-bus, sd-event, journald, sd_notify.
         // The only Swift that calls sd_bus_*/sd_event_*; no raw pointer leaves it.
-        .target(name: "BlockerSystemd", dependencies: ["CSystemd", "CBusShim"]),
+        .target(name: "BlockerSystemd", dependencies: ["CSystemd", "CBusShim", "BlockerSystem"]),
         // Which window is in front: one file per backend.
         .target(name: "BlockerProbes", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem", "BlockerSystemd", "CXCB", "CWayland"]),
         // D-Bus API: server object for blockerd, client proxy for blockerctl and the overlay.
@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "BlockerProbesTests", dependencies: ["BlockerProbes", "BlockerCore", "BlockerSystem", "BlockerSystemd", "TestSupport"]),
         .testTarget(name: "BlockerDaemonTests", dependencies: ["BlockerDaemon", "BlockerBus", "BlockerCore", "BlockerStore", "BlockerSystem",
                                                               "BlockerSystemd", "TestSupport"]),
-        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore", "BlockerSystemd", "TestSupport"]),
+        .testTarget(name: "BlockerBusTests", dependencies: ["BlockerBus", "BlockerCore", "BlockerSystem", "BlockerSystemd", "TestSupport"]),
         .testTarget(name: "BlockerCLITests", dependencies: ["BlockerCLI", "BlockerBus", "BlockerCore", "BlockerJSON", "BlockerStore",
                                                            "BlockerProbes", "TestSupport"]),
     ],

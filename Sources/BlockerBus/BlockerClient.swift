@@ -1,4 +1,5 @@
 import BlockerCore
+import BlockerSystem
 import BlockerSystemd
 import Glibc
 
@@ -43,7 +44,7 @@ public final class BlockerClient {
             return BlockerClient(connection: try BusConnection(address: address))
         } catch {
             throw .notRunning("cannot connect to the session bus at \(address) "
-                + "(\(String(cString: strerror(error.errno)))), so blockerd cannot be reached; "
+                + "(\(error.errno)), so blockerd cannot be reached; "
                 + "start it with: systemctl --user start blockerd")
         }
     }
@@ -252,7 +253,7 @@ public final class BlockerClient {
     /// `fileDescriptor` is ready or `deadlineMicroseconds` passed.
     public func dispatchPending() throws(BusFailure) {
         do { try connection.processPending() } catch {
-            throw .transport("lost the session bus connection: \(String(cString: strerror(error.errno)))")
+            throw .transport("lost the session bus connection: \(error.errno)")
         }
     }
 
@@ -260,7 +261,7 @@ public final class BlockerClient {
     public func waitAndDispatch(microseconds: UInt64) throws(BusFailure) {
         try dispatchPending()
         do { try connection.wait(microseconds: microseconds) } catch {
-            throw .transport("lost the session bus connection: \(String(cString: strerror(error.errno)))")
+            throw .transport("lost the session bus connection: \(error.errno)")
         }
         try dispatchPending()
     }
@@ -280,7 +281,7 @@ public final class BlockerClient {
             case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner":
                 return .notRunning(notRunningMessage)
             case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
-                if reply.errno == ETIMEDOUT || reply.name.hasSuffix(".Timeout") {
+                if reply.errno == .timedOut || reply.name.hasSuffix(".Timeout") {
                     return .transport("blockerd did not answer \(member) within \(timeout / 1_000_000) s; "
                         + "see what it is doing: journalctl --user -u blockerd")
                 }

@@ -96,11 +96,11 @@ public final class BlockerExport {
         }
         let connection: BusConnection
         do { connection = try BusConnection(address: address) } catch {
-            throw .noBus("cannot connect to the session bus at \(address): \(String(cString: strerror(error.errno)))")
+            throw .noBus("cannot connect to the session bus at \(address): \(error.errno)")
         }
         do {
             try connection.requestName(BusNames.service)
-        } catch where error.errno == EEXIST {
+        } catch where error.errno == .fileExists {
             throw .nameTaken(owner: try? connection.owner(of: BusNames.service), ownUID: geteuid())
         } catch {
             throw .failed("cannot take the name \(BusNames.service) on the session bus: \(error)")

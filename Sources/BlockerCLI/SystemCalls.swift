@@ -69,15 +69,9 @@ public enum SystemCalls {
     /// Sleeps up to `timeoutMs`, waking early when `descriptor` becomes readable.
     /// Returns true when it did.
     static func waitReadable(_ descriptor: Int32?, timeoutMs: Int64) -> Bool {
-        let timeout = Int32(clamping: max(0, timeoutMs))
-        guard let descriptor else {
-            var request = timespec(tv_sec: Int(timeout / 1000), tv_nsec: Int(timeout % 1000) * 1_000_000)
-            var remaining = timespec()
-            while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-            return false
-        }
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, timeout) > 0 && entry.revents != 0
+        // No descriptor: poll(2) of none is a sleep.
+        var entries = descriptor.map { [pollfd(fd: $0, events: Int16(POLLIN), revents: 0)] } ?? []
+        return (try? Deadline.after(ms: max(0, timeoutMs)).wait(for: &entries)) == true
     }
 
     /// Ends the process quietly (status 0) on Ctrl-C: for `probe --watch`,

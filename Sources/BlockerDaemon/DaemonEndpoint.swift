@@ -140,7 +140,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     }
 
     public func pendingChanges() throws(MethodError) -> [PendingChange] {
-        daemon.pendingChanges().map { PendingChange(applyMs: $0.applyMs, receivedMs: $0.receivedMs, changes: $0.changes) }
+        daemon.pendingChanges()
     }
 
     public func cancelPending() throws(MethodError) -> UInt32 {

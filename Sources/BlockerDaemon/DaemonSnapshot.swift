@@ -52,7 +52,7 @@ public struct DaemonSnapshot: Equatable, Sendable {
         /// `[strict] delay` in force; nil outside strict mode.
         public var delayMs: Milliseconds?
         /// The changes waiting at the tick, soonest first.
-        public var pending: [PendingConfigChange]
+        public var pending: [PendingChange]
         /// Why strict mode runs on the ledger's config (blocker.toml does not load).
         public var configProblem: String?
     }
@@ -75,7 +75,7 @@ public struct DaemonSnapshot: Equatable, Sendable {
     }
 
     /// The waiting changes still to come at `wall`.
-    public func pendingChanges(at wall: Int64) -> [PendingConfigChange] {
+    public func pendingChanges(at wall: Int64) -> [PendingChange] {
         strict.pending.filter { $0.applyMs > wall }
     }
 

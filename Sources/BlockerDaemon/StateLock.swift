@@ -19,7 +19,7 @@ public final class StateLock {
 
     public struct Failed: Error, CustomStringConvertible, Sendable {
         public let path: String
-        public let errno: Int32
+        public let errno: Errno
         /// The name is taken by a symlink, a FIFO, a directory…: nothing blockerd created.
         public var notRegular = false
         public var description: String {
@@ -27,7 +27,7 @@ public final class StateLock {
                 return "cannot lock \(path): it is not a regular file (a symlink or another kind of file); "
                     + "nothing was written to it; remove it if it is not yours: rm \(path)"
             }
-            return "cannot lock \(path): \(Errno(rawValue: errno))"
+            return "cannot lock \(path): \(errno)"
         }
     }
 
@@ -38,13 +38,13 @@ public final class StateLock {
         // file truncated and overwritten with our pid.
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            if errno == ELOOP { throw .failed(Failed(path: path, errno: ELOOP, notRegular: true)) }
-            throw .failed(Failed(path: path, errno: errno))
+            let code = Errno.current
+            throw .failed(Failed(path: path, errno: code, notRegular: code == .tooManySymbolicLinkLevels))
         }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw .failed(Failed(path: path, errno: EINVAL, notRegular: true))
+            throw .failed(Failed(path: path, errno: .invalidArgument, notRegular: true))
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let holder = StateLock.readPid(fd)
@@ -66,8 +66,8 @@ public final class StateLock {
         var partial = directory.hasPrefix("/") ? "" : "."
         for component in directory.split(separator: "/") {
             partial += "/" + component
-            if mkdir(partial, 0o700) != 0 && errno != EEXIST {
-                throw .failed(Failed(path: partial, errno: errno))
+            if mkdir(partial, 0o700) != 0 && Errno.current != .fileExists {
+                throw .failed(Failed(path: partial, errno: .current))
             }
         }
     }

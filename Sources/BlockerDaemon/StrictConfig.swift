@@ -14,13 +14,6 @@ struct LoadedConfigVersion {
     }
 }
 
-/// A change that waits, as `PendingChanges()` returns it.
-public struct PendingConfigChange: Equatable, Sendable {
-    public var applyMs: Int64
-    public var receivedMs: Int64
-    public var changes: [String]
-}
-
 /// What adopting a file did.
 enum ConfigAdoption: Equatable {
     /// The same text as the newest version: nothing to do.
@@ -82,11 +75,11 @@ extension Daemon {
     }
 
     /// The changes still waiting at `now`, soonest first.
-    func pendingChanges(now: Int64 = WallClock.nowMs) -> [PendingConfigChange] {
+    func pendingChanges(now: Int64 = WallClock.nowMs) -> [PendingChange] {
         let base = StrictHistory.baseIndex(configVersions.map(\.version), now: now)
         return configVersions.dropFirst(base + 1)
             .filter { !$0.stored.cancelled && $0.stored.applyMs > now }
-            .map { PendingConfigChange(applyMs: $0.stored.applyMs, receivedMs: $0.stored.receivedMs, changes: $0.stored.changes) }
+            .map { PendingChange(applyMs: $0.stored.applyMs, receivedMs: $0.stored.receivedMs, changes: $0.stored.changes) }
             .sorted { $0.applyMs < $1.applyMs }
     }
 

@@ -127,7 +127,7 @@ public final class HyprlandProbe: ForegroundProbe {
 
     /// One request on a fresh connection, read to its end, closed at once.
     func request(_ command: String) throws(UnixSocket.Failure) -> [UInt8] {
-        let deadline = UnixSocket.Deadline.after(ms: timeoutMs)
+        let deadline = Deadline.after(ms: timeoutMs)
         let socket = try UnixSocket.connect(to: requestSocketPath)
         defer { socket.close() }
         try socket.writeAll(Array(command.utf8), deadline: deadline)

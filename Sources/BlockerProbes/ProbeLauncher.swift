@@ -29,9 +29,9 @@ public final class ProbeLauncher {
         for arg in argv { request.bytes(Array(arg.utf8)) }
         // The helper answers within the probe's timeout; a second more is its own hang.
         guard Wire.send(request.data, to: socket),
-              let reply = Wire.receive(from: socket, deadlineMs: Int64(timeoutMs) + 1000) else {
+              let reply = Wire.receive(from: socket, deadline: .after(ms: timeoutMs + 1000)) else {
             stop()
-            return .failure(.cannotStart("the probe launcher (\(executable) --probe-launcher)", errno: EPIPE))
+            return .failure(.cannotStart("the probe launcher (\(executable) --probe-launcher)", errno: .brokenPipe))
         }
         return Self.decode(reply)
     }
@@ -39,7 +39,7 @@ public final class ProbeLauncher {
     private func start() -> Subprocess.Failure? {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
-            return .cannotStart("the probe launcher", errno: errno)
+            return .cannotStart("the probe launcher", errno: .current)
         }
         for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         switch Subprocess.spawn([executable, "--probe-launcher"], passing: pair[1], as: 3) {
@@ -74,7 +74,7 @@ public final class ProbeLauncher {
         // kill by setsid) is re-parented here and reaped after each run,
         // instead of piling up under the service manager.
         try? ChildProcesses.becomeSubreaper()
-        while let request = Wire.receive(from: fd, deadlineMs: nil) {
+        while let request = Wire.receive(from: fd, deadline: nil) {
             var reader = Wire.Reader(data: request)
             guard let timeout = reader.u32(), let count = reader.u32() else { break }
             var argv: [String] = []
@@ -86,7 +86,7 @@ public final class ProbeLauncher {
             switch Subprocess.run(argv, timeoutMs: Int64(timeout), cancelWhenHungUp: fd) {
             case let .success(output):
                 reply.u32(0); reply.u32(UInt32(bitPattern: output.status)); reply.bytes(output.stdout); reply.bytes(output.stderr)
-            case let .failure(.cannotStart(program, errno)): reply.u32(1); reply.u32(UInt32(bitPattern: errno)); reply.bytes(Array(program.utf8))
+            case let .failure(.cannotStart(program, errno)): reply.u32(1); reply.u32(UInt32(bitPattern: errno.rawValue)); reply.bytes(Array(program.utf8))
             case let .failure(.timedOut(ms)): reply.u32(2); reply.u32(UInt32(clamping: ms)); reply.bytes([])
             case let .failure(.tooMuchOutput(limit)): reply.u32(3); reply.u32(UInt32(clamping: limit)); reply.bytes([])
             }
@@ -99,11 +99,11 @@ public final class ProbeLauncher {
     static func decode(_ reply: [UInt8]) -> Result<Subprocess.Output, Subprocess.Failure> {
         var reader = Wire.Reader(data: reply)
         guard let kind = reader.u32(), let code = reader.u32(), let payload = reader.bytes() else {
-            return .failure(.cannotStart("the probe launcher (garbled answer)", errno: EPROTO))
+            return .failure(.cannotStart("the probe launcher (garbled answer)", errno: .protocolError))
         }
         switch kind {
         case 0: return .success(Subprocess.Output(status: Int32(bitPattern: code), stdout: payload, stderr: reader.bytes() ?? []))
-        case 1: return .failure(.cannotStart(String(decoding: payload, as: UTF8.self), errno: Int32(bitPattern: code)))
+        case 1: return .failure(.cannotStart(String(decoding: payload, as: UTF8.self), errno: Errno(rawValue: Int32(bitPattern: code))))
         case 2: return .failure(.timedOut(ms: Int64(code)))
         default: return .failure(.tooMuchOutput(limit: Int(code)))
         }
@@ -147,17 +147,14 @@ struct Wire {
         return true
     }
 
-    /// One frame, or nil on EOF, error or when `deadlineMs` passes.
-    static func receive(from fd: Int32, deadlineMs: Int64?) -> [UInt8]? {
-        let start = MonotonicClock.nowMs
+    /// One frame, or nil on EOF, error or when `deadline` passes.
+    static func receive(from fd: Int32, deadline: Deadline?) -> [UInt8]? {
         func read(_ count: Int) -> [UInt8]? {
             var out = [UInt8](repeating: 0, count: count)
             var got = 0
             while got < count {
-                if let deadlineMs {
-                    let left = deadlineMs - (MonotonicClock.nowMs - start)
-                    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    guard left > 0, poll(&pfd, 1, Int32(left)) > 0 || errno == EINTR else { return nil }
+                if let deadline {
+                    guard (try? deadline.wait(for: fd)) == true else { return nil }
                 }
                 let n = try? retryOnInterrupt { out[got...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
                 guard let n, n > 0 else { return nil }

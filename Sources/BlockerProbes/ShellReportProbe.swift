@@ -198,7 +198,7 @@ public final class ShellReportProbe: ForegroundProbe {
         } catch { throw ProbeFailure("cannot export \(FocusReport.objectPath): \(error)") }
         do { try connection.requestName(FocusReport.busName) } catch {
             let holder = connection.ownerPID(of: FocusReport.busName).map { " by pid \($0)" } ?? ""
-            throw ProbeFailure(error.errno == EEXIST
+            throw ProbeFailure(error.errno == .fileExists
                 ? "\(FocusReport.nameTaken)\(holder) (a running blockerd? `blockerctl status` shows "
                     + "what it sees)"
                 : "cannot take \(FocusReport.busName): \(error)")

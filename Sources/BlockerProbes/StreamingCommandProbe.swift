@@ -50,21 +50,19 @@ public final class StreamingCommandProbe: ForegroundProbe {
         guard let running else { return }
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let n = read(running.stdout, &chunk, chunk.count)
-            if n > 0 {
-                for line in lines.append(chunk[0..<n]) {
-                    switch line {
-                    case let .line(bytes): latest = CommandProbe.parse(bytes, executables: executables)
-                    case .overlong:
-                        latest = .failure(ProbeFailure("probe command printed a line longer than \(LineBuffer.maximum) bytes"))
-                    }
-                }
-                continue
+            let n: Int
+            do { n = try retryOnInterrupt { read(running.stdout, &chunk, chunk.count) } } catch .wouldBlock { break } catch { n = -1 }
+            guard n > 0 else {
+                ended()   // EOF or a read error: the program is gone (or closed stdout)
+                return
             }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EAGAIN { break }
-            ended()   // EOF or a read error: the program is gone (or closed stdout)
-            return
+            for line in lines.append(chunk[0..<n]) {
+                switch line {
+                case let .line(bytes): latest = CommandProbe.parse(bytes, executables: executables)
+                case .overlong:
+                    latest = .failure(ProbeFailure("probe command printed a line longer than \(LineBuffer.maximum) bytes"))
+                }
+            }
         }
         link.update { $0.stderr.drain() }
     }
@@ -176,15 +174,14 @@ struct StderrTail {
 
     mutating func drain() {
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            guard fd >= 0 else { return }
-            let n = read(fd, &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
-            if n == 0 || (n < 0 && errno != EAGAIN) {
+        while fd >= 0 {
+            let n: Int
+            do { n = try retryOnInterrupt { read(fd, &chunk, chunk.count) } } catch .wouldBlock { return } catch { n = -1 }
+            guard n > 0 else {   // EOF or a read error
                 close(fd)
                 fd = -1
+                return
             }
-            guard n > 0 else { return }
             for byte in chunk[0..<n] {
                 if byte == 0x0A {
                     let text = String(decoding: partial, as: UTF8.self)

@@ -122,7 +122,7 @@ package final class SwayIPCConnection {
 
     /// Sends one message and returns the payload of its reply.
     package func request(_ type: SwayIPC.MessageType, payload: String = "") throws(SwayIPCError) -> [UInt8] {
-        let deadline = UnixSocket.Deadline.after(ms: timeoutMs)
+        let deadline = Deadline.after(ms: timeoutMs)
         do {
             try socket.writeAll(SwayIPC.frame(type: type.rawValue, payload: Array(payload.utf8)), deadline: deadline)
             while true {

@@ -178,16 +178,14 @@ final class WaylandConnection {
     /// has been answered), waiting at most `timeoutMs` in all: the events, in order.
     func roundTrip(timeoutMs: Int32) throws(WaylandFailure) -> [WaylandEvent] {
         let id = try sync()
-        let deadline = UnixSocket.Deadline.after(ms: timeoutMs)
+        let deadline = Deadline.after(ms: timeoutMs)
         var events: [WaylandEvent] = []
         while true {
             let read = try readEvents()
             events += read
             if read.contains(.syncDone(id)) { return events.filter { $0 != .syncDone(id) } }
-            let left = Int32(clamping: max(0, deadline.atMs - MonotonicClock.nowMs))
-            guard left > 0 else { throw .timedOut(ms: timeoutMs) }
-            var pfd = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            _ = poll(&pfd, 1, left)
+            // A poll error is left to the next read, which says what it is.
+            guard (try? deadline.wait(for: fileDescriptor)) != false else { throw .timedOut(ms: timeoutMs) }
         }
     }
 

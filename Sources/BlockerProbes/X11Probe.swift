@@ -94,7 +94,7 @@ public final class X11Probe: ForegroundProbe {
         case let .failure(failure): return .failure(failure)
         }
         if drainPending(c) { cached = nil }
-        let deadline = MonotonicClock.nowNs + replyTimeoutNs
+        let deadline = Deadline(atNs: MonotonicClock.nowNs + replyTimeoutNs)
         var seen: Observation
         if let cached {
             seen = cached
@@ -132,7 +132,7 @@ public final class X11Probe: ForegroundProbe {
     /// without the extension or a connection (the next sample reconnects).
     public func inputIdle() -> Milliseconds? {
         guard let c = connection, let cookie = c.requestScreenSaverInfo(),
-              case let .success(info) = c.reply(cookie, deadline: MonotonicClock.nowNs + replyTimeoutNs) else { return nil }
+              case let .success(info) = c.reply(cookie, deadline: Deadline(atNs: MonotonicClock.nowNs + replyTimeoutNs)) else { return nil }
         return Milliseconds(info.msSinceUserInput)
     }
 
@@ -162,7 +162,7 @@ public final class X11Probe: ForegroundProbe {
 
     /// Sets up a fresh connection: atoms, event masks. Returns a problem, or nil.
     private func adopt(_ c: XConnection) -> String? {
-        let deadline = MonotonicClock.nowNs + replyTimeoutNs
+        let deadline = Deadline(atNs: MonotonicClock.nowNs + replyTimeoutNs)
         let cookies = ["_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "_NET_WM_PID"].map(c.requestAtom)
         var interned: [XAtom] = []
         for cookie in cookies {
@@ -288,7 +288,7 @@ public final class X11Probe: ForegroundProbe {
         if let evicted = recent.follow(window) { c.selectInput(evicted, []) }
     }
 
-    private func observe(_ c: XConnection, deadline: Int64) -> Result<Observation, XRequestFailure> {
+    private func observe(_ c: XConnection, deadline: Deadline) -> Result<Observation, XRequestFailure> {
         let activeCookie = c.requestProperty(c.root, atoms.netActiveWindow, maxBytes: 4)
         // With the same round trip, the first time: its notify events follow it.
         let saverCookie = saverState == nil ? c.requestScreenSaverInfo() : nil

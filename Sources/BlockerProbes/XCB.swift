@@ -271,9 +271,9 @@ final class XConnection {
         }
     }
 
-    /// Waits for `cookie`'s reply until `deadline` (CLOCK_MONOTONIC ns),
-    /// sleeping in poll(2), never spinning. A reply that comes too late is discarded.
-    func reply<Value>(_ cookie: XCookie<Value>, deadline: Int64) -> Result<Value, XRequestFailure> {
+    /// Waits for `cookie`'s reply until `deadline`, sleeping in poll(2),
+    /// never spinning. A reply that comes too late is discarded.
+    func reply<Value>(_ cookie: XCookie<Value>, deadline: Deadline) -> Result<Value, XRequestFailure> {
         guard flush() else { return .failure(.connectionLost) }
         while true {
             var reply: UnsafeMutableRawPointer?
@@ -290,14 +290,12 @@ final class XConnection {
                 return .failure(.connectionLost)
             }
             if xcb_connection_has_error(connection) != 0 { return .failure(.connectionLost) }
-            let now = MonotonicClock.nowNs
-            guard now < deadline else {
+            guard !deadline.hasPassed else {
                 xcb_discard_reply(connection, cookie.sequence)
                 return .failure(.timedOut)
             }
-            var pfd = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            let waitMs = Int32(min((deadline - now + 999_999) / 1_000_000, 1000))
-            _ = poll(&pfd, 1, waitMs)
+            // At most 1 s per wait, then xcb is asked again.
+            _ = try? Deadline(atNs: min(deadline.atNs, MonotonicClock.nowNs + 1_000_000_000)).wait(for: fileDescriptor)
         }
     }
 

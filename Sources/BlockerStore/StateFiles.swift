@@ -15,18 +15,18 @@ enum StateFiles {
         for component in path.split(separator: "/") {
             prefix += "/" + component
             if mkdir(prefix, 0o700) != 0 {
-                let code = errno
-                guard code == EEXIST else {
+                let code = Errno.current
+                guard code == .fileExists else {
                     throw StoreError(errno: code, path: prefix, action: "cannot create the state directory")
                 }
             }
         }
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw StoreError(errno: errno, path: path, action: "cannot use the state directory")
+            throw StoreError(errno: .current, path: path, action: "cannot use the state directory")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw StoreError(errno: ENOTDIR, path: path, action: "cannot use the state directory")
+            throw StoreError(errno: .notDirectory, path: path, action: "cannot use the state directory")
         }
     }
 
@@ -36,8 +36,8 @@ enum StateFiles {
     static func prepareDatabaseFile(_ path: String) throws(StoreError) -> LedgerFileKind {
         var info = stat()
         if stat(path, &info) != 0 {
-            let code = errno
-            guard code == ENOENT else { throw StoreError(errno: code, path: path, action: "cannot open the ledger") }
+            let code = Errno.current
+            guard code == .noSuchFileOrDirectory else { throw StoreError(errno: code, path: path, action: "cannot open the ledger") }
             return .missing
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
@@ -79,19 +79,19 @@ enum StateFiles {
         unlink(temporary)
         unlink(temporary + "-journal")
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError(errno: errno, path: temporary, action: "cannot create the ledger") }
+        guard fd >= 0 else { throw StoreError(errno: .current, path: temporary, action: "cannot create the ledger") }
         close(fd)
         do throws(StoreError) {
             try build(temporary)
             try syncFile(temporary)
             if replacingEmpty {
                 guard rename(temporary, path) == 0 else {
-                    throw StoreError(errno: errno, path: path, action: "cannot put the new ledger in place")
+                    throw StoreError(errno: .current, path: path, action: "cannot put the new ledger in place")
                 }
             } else {
                 // link(2) never replaces: if another process made `path` meanwhile, keep theirs.
-                if link(temporary, path) != 0 && errno != EEXIST {
-                    throw StoreError(errno: errno, path: path, action: "cannot put the new ledger in place")
+                if link(temporary, path) != 0 && Errno.current != .fileExists {
+                    throw StoreError(errno: .current, path: path, action: "cannot put the new ledger in place")
                 }
                 unlink(temporary)
             }
@@ -105,9 +105,9 @@ enum StateFiles {
 
     private static func syncFile(_ path: String) throws(StoreError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError(errno: errno, path: path, action: "cannot sync the new ledger") }
+        guard fd >= 0 else { throw StoreError(errno: .current, path: path, action: "cannot sync the new ledger") }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StoreError(errno: errno, path: path, action: "cannot sync the new ledger") }
+        guard fsync(fd) == 0 else { throw StoreError(errno: .current, path: path, action: "cannot sync the new ledger") }
     }
 
     private static func directoryOf(_ path: String) -> String {
@@ -119,7 +119,7 @@ enum StateFiles {
         do {
             return try FileContents.prefix(atPath: path, count: count)
         } catch {
-            throw StoreError(errno: error.rawValue, path: path, action: "cannot read the ledger")
+            throw StoreError(errno: error, path: path, action: "cannot read the ledger")
         }
     }
 

@@ -14,7 +14,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// Written by a newer blocker; it was left untouched.
         case newerSchema(found: Int64, supported: Int64)
         /// A system call failed (creating the directory, reading the header…).
-        case fileSystem(errno: Int32)
+        case fileSystem(errno: Errno)
         /// SQLite failed; `sqliteCode` says how.
         case sqlite
         /// The caller passed a value the ledger cannot hold.
@@ -50,9 +50,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
                   sqliteCode: error.code.primary.rawValue, sqliteExtendedCode: error.code.rawValue)
     }
 
-    init(errno code: Int32, path: String, action: String) {
-        self.init(.fileSystem(errno: code), path: path, action: action,
-                  detail: Errno(rawValue: code).description)
+    init(errno code: Errno, path: String, action: String) {
+        self.init(.fileSystem(errno: code), path: path, action: action, detail: code.description)
     }
 
     /// SQLITE_FULL: the disk (or the database's size limit) is full.
@@ -69,8 +68,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case .newerSchema:
             return "it was written by a newer blocker and was not modified; upgrade blocker"
         case .fileSystem(let code):
-            if code == EACCES || code == EPERM { return "check the owner and permissions of the file and its directory" }
-            if code == ENOSPC { return "free some disk space" }
+            if code == .permissionDenied || code == .notPermitted { return "check the owner and permissions of the file and its directory" }
+            if code == .noSpace { return "free some disk space" }
             return "check the path"
         case .invalidArgument:
             return "nothing was saved"

@@ -35,13 +35,13 @@ public enum ChildProcesses {
     public static func stop(_ pid: pid_t, graceMs: Int64, group: Bool) -> Stopped {
         var status: Int32 = 0
         var exited = false
-        let deadline = MonotonicClock.nowMs + graceMs
+        let deadline = Deadline.after(ms: graceMs)
         var stepUs: UInt32 = 1_000
         while true {
             let reaped = waitpid(pid, &status, WNOHANG)
             // ECHILD: someone else reaped it (a subreaper's reapExited).
-            if reaped == pid || (reaped < 0 && errno != EINTR) { exited = true; break }
-            if MonotonicClock.nowMs >= deadline { break }
+            if reaped == pid || (reaped < 0 && Errno.current != .interrupted) { exited = true; break }
+            if deadline.hasPassed { break }
             usleep(stepUs)
             stepUs = min(stepUs * 2, 10_000)
         }

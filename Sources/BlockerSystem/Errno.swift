@@ -34,6 +34,26 @@ public struct Errno: RawRepresentable, Error, Hashable, Sendable, CustomStringCo
     public static var connectionReset: Errno { Errno(rawValue: ECONNRESET) }
     /// The corresponding C error is `ENOTCONN`.
     public static var notConnected: Errno { Errno(rawValue: ENOTCONN) }
+    /// The corresponding C error is `EINVAL`.
+    public static var invalidArgument: Errno { Errno(rawValue: EINVAL) }
+    /// The corresponding C error is `EIO`.
+    public static var ioError: Errno { Errno(rawValue: EIO) }
+    /// The corresponding C error is `EPERM`.
+    public static var notPermitted: Errno { Errno(rawValue: EPERM) }
+    /// The corresponding C error is `ENOSPC`.
+    public static var noSpace: Errno { Errno(rawValue: ENOSPC) }
+    /// The corresponding C error is `ENOMEM`.
+    public static var noMemory: Errno { Errno(rawValue: ENOMEM) }
+    /// The corresponding C error is `EEXIST`.
+    public static var fileExists: Errno { Errno(rawValue: EEXIST) }
+    /// The corresponding C error is `ELOOP` (with O_NOFOLLOW: the name is a symlink).
+    public static var tooManySymbolicLinkLevels: Errno { Errno(rawValue: ELOOP) }
+    /// The corresponding C error is `ETIMEDOUT`.
+    public static var timedOut: Errno { Errno(rawValue: ETIMEDOUT) }
+    /// The corresponding C error is `EPROTO`.
+    public static var protocolError: Errno { Errno(rawValue: EPROTO) }
+    /// The corresponding C error is `EBADMSG`.
+    public static var badMessage: Errno { Errno(rawValue: EBADMSG) }
 }
 
 /// Calls `body` (a system call returning -1 and setting errno on failure)

@@ -30,13 +30,13 @@ public enum Subprocess {
     public static let stderrKept = 1024
 
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
-        case cannotStart(String, errno: Int32)
+        case cannotStart(String, errno: Errno)
         case timedOut(ms: Int64)
         case tooMuchOutput(limit: Int)
 
         public var description: String {
             switch self {
-            case let .cannotStart(program, errno): "cannot run \(program): \(Errno(rawValue: errno))"
+            case let .cannotStart(program, errno): "cannot run \(program): \(errno)"
             case let .timedOut(ms): "did not answer within \(ms) ms and was killed"
             case let .tooMuchOutput(limit): "printed more than \(limit) bytes"
             }
@@ -51,7 +51,7 @@ public enum Subprocess {
     /// its probe launcher) ends the run at once, the program's group killed.
     public static func run(_ argv: [String], timeoutMs: Int64, outputLimit: Int = 65_536,
                            cancelWhenHungUp peer: Int32? = nil) -> Result<Output, Failure> {
-        guard !argv.isEmpty else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
+        guard !argv.isEmpty else { return .failure(.cannotStart("(empty command)", errno: .invalidArgument)) }
         let child: Capturing
         switch spawnCapturing(argv) {
         case let .success(started): child = started
@@ -59,20 +59,16 @@ public enum Subprocess {
         }
         defer { close(child.stdout); close(child.stderr) }
 
-        let deadline = MonotonicClock.nowMs + timeoutMs
+        let deadline = Deadline.after(ms: timeoutMs)
         var stdout: [UInt8] = [], stderr: [UInt8] = []
         var open: (out: Bool, err: Bool) = (true, true)
         var chunk = [UInt8](repeating: 0, count: 4096)
         var failure: Failure?
         while open.out {
-            let left = deadline - MonotonicClock.nowMs
-            if left <= 0 { failure = .timedOut(ms: timeoutMs); break }
             var pfds = [pollfd(fd: child.stdout, events: Int16(POLLIN), revents: 0),
                         pollfd(fd: open.err ? child.stderr : -1, events: Int16(POLLIN), revents: 0),
                         pollfd(fd: peer ?? -1, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&pfds, 3, Int32(left))
-            if ready < 0 && errno == EINTR { continue }
-            if ready <= 0 { failure = .timedOut(ms: timeoutMs); break }
+            guard (try? deadline.wait(for: &pfds)) == true else { failure = .timedOut(ms: timeoutMs); break }
             if pfds[2].revents != 0 { failure = .timedOut(ms: 0); break }
             if pfds[1].revents != 0 {
                 let n = (try? retryOnInterrupt { read(child.stderr, &chunk, chunk.count) }) ?? -1
@@ -89,7 +85,7 @@ public enum Subprocess {
         }
         // stdout is closed (or we gave up): wait for the program itself, then
         // kill its group, so children it left behind go too.
-        let stopped = ChildProcesses.stop(child.pid, graceMs: failure == nil ? deadline - MonotonicClock.nowMs : 0,
+        let stopped = ChildProcesses.stop(child.pid, graceMs: failure == nil ? Int64(deadline.remainingMs) : 0,
                                           group: true)
         if failure == nil && !stopped.exitedInTime { failure = .timedOut(ms: timeoutMs) }
         if let failure { return .failure(failure) }
@@ -116,14 +112,14 @@ public enum Subprocess {
                 throw error
             }
         } catch {
-            return .failure(.cannotStart(program, errno: error.rawValue))
+            return .failure(.cannotStart(program, errno: error))
         }
         let spawned = spawn(argv, passing: [(out.write, 1), (err.write, 2)], newProcessGroup: true)
         close(out.write); close(err.write)
         guard case let .success(pid) = spawned else {
             close(out.read); close(err.read)
             if case let .failure(failure) = spawned { return .failure(failure) }
-            return .failure(.cannotStart(program, errno: EINVAL))
+            return .failure(.cannotStart(program, errno: .invalidArgument))
         }
         return .success(Capturing(pid: pid, stdout: out.read, stderr: err.read))
     }
@@ -139,7 +135,7 @@ public enum Subprocess {
     /// process group (its pid) when asked, so the group can be killed whole.
     static func spawn(_ argv: [String], passing descriptors: [(Int32, Int32)],
                       newProcessGroup: Bool) -> Result<pid_t, Failure> {
-        guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: EINVAL)) }
+        guard let program = argv.first else { return .failure(.cannotStart("(empty command)", errno: .invalidArgument)) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -167,7 +163,7 @@ public enum Subprocess {
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         let result = posix_spawnp(&pid, program, &actions, &attributes, cArgs, environ)
-        return result == 0 ? .success(pid) : .failure(.cannotStart(program, errno: result))
+        return result == 0 ? .success(pid) : .failure(.cannotStart(program, errno: Errno(rawValue: result)))
     }
 
 }

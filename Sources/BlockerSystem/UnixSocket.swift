@@ -3,7 +3,7 @@ import Glibc
 /// A connected AF_UNIX stream socket: the sway and Hyprland IPC transports.
 ///
 /// Always nonblocking (O_NONBLOCK, close-on-exec): every blocking operation
-/// waits in `poll` against a deadline, so a frozen compositor fails a sample
+/// waits in `poll` against a `Deadline`, so a frozen compositor fails a sample
 /// instead of hanging the daemon. Like swift-system's `FileDescriptor`, this
 /// is a plain value: `close()` it exactly once.
 package struct UnixSocket: RawRepresentable, Hashable, Sendable {
@@ -20,7 +20,7 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
         /// The peer closed the connection before the expected bytes arrived.
         case closedByPeer
         /// Nothing (or not enough) arrived before the deadline.
-        case timedOut(ms: Int32)
+        case timedOut(ms: Int64)
         /// The peer sent more than the caller's limit.
         case tooLarge(limit: Int)
 
@@ -33,15 +33,6 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
             case let .tooLarge(limit): "answer larger than \(limit) bytes"
             }
         }
-    }
-
-    /// A point on CLOCK_MONOTONIC, in milliseconds, that a whole exchange must finish by.
-    package struct Deadline: Sendable {
-        package let atMs: Int64
-        package let budgetMs: Int32
-        package static func after(ms: Int32) -> Deadline { Deadline(atMs: MonotonicClock.nowMs + Int64(ms), budgetMs: ms) }
-        /// Milliseconds left, at least 0: what `poll` waits at most.
-        var remainingMs: Int32 { Int32(clamping: max(0, atMs - MonotonicClock.nowMs)) }
     }
 
     /// What a nonblocking read found.
@@ -136,31 +127,15 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
         return n == 0 ? .closed : .bytes(Array(buffer[0..<n]))
     }
 
-    /// Whether the socket becomes readable (data, end of stream or error)
-    /// within `timeoutMs`.
-    package func waitUntilReadable(timeoutMs: Int32) -> Bool {
-        var pfd = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
-        let deadline = Deadline.after(ms: timeoutMs)
-        // Each retry waits only what is left.
-        let ready = try? retryOnInterrupt { poll(&pfd, 1, deadline.remainingMs) }
-        return (ready ?? 0) > 0
-    }
-
     package func close() {
         _ = Glibc.close(rawValue)
     }
 
-    private func wait(for events: Int16, deadline: Deadline) throws(Failure) {
-        var pfd = pollfd(fd: rawValue, events: events, revents: 0)
-        while true {
-            let left = deadline.remainingMs
-            if left == 0 { throw .timedOut(ms: deadline.budgetMs) }
-            let ready = poll(&pfd, 1, left)
-            if ready > 0 { return }           // readable, writable, or HUP/ERR: the next call says which
-            if ready == 0 { throw .timedOut(ms: deadline.budgetMs) }
-            let code = Errno.current
-            if code != .interrupted { throw .system(call: "poll", errno: code) }
-        }
+    /// Readable, writable, or HUP/ERR before `deadline`: the next call says which.
+    package func wait(for events: Int16, deadline: Deadline) throws(Failure) {
+        let ready: Bool
+        do { ready = try deadline.wait(for: rawValue, events: events) } catch { throw .system(call: "poll", errno: error) }
+        if !ready { throw .timedOut(ms: deadline.budgetMs) }
     }
 
     fileprivate static func socketAddress(_ path: String) throws(Failure) -> sockaddr_un {
@@ -208,10 +183,11 @@ package struct UnixListener: RawRepresentable, Hashable, Sendable {
 
     /// The next pending connection, waiting at most `timeoutMs`; nil when none came.
     package func accept(timeoutMs: Int32) throws(UnixSocket.Failure) -> UnixSocket? {
-        var pfd = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&pfd, 1, timeoutMs)
-        if ready < 0 && Errno.current != .interrupted { throw .system(call: "poll", errno: .current) }
-        guard ready > 0 else { return nil }
+        do {
+            guard try Deadline.after(ms: timeoutMs).wait(for: rawValue) else { return nil }
+        } catch {
+            throw .system(call: "poll", errno: error)
+        }
         // accept4 is a GNU extension the Glibc module does not import.
         let fd = Glibc.accept(rawValue, nil, nil)
         if fd >= 0 {

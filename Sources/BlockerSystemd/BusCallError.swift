@@ -1,4 +1,4 @@
-import Glibc
+import BlockerSystem
 
 /// An error reply on the bus: its D-Bus error name and the human message.
 /// Unlike `SystemdError` this is an answer, from the peer, the bus daemon,
@@ -8,11 +8,11 @@ public struct BusErrorReply: Error, Equatable, Sendable, CustomStringConvertible
     public var name: String
     public var message: String
     /// The errno sd-bus maps the name to (or the local failure's errno).
-    public var errno: Int32
+    public var errno: Errno
 
     public var description: String { "\(name): \(message)" }
 
-    public init(name: String, message: String, errno: Int32 = EIO) {
+    public init(name: String, message: String, errno: Errno = .ioError) {
         self.name = name
         self.message = message
         self.errno = errno

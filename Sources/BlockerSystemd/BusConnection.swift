@@ -1,3 +1,4 @@
+import BlockerSystem
 import CSystemd
 import Glibc
 
@@ -95,7 +96,7 @@ public final class BusConnection {
             return nil      // it left between the two questions
         }
         guard case let .uint32(uid)? = credentials["UnixUserID"] else {
-            throw .system(SystemdError(call: "GetConnectionCredentials(\(unique)) without UnixUserID", errno: EPROTO))
+            throw .system(SystemdError(call: "GetConnectionCredentials(\(unique)) without UnixUserID", errno: .protocolError))
         }
         var pid: Int32?
         if case let .uint32(value)? = credentials["ProcessID"] { pid = Int32(bitPattern: value) }
@@ -147,7 +148,7 @@ public final class BusConnection {
                            member: String, autoStart: Bool = false) throws(BusCallError) -> BusMessage {
         var message: OpaquePointer?
         let r = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
-        guard r >= 0, let message else { throw .system(SystemdError(call: "sd_bus_message_new_method_call", errno: -r)) }
+        guard r >= 0, let message else { throw .system(SystemdError(call: "sd_bus_message_new_method_call", returned: r)) }
         sd_bus_message_set_auto_start(message, autoStart ? 1 : 0)
         return BusMessage(adopting: message)
     }
@@ -163,9 +164,9 @@ public final class BusConnection {
             if sd_bus_error_is_set(&error) != 0, let name = error.name {
                 throw .reply(BusErrorReply(name: String(cString: name),
                                            message: error.message.map { String(cString: $0) } ?? "",
-                                           errno: -r))
+                                           errno: Errno(rawValue: -r)))
             }
-            throw .system(SystemdError(call: "sd_bus_call", errno: -r))
+            throw .system(SystemdError(call: "sd_bus_call", returned: r))
         }
         return BusMessage(adopting: reply!)
     }
@@ -191,7 +192,7 @@ public final class BusConnection {
         if r < 0 {
             // Never registered: the reference passed along above comes back here.
             Unmanaged.passUnretained(pending).release()
-            throw SystemdError(call: "sd_bus_call_async", errno: -r)
+            throw SystemdError(call: "sd_bus_call_async", returned: r)
         }
         // The slot is floating: sd-bus frees it after the reply (or timeout) is dispatched.
         sd_bus_slot_set_floating(slot, 1)

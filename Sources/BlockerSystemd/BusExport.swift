@@ -1,4 +1,5 @@
 import CBusShim
+import BlockerSystem
 import CSystemd
 import Glibc
 
@@ -59,7 +60,7 @@ extension BusConnection {
             let export = Unmanaged<BusExport>.fromOpaque(userdata!).takeUnretainedValue()
             return export.dispatch(BusMessage(retaining: message!), error: error!)
         }
-        guard let vtable else { throw SystemdError(call: "bus_shim_vtable_new", errno: ENOMEM) }
+        guard let vtable else { throw SystemdError(call: "bus_shim_vtable_new", errno: .noMemory) }
         let export = BusExport(vtable: vtable, handler: handler)
         var slot: OpaquePointer?
         try SystemdError.check(sd_bus_add_object_vtable(bus, &slot, path, interface, vtable,

@@ -1,3 +1,4 @@
+import BlockerSystem
 import CSystemd
 import Glibc
 
@@ -166,7 +167,7 @@ public final class BusMessage {
         let r = try SystemdError.check(withUnsafeMutablePointer(to: &value) { sd_bus_message_read_basic(raw, Self.code(type), $0) },
                                    "sd_bus_message_read_basic(\(type))")
         // 0: the message (or container) has no more values.
-        if r == 0 { throw SystemdError(call: "sd_bus_message_read_basic(\(type))", errno: EBADMSG) }
+        if r == 0 { throw SystemdError(call: "sd_bus_message_read_basic(\(type))", errno: .badMessage) }
     }
 
     public func readStrings() throws(SystemdError) -> [String] {
@@ -231,7 +232,7 @@ public final class BusMessage {
     private func enter(_ type: String, _ contents: String) throws(SystemdError) {
         let r = try SystemdError.check(sd_bus_message_enter_container(raw, Self.code(type), contents),
                                    "sd_bus_message_enter_container(\(type)\(contents))")
-        if r == 0 { throw SystemdError(call: "sd_bus_message_enter_container(\(type)\(contents))", errno: EBADMSG) }
+        if r == 0 { throw SystemdError(call: "sd_bus_message_enter_container(\(type)\(contents))", errno: .badMessage) }
     }
 
     private func exit() throws(SystemdError) {

@@ -1,11 +1,11 @@
+import BlockerSystem
 import Glibc
 
 /// What the probe benches share: waiting on a descriptor, the median, and
 /// a value with its unit for the printed rows.
 
 func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Bool {
-    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    return poll(&pfd, 1, timeoutMs) > 0
+    (try? Deadline.after(ms: timeoutMs).wait(for: fd)) == true
 }
 
 func median(_ values: [Double]) -> Double {

@@ -81,8 +81,7 @@ func benchX11(_ arguments: [String]) {
         }
         var done = false
         while !done {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 2000) > 0 else { fail("no event within 2 s of activating \(target.wmClass)") }
+            guard waitReadable(fd, timeoutMs: 2000) else { fail("no event within 2 s of activating \(target.wmClass)") }
             let woke = MonotonicClock.nowUs, cpuWoke = ProcessCPUClock.nowUs
             probe.drainEvents()
             if case let .success(reading) = probe.sample(), reading.window?.wmClass == target.wmClass {
@@ -139,8 +138,7 @@ private func x11BenchFail(_ message: String) -> Never {
 private func settle(_ probe: X11Probe) {
     while let fd = probe.eventDescriptor {
         probe.drainEvents()
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        if poll(&pfd, 1, 50) == 0 { return }
+        if !waitReadable(fd, timeoutMs: 50) { return }
     }
 }
 

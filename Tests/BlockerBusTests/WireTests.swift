@@ -1,4 +1,5 @@
 import BlockerSystemd
+import BlockerSystem
 import BlockerCore
 import Glibc
 import Testing
@@ -125,7 +126,7 @@ import Testing
     }
 
     @Test func failuresReadAsWhatToDo() {
-        func reply(_ name: String, _ message: String = "m", errno: Int32 = EIO) -> BusCallError {
+        func reply(_ name: String, _ message: String = "m", errno: Errno = .ioError) -> BusCallError {
             .reply(BusErrorReply(name: name, message: message, errno: errno))
         }
         let notRunning = BlockerClient.failure(reply("org.freedesktop.DBus.Error.ServiceUnknown"), member: "Status")
@@ -134,7 +135,7 @@ import Testing
         #expect(BlockerClient.failure(reply("org.freedesktop.DBus.Error.NameHasNoOwner"), member: "Earn") == notRunning)
         #expect(BlockerClient.failure(reply(BusErrorName.unknownExercise.rawValue, "unknown exercise"), member: "Earn")
             == .refused(name: BusErrorName.unknownExercise.rawValue, message: "unknown exercise"))
-        let timeout = BlockerClient.failure(reply("org.freedesktop.DBus.Error.Timeout", errno: ETIMEDOUT),
+        let timeout = BlockerClient.failure(reply("org.freedesktop.DBus.Error.Timeout", errno: .timedOut),
                                             member: "Status", timeout: 5_000_000)
         #expect(timeout.description.contains("did not answer Status within 5 s"))
         let local = BlockerClient.failure(reply("System.Error.ENOTCONN"), member: "Status")

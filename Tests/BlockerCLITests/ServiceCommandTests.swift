@@ -1,4 +1,5 @@
 import BlockerBus
+import BlockerCore
 @testable import BlockerCLI
 import Foundation
 import Testing

@@ -26,7 +26,7 @@ import BlockerSystem
             Issue.record("a missing program was not a failure: \(missing)")
             return
         }
-        #expect(program == "/nonexistent/probe" && errno == ENOENT)
+        #expect(program == "/nonexistent/probe" && errno == .noSuchFileOrDirectory)
         launcher.stop()
     }
 

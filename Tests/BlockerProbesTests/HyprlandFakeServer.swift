@@ -134,7 +134,7 @@ extension UnixSocket {
             case let .bytes(bytes): return bytes
             case .closed: return []
             case .nothing:
-                guard waitUntilReadable(timeoutMs: deadline.budgetMs) else { throw .timedOut(ms: deadline.budgetMs) }
+                try wait(for: Int16(POLLIN), deadline: deadline)
             }
         }
     }
