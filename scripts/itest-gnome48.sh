@@ -48,6 +48,7 @@ ge_run env -u DBUS_SESSION_BUS_ADDRESS dbus-run-session -- sh -c '
     gsettings set org.gnome.shell enabled-extensions "${list%]}, '"'"'$test'"'"']"
     gsettings set org.gnome.shell welcome-dialog-last-shown-version "999"
     gsettings set org.gnome.desktop.session idle-delay 0
+    gsettings set org.gnome.desktop.peripherals.keyboard repeat false
     gsettings get org.gnome.shell enabled-extensions' sh "$fx_dir" >"$fx_dir/install.log" 2>&1 \
     || fail "gnome-extension.sh install in the chroot: $(tail -n 5 "$fx_dir/install.log")"
 fx_stop_marked

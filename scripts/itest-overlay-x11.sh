@@ -11,11 +11,11 @@
 #      app leaving the front takes it away, coming back brings it back;
 #   3. `blockerctl earn` lifts the shield and the cover goes;
 #   4. spending the earned seconds in the xterm, the cover is on screen
-#      (≥ 90% of the pixels changed) within 1.5 s of the balance reaching zero,
+#      (≥ 90% of the pixels changed) within 3 s of the balance reaching zero,
 #      and opaque: not one pixel of the magenta xterm beneath shows through;
 #   5. it holds the keyboard: `touch FILE` + Enter typed does not reach the
 #      shell beneath, which stays the reported foreground;
-#   6. reps typed + Enter earn, and the cover is gone within 1.5 s;
+#   6. reps typed + Enter earn, and the cover is gone within 3 s;
 #   7. a timed block covers the app whatever the balance; unblocked, it goes;
 #      the cover brings the exercises of a reload from blockerd (no config read).
 # Also checks the unit file with systemd-analyze. Saves docs/overlay-x11.png.
@@ -103,7 +103,7 @@ sleep 0.3
 shot "$fx_dir/before.png"
 fx_note "3. blockerctl earn: cover gone; typing reaches the uncovered shell"
 
-# 4. The balance runs out in the xterm: the cover within 1.5 s of zero.
+# 4. The balance runs out in the xterm: the cover within 3 s of zero.
 oe_expect_cover_after_zero shot
 sleep 0.3
 mkdir -p docs
@@ -121,7 +121,7 @@ cover_shown || fail "the cover went away while typing into it"
 oe_shield_active || fail "the shield is down though nothing was earned"
 fx_note "5. typing over the cover: nothing reached the shell; the xterm stays the foreground"
 
-# 6. Reps + Enter earn; the cover goes within 1.5 s.
+# 6. Reps + Enter earn; the cover goes within 3 s.
 type_reps() { xdotool type 2 && xdotool key Return; }
 oe_expect_reps_earn shot type_reps
 

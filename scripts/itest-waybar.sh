@@ -86,11 +86,18 @@ fx_wait 2 eval '[ "$(last_class)" = shielded ]' || fail "the module's class is $
 fx_wait 3 color_is 208,32,32 || fail "the bar did not turn red (class shielded) on screen: $(bar_color)"
 cp "$fx_dir/bar.png" docs/waybar-shielded.png
 fx_note "3. shield up: the bar is red after $(($(fx_now_ms) - blocked)) ms ($(tail -n 1 "$fx_dir/bar.jsonl"))"
-# Shielded, nothing is spent and blockerd signals nothing: the line stays put.
+# Shielded and covered, nothing is spent and blockerd signals nothing: the
+# line stays put. (Uncovered, the time under the shield is charged: issue 20,
+# row 2.) The cover hides the bar, so it comes after the screenshot, and goes.
+oe_start_overlay
+fx_wait 5 grep -qs "shown over blocker-meter" "$fx_dir/overlay.log" || fail "blocker-overlay did not cover blocker-meter"
+fx_wait 5 eval '[ "$(oe_status "s[\"spending\"]")" = False ]' || fail "blockerd still spends under the cover: $(oe_ctl status)"
+sleep 1
 lines=$(grep -c "" "$fx_dir/bar.jsonl")
 sleep 3
 [ "$(grep -c "" "$fx_dir/bar.jsonl")" -eq "$lines" ] || fail "the module printed while nothing changed: $(tail -n 3 "$fx_dir/bar.jsonl")"
-fx_note "3b. nothing changes for 3 s: no new line (it follows signals, it does not poll)"
+fx_stop "$oe_overlay_pid"
+fx_note "3b. covered, nothing changes for 3 s: no new line (it follows signals, it does not poll)"
 
 # 4. blockerd away and back.
 oe_stop_blockerd

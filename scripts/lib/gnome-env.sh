@@ -114,9 +114,11 @@ ge_install() {
         sh "$1/src/scripts/lib/gnome-test-extension/install.sh" "$dir" 43 || exit 1
         list=$(gsettings get org.gnome.shell enabled-extensions)
         gsettings set org.gnome.shell enabled-extensions "${list%]}, '"'"'$test'"'"']"
-        # No welcome tour, no screen blanking during the test.
+        # No welcome tour, no screen blanking during the test; no key repeat:
+        # on a loaded machine a typed key released late repeats ("2" became 22 reps).
         gsettings set org.gnome.shell welcome-dialog-last-shown-version "999"
         gsettings set org.gnome.desktop.session idle-delay 0
+        gsettings set org.gnome.desktop.peripherals.keyboard repeat false
         gsettings get org.gnome.shell enabled-extensions' sh "$fx_dir" >"$fx_dir/install.log" 2>&1 \
         || fail "make install-files as $ge_user: $(tail -n 5 "$fx_dir/install.log")"
     fx_stop_marked

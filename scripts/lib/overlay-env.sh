@@ -135,7 +135,9 @@ oe_start_overlay() {
 
 # oe_expect_cover_after_zero SHOT_FUNCTION — waits for the balance to run out
 # (blockerd's next shield-up) and for SHOT_FUNCTION's screenshot to change by
-# 90% from before.png; says how long the cover took, and fails past 1.5 s.
+# 90% from before.png; says how long the cover took, and fails past 3 s: a
+# bound on its coming, not a speed target (bench-overlay measures the
+# latency; a loaded CI machine once took 1.9 s).
 oe_expect_cover_after_zero() {
     local shields seen zero shown latency
     shields=$(oe_count blockerd.log "event=shield-up")
@@ -146,7 +148,7 @@ oe_expect_cover_after_zero() {
     shown=$(oe_stamp_of overlay.log "shown over" '$')
     latency=$((seen - zero))
     fx_note "4. balance at zero → cover on screen: $latency ms by screenshot ($((shown - zero)) ms by the overlay's own log)"
-    [ "$latency" -le 1500 ] || fail "the cover took $latency ms (> 1500) after the balance reached zero"
+    [ "$latency" -le 3000 ] || fail "the cover took $latency ms (> 3000) after the balance reached zero"
 }
 
 # oe_expect_opaque COVER_PNG — the full-size screenshot of the cover over the
@@ -167,7 +169,7 @@ oe_expect_opaque() {
 # over the app: TYPE_FUNCTION types "2" and Enter into the cover (returning
 # TRAILING_MS after the Enter went out); blockerd must log an earning of 2
 # pushups, and SHOT_FUNCTION's screenshot must come back to within 10% of
-# before.png (the app uncovered) within 1.5 s of the Enter, the shield down.
+# before.png (the app uncovered) within 3 s of the Enter, the shield down.
 oe_expect_reps_earn() {
     local shot=$1 type=$2 trailing=${3:-0} earned entered gone
     earned=$(oe_count blockerd.log "event=earn")
@@ -179,7 +181,7 @@ oe_expect_reps_earn() {
         || fail "the earn was not 2 pushups: $(grep "event=earn" "$fx_dir/blockerd.log" | tail -n 1)"
     [ -n "$gone" ] || fail "the cover was still on screen 5 s after reps + Enter"
     fx_note "6. reps + Enter: earned; cover gone after $((gone - entered)) ms"
-    [ $((gone - entered)) -le 1500 ] || fail "the cover took $((gone - entered)) ms (> 1500) to go after earning"
+    [ $((gone - entered)) -le 3000 ] || fail "the cover took $((gone - entered)) ms (> 3000) to go after earning"
     ! oe_shield_active || fail "the shield is still up after earning"
 }
 
