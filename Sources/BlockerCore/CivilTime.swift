@@ -78,9 +78,14 @@ public struct CivilDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// `2026-03-29`: ISO 8601, the year at least four digits.
     public var description: String {
-        let sign = year < 0 ? "-" : ""
-        return sign + zeroPadded(year.magnitude, width: 4) + "-" + zeroPadded(month.magnitude, width: 2)
-            + "-" + zeroPadded(day.magnitude, width: 2)
+        var text = year < 0 ? "-" : ""
+        text.reserveCapacity(11)
+        text += zeroPadded(year.magnitude, width: 4)
+        text += "-"
+        text += zeroPadded(month.magnitude, width: 2)
+        text += "-"
+        text += zeroPadded(day.magnitude, width: 2)
+        return text
     }
 
     /// Parses exactly `YYYY-MM-DD` (ASCII digits) and refuses dates that do not exist.
@@ -108,8 +113,19 @@ func floorModulo(_ a: Int64, _ b: Int64) -> Int64 {
 }
 
 func zeroPadded(_ value: UInt, width: Int) -> String {
-    let digits = String(value)
-    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    // Written digit by digit: a date or a clock time is formatted several
+    // times a tick, and String(value) plus padding cost a few thousand instructions.
+    var digits = 1, rest = value / 10
+    while rest > 0 { digits += 1; rest /= 10 }
+    let length = max(digits, width)
+    return String(unsafeUninitializedCapacity: length) { buffer in
+        var remaining = value
+        for i in stride(from: length - 1, through: 0, by: -1) {
+            buffer[i] = UInt8(ascii: "0") + UInt8(remaining % 10)
+            remaining /= 10
+        }
+        return length
+    }
 }
 
 /// The value of a run of ASCII digits, or nil if any byte is not a digit.

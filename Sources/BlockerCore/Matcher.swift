@@ -55,6 +55,9 @@ private final class VerdictCache: Sendable {
 
     private struct State {
         var entries: [Key: [Int]] = [:]
+        /// A tick asks for the window in front several times (the decision,
+        /// the charge, the next rule change): compared, not hashed.
+        var last: (key: Key, verdict: [Int])?
         var computed = 0
     }
 
@@ -63,13 +66,20 @@ private final class VerdictCache: Sendable {
 
     /// The cached verdict for `key`, or `compute()`'s, remembered.
     func verdict(for key: Key, otherwise compute: () -> [Int]) -> [Int] {
-        if let hit = state.withLock({ $0.entries[key] }) { return hit }
+        let hit = state.withLock { state -> [Int]? in
+            if let last = state.last, last.key == key { return last.verdict }
+            guard let found = state.entries[key] else { return nil }
+            state.last = (key, found)
+            return found
+        }
+        if let hit { return hit }
         let verdict = compute()
         state.withLock { state in
             if state.entries.count >= Self.capacity {
                 state.entries.remove(at: state.entries.startIndex)
             }
             state.entries[key] = verdict
+            state.last = (key, verdict)
             state.computed += 1
         }
         return verdict

@@ -186,9 +186,11 @@ public struct Meter: Sendable {
                                                                     balance: ledger.balance, failed: reading == nil,
                                                                     stillInFront: stillInFront)
         ledger.balance -= debit
-        let today = zone.localDate(atMs: input.wall).description
-        for entry in usage where entry.day == today {
-            ledger.usedToday[entry.group.lowercased(), default: 0] += entry.ms
+        if !usage.isEmpty {
+            let today = zone.localDate(atMs: input.wall).description
+            for entry in usage where entry.day == today {
+                ledger.usedToday[entry.group.lowercased(), default: 0] += entry.ms
+            }
         }
 
         guard let reading else {

@@ -115,10 +115,13 @@ struct HardRules {
 
     func active(at t: Int64) -> [Active] {
         var found: [Active] = []
-        let targets = Set(groups.map { $0.name.lowercased() }).union(window.identifiers)
-        for block in ledger.timedBlocks where targets.contains(block.target) && block.untilMs > t {
-            let group = groups.first { $0.name.lowercased() == block.target }?.name
-            found.append(Active(reason: .timedBlock, group: group, end: block.untilMs))
+        // Almost always no timed block: then no set of names to build.
+        if !ledger.timedBlocks.isEmpty {
+            let targets = Set(groups.map { $0.name.lowercased() }).union(window.identifiers)
+            for block in ledger.timedBlocks where targets.contains(block.target) && block.untilMs > t {
+                let group = groups.first { $0.name.lowercased() == block.target }?.name
+                found.append(Active(reason: .timedBlock, group: group, end: block.untilMs))
+            }
         }
         for group in groups {
             for schedule in group.schedules {

@@ -41,7 +41,6 @@ extension Daemon {
         lastTick = outcome
         if let stall = outcome.stall { noteStall(stall, wall: wall) }
         var committing = false
-        let record = TickRecord(debit: outcome.debit, spentDay: day.description, usage: outcome.usage)
         noteIntermittentFailures(outcome.blind, failure: reading.failureMessage, streakWasLogged: streakWasLogged,
                                  monotonic: monotonic)
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
@@ -53,7 +52,7 @@ extension Daemon {
             let due = boundary || monotonic - since >= Self.commitEveryMs || monotonic < since
             committing = due
             do {
-                try ledger.record(record, commit: due)
+                try ledger.record(TickRecord(debit: outcome.debit, spentDay: day.description, usage: outcome.usage), commit: due)
                 if due {
                     uncommittedSinceMs = nil
                     noteStorage(nil)

@@ -560,7 +560,7 @@ public final class Ledger {
     public func anchor(sealFormat: Int64? = nil, brokenEarning: Int64?, final: Bool, atMs: Int64) throws(StoreError) -> LedgerAnchor {
         let format = sealFormat.flatMap(LedgerSeal.Format.init(rawValue:)) ?? .latest
         return try read("cannot read the ledger's state") { () throws(SQLiteError) in
-            let digest = try LedgerSeal.digest(database, format, runsUpgraded: true)
+            let digest = try LedgerSeal.digest(database, format, upgraded: true)
             return try database.firstRow("""
                 SELECT coalesce((SELECT max(id) FROM runs), 0), (SELECT count(*) FROM earnings),
                        coalesce((SELECT chain FROM earnings ORDER BY id DESC LIMIT 1), ''), earned_total_ms, spent_total_ms

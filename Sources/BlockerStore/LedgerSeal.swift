@@ -71,15 +71,18 @@ enum LedgerSeal {
     }
 
     /// The tables' digest in `format`: FNV-1a (64 bits) over every row, table by table.
-    /// `runsUpgraded`: whether `runs` has schema 5's column; nil: ask the file
+    /// `upgraded`: whether the file has the latest schema (blockerd writes only
+    /// then), so `runs` has schema 5's column and schema 9's tables exist; nil: ask the file
     /// (doctor reads files that are not upgraded yet).
     static func digest(_ db: SQLiteDatabase, _ format: Format = .latest,
-                       runsUpgraded: Bool? = nil) throws(SQLiteError) -> String {
+                       upgraded known: Bool? = nil) throws(SQLiteError) -> String {
         var hash = FNV1a()
         let upgraded: Bool
-        if let runsUpgraded { upgraded = runsUpgraded } else { upgraded = try Self.hasColumn(db, "runs", "unguarded_since_ms") }
-        for (index, query) in rowQueries(format, runsUpgraded: upgraded).enumerated() {
-            hash.add("table \(index)\n")
+        if let known { upgraded = known } else { upgraded = try Self.hasColumn(db, "runs", "unguarded_since_ms") }
+        // blockerd seals with the latest format after every commit: its queries are worded once.
+        let queries = format == .latest && upgraded ? latestQueries : rowQueries(format, runsUpgraded: upgraded)
+        for (index, query) in queries.enumerated() {
+            hash.add(tableHeadings[index])
             for row in try db.rows(query, [], { $0.text(0) }) {
                 hash.add(row)
                 hash.add("\n")
@@ -87,7 +90,8 @@ enum LedgerSeal {
         }
         // Schema 9's tables join the digest only once they have rows: a seal
         // written before they existed still matches after the upgrade.
-        for (table, query) in sparseQueries where try hasTable(db, table) {
+        for (table, query) in sparseQueries {
+            if known != true, try !hasTable(db, table) { continue }
             let rows = try db.rows(query, [], { $0.text(0) })
             if !rows.isEmpty { hash.add("table \(table)\n") }
             for row in rows {
@@ -97,6 +101,9 @@ enum LedgerSeal {
         }
         return hash.hex
     }
+
+    static let latestQueries = rowQueries(.latest, runsUpgraded: true)
+    static let tableHeadings = (0..<latestQueries.count).map { "table \($0)\n" }
 
     /// Tables hashed row by row once they have any (see `digest`).
     static let sparseQueries = [
@@ -156,7 +163,7 @@ enum LedgerSeal {
         try db.run("""
             INSERT INTO seal (id, digest, at_ms, format) VALUES (1, ?1, ?2, ?3)
             ON CONFLICT (id) DO UPDATE SET digest = ?1, at_ms = ?2, format = ?3
-            """, [.text(try digest(db, runsUpgraded: true)), .integer(nowMs), .integer(Format.latest.rawValue)])
+            """, [.text(try digest(db, upgraded: true)), .integer(nowMs), .integer(Format.latest.rawValue)])
     }
 }
 
