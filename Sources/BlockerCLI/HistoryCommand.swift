@@ -390,7 +390,6 @@ enum HistoryChart {
     /// "2025-06-02 Mon" when the day parses, else as given.
     static func dayLabel(_ day: String) -> String {
         guard let date = CivilDate(iso: day) else { return day }
-        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        return "\(day) \(names[(date.isoWeekday - 1) % 7])"
+        return "\(day) \(date.weekdayName)"
     }
 }

@@ -79,8 +79,8 @@ public struct CivilDate: Hashable, Comparable, Sendable, CustomStringConvertible
     /// `2026-03-29`: ISO 8601, the year at least four digits.
     public var description: String {
         let sign = year < 0 ? "-" : ""
-        return sign + zeroPadded(year.magnitude, width: 4) + "-" + zeroPadded(month.magnitude, width: 2)
-            + "-" + zeroPadded(day.magnitude, width: 2)
+        return sign + zeroPadded(year, width: 4) + "-" + zeroPadded(month, width: 2)
+            + "-" + zeroPadded(day, width: 2)
     }
 
     /// Parses exactly `YYYY-MM-DD` (ASCII digits) and refuses dates that do not exist.
@@ -107,8 +107,10 @@ func floorModulo(_ a: Int64, _ b: Int64) -> Int64 {
     a - floorDivide(a, b) * b
 }
 
-func zeroPadded(_ value: UInt, width: Int) -> String {
-    let digits = String(value)
+/// `value` in decimal, zeros in front up to `width` digits; the sign of a negative value is dropped
+/// (every caller pads a count that cannot be negative).
+func zeroPadded<Value: BinaryInteger>(_ value: Value, width: Int) -> String {
+    let digits = String(value.magnitude)
     return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
 }
 
