@@ -1,11 +1,11 @@
 /// Usage of one group by one app on one local day.
 public struct UsageEntry: Equatable, Sendable {
-    public var day: String
+    public var day: CivilDate
     public var group: String
     public var app: String
     public var ms: Milliseconds
 
-    public init(day: String, group: String, app: String, ms: Milliseconds) {
+    public init(day: CivilDate, group: String, app: String, ms: Milliseconds) {
         self.day = day
         self.group = group
         self.app = app
@@ -186,7 +186,7 @@ public struct Meter: Sendable {
                                                                     balance: ledger.balance, failed: reading == nil,
                                                                     stillInFront: stillInFront)
         ledger.balance -= debit
-        let today = zone.localDate(atMs: input.wall).description
+        let today = zone.localDate(atMs: input.wall)
         for entry in usage where entry.day == today {
             ledger.usedToday[entry.group.lowercased(), default: 0] += entry.ms
         }
@@ -263,7 +263,7 @@ public struct Meter: Sendable {
         var pieces: [(CivilDate, Milliseconds)] = [(endDay, end - max(start, midnight))]
         if start < midnight { pieces.insert((zone.localDate(atMs: start), midnight - start), at: 0) }
         return pieces.filter { $0.1 > 0 }.flatMap { day, ms in
-            charge.groups.map { UsageEntry(day: day.description, group: $0, app: charge.app, ms: ms) }
+            charge.groups.map { UsageEntry(day: day, group: $0, app: charge.app, ms: ms) }
         }
     }
 }

@@ -41,7 +41,7 @@ extension Daemon {
         lastTick = outcome
         if let stall = outcome.stall { noteStall(stall, wall: wall) }
         var committing = false
-        let record = TickRecord(debit: outcome.debit, spentDay: day.description, usage: outcome.usage)
+        let record = TickRecord(debit: outcome.debit, spentDay: day, usage: outcome.usage)
         noteIntermittentFailures(outcome.blind, failure: reading.failureMessage, streakWasLogged: streakWasLogged,
                                  monotonic: monotonic)
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
@@ -112,7 +112,7 @@ extension Daemon {
 
     /// The ledger as the policy needs it at `wall` (on the local `day` of it).
     public func snapshot(at wall: Int64, day: CivilDate? = nil) -> LedgerSnapshot {
-        let today = (day ?? meter.zone.localDate(atMs: wall)).description
+        let today = day ?? meter.zone.localDate(atMs: wall)
         return LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
                               timedBlocks: ledger.timedBlocks(activeAtMs: wall))
     }
@@ -266,7 +266,7 @@ extension Daemon {
         // An edit made since the last tick is seen before the limits are checked.
         checkLedgerIfChanged(wall: wall)
         let history: EarnLimits.History
-        do { history = try earningHistory(day: today.description) } catch { throw .storage(error) }
+        do { history = try earningHistory(day: today) } catch { throw .storage(error) }
         if limits != EarnLimits() {
             let (earning, overflow) = Int64(reps).multipliedReportingOverflow(by: exercise.perRep)
             if let refusal = limits.refusal(earning: overflow ? .max : earning, now: wall, history: history,
@@ -283,9 +283,9 @@ extension Daemon {
         let result: (earned: Milliseconds, balance: Milliseconds)
         do {
             result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
-                                     day: today.description, requestID: requestID)
+                                     day: today, requestID: requestID)
         } catch { throw .storage(error) }
-        noteEarned(result.earned, day: today.description, before: history, wall: wall)
+        noteEarned(result.earned, day: today, before: history, wall: wall)
         anchorLedger(wall: wall)
         log.write(LogEvent(.earn, "Earned \(DurationText.format(result.earned)) for \(reps) \(exercise.name)",
                            fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)"),
@@ -330,7 +330,7 @@ extension Daemon {
         probe.shutdown()
         launcher?.stop()
         endBlind(wall: wall)
-        let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(atMs: wall).description, usage: last.usage)
+        let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(atMs: wall), usage: last.usage)
         do { try ledger.record(record) } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
         extendConfigUnreadable(wall: wall)
         if let runID {

@@ -38,7 +38,7 @@ public final class Ledger {
     /// Tick data not committed yet.
     private var pending = PendingWrites()
     /// Committed usage per group, for the few days `usedToday` was asked about.
-    private var committedUsage: [String: [String: Milliseconds]] = [:]
+    private var committedUsage: [CivilDate: [String: Milliseconds]] = [:]
     /// target → end instant, as committed.
     private var blocks: [String: Int64]
     /// The last instant `timedBlocks(activeAtMs:)` was asked about: blocks that
@@ -121,7 +121,7 @@ public final class Ledger {
     /// history, from the caller's calendar (the daemon owns the time zone).
     /// `requestID`: the caller's id for it (`earning(requestID:)`).
     public func earn(exercise: String, reps: Int, perRep: Milliseconds, atMs: Int64,
-                     day: String, requestID: String? = nil) throws(StoreError) -> (earned: Milliseconds, balance: Milliseconds) {
+                     day: CivilDate, requestID: String? = nil) throws(StoreError) -> (earned: Milliseconds, balance: Milliseconds) {
         guard reps > 0, perRep >= 0 else {
             throw invalid("cannot save the earning", "reps must be at least 1 and the rate not negative (got \(reps) × \(perRep) ms)")
         }
@@ -135,11 +135,11 @@ public final class Ledger {
                 UPDATE account SET balance_ms = balance_ms + ?1, earned_total_ms = earned_total_ms + ?1
                 WHERE id = 1 RETURNING \(Self.accountColumns)
                 """, [.integer(earned)], Account.init)
-            let chain = EarningChain.link(after: try EarningChain.head(database), atMs: atMs, day: day,
+            let chain = EarningChain.link(after: try EarningChain.head(database), atMs: atMs, day: day.description,
                                           exercise: exercise, reps: Int64(reps), ms: earned)
             let id = try database.firstRow("""
                 INSERT INTO earnings (at_ms, day, exercise, reps, ms, chain, request_id) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
-                """, [.integer(atMs), .text(day), .text(exercise), .integer(Int64(reps)), .integer(earned), .text(chain),
+                """, [.integer(atMs), .text(day.description), .text(exercise), .integer(Int64(reps)), .integer(earned), .text(chain),
                       requestID.map { .text($0) } ?? .null]) { $0.int64(0) } ?? 0
             if requestID != nil {
                 try database.run("UPDATE earnings SET request_id = NULL WHERE request_id IS NOT NULL AND id <= ?",
@@ -154,13 +154,13 @@ public final class Ledger {
 
     /// What `[earn] max-per-day` and `min-gap` are checked against: the sum
     /// earned on `day` and the newest earning's instant, read from the file.
-    public func earningHistory(day: String) throws(StoreError) -> EarnLimits.History {
+    public func earningHistory(day: CivilDate) throws(StoreError) -> EarnLimits.History {
         try read("cannot read the earnings") { () throws(SQLiteError) in
             try database.firstRow("""
                 SELECT (SELECT coalesce(sum(ms), 0) FROM earnings WHERE day = ?1),
                        (SELECT count(*) FROM earnings),
                        (SELECT coalesce(max(at_ms), 0) FROM earnings WHERE id = (SELECT max(id) FROM earnings))
-                """, [.text(day)]) {
+                """, [.text(day.description)]) {
                 EarnLimits.History(earnedToday: $0.int64(0), lastEarningAtMs: $0.int64(1) > 0 ? $0.int64(2) : nil)
             } ?? EarnLimits.History(earnedToday: 0, lastEarningAtMs: nil)
         }
@@ -213,13 +213,13 @@ public final class Ledger {
                 try database.run("""
                     INSERT INTO spent_by_day (day, spent_ms) VALUES (?1, ?2)
                     ON CONFLICT (day) DO UPDATE SET spent_ms = spent_ms + excluded.spent_ms
-                    """, [.text(day), .integer(ms)])
+                    """, [.text(day?.description ?? PendingWrites.undatedDay), .integer(ms)])
             }
             for (key, ms) in batch.usage {
                 try database.run("""
                     INSERT INTO usage (day, group_name, app, ms) VALUES (?1, ?2, ?3, ?4)
                     ON CONFLICT (day, group_name, app) DO UPDATE SET ms = ms + excluded.ms
-                    """, [.text(key.day), .text(key.group), .text(key.app), .integer(ms)])
+                    """, [.text(key.day.description), .text(key.group), .text(key.app), .integer(ms)])
             }
             return totals
         }
@@ -237,15 +237,15 @@ public final class Ledger {
     /// after the first call for a day. If that first read fails, only unsaved
     /// usage is shown and the read is retried next call (a failing disk is
     /// reported by the next write).
-    public func usedToday(day: String) -> [String: Milliseconds] {
+    public func usedToday(day: CivilDate) -> [String: Milliseconds] {
         var totals = committedUsage[day] ?? loadCommittedUsage(day: day) ?? [:]
         for (group, ms) in pending.usedByGroup(on: day) { totals[group, default: 0] += ms }
         return totals
     }
 
-    private func loadCommittedUsage(day: String) -> [String: Milliseconds]? {
+    private func loadCommittedUsage(day: CivilDate) -> [String: Milliseconds]? {
         guard let rows = try? database.rows(
-            "SELECT group_name, sum(ms) FROM usage WHERE day = ? GROUP BY group_name", [.text(day)],
+            "SELECT group_name, sum(ms) FROM usage WHERE day = ? GROUP BY group_name", [.text(day.description)],
             { ($0.text(0), $0.int64(1)) }) else { return nil }
         // The daemon asks about today; keep just a few days.
         if committedUsage.count >= 3 { committedUsage = [:] }
@@ -255,13 +255,18 @@ public final class Ledger {
     }
 
     /// Per-day summaries for `fromDay…toDay` (inclusive), ascending; days
-    /// without any activity are omitted. Unsaved ticks are included.
-    public func history(fromDay: String, toDay: String) throws(StoreError) -> [DaySummary] {
-        var days: [String: DaySummary] = [:]
-        func update(_ day: String, _ change: (inout DaySummary) -> Void) {
+    /// without any activity are omitted. Unsaved ticks are included. A row
+    /// whose day is not a date (written by hand) is left out.
+    public func history(fromDay: CivilDate, toDay: CivilDate) throws(StoreError) -> [DaySummary] {
+        var days: [CivilDate: DaySummary] = [:]
+        func update(_ text: String, _ change: (inout DaySummary) -> Void) {
+            guard let day = CivilDate(iso: text) else { return }
+            update(day, change)
+        }
+        func update(_ day: CivilDate, _ change: (inout DaySummary) -> Void) {
             change(&days[day, default: DaySummary(day: day)])
         }
-        let range: [SQLValue] = [.text(fromDay), .text(toDay)]
+        let range: [SQLValue] = [.text(fromDay.description), .text(toDay.description)]
         try read("cannot read the history") { () throws(SQLiteError) in
             for (day, ms) in try database.rows(
                 "SELECT day, sum(ms) FROM earnings WHERE day BETWEEN ?1 AND ?2 GROUP BY day", range,
@@ -273,10 +278,8 @@ public final class Ledger {
                 "SELECT day, group_name, sum(ms) FROM usage WHERE day BETWEEN ?1 AND ?2 GROUP BY day, group_name", range,
                 { ($0.text(0), $0.text(1), $0.int64(2)) }) { update(day) { $0.usedByGroup[group, default: 0] += ms } }
         }
-        func inRange(_ day: String) -> Bool {
-            day != PendingWrites.undatedDay && fromDay <= day && day <= toDay
-        }
-        for (day, ms) in pending.spentByDay where inRange(day) { update(day) { $0.spentMs += ms } }
+        func inRange(_ day: CivilDate) -> Bool { fromDay <= day && day <= toDay }
+        for case let (day?, ms) in pending.spentByDay where inRange(day) { update(day) { $0.spentMs += ms } }
         for (key, ms) in pending.usage where inRange(key.day) {
             update(key.day) { $0.usedByGroup[key.group, default: 0] += ms }
         }
