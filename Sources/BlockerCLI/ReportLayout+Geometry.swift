@@ -68,9 +68,9 @@ extension ReportLayout {
     /// `gaps` split at local midnight in `zone`, kept for the days shown;
     /// how many gaps have a part in them, and the time off in them.
     static func offParts(_ gaps: [Gap], days: [HistoryDay], zone: TimeZoneRules)
-        -> (byDay: [String: [HistoryGaps.Part]], ms: Milliseconds, count: Int) {
+        -> (byDay: [CivilDate: [HistoryGaps.Part]], ms: Milliseconds, count: Int) {
         let shown = Set(days.map(\.day))
-        var byDay: [String: [HistoryGaps.Part]] = [:], ms: Milliseconds = 0, count = 0
+        var byDay: [CivilDate: [HistoryGaps.Part]] = [:], ms: Milliseconds = 0, count = 0
         for gap in gaps {
             let parts = HistoryGaps.byDay([gap], zone: zone).filter { shown.contains($0.key) }
             if !parts.isEmpty { count += 1 }
@@ -134,12 +134,15 @@ extension ReportLayout {
               color: Palette.background, anchor: .middle))
     }
 
+    /// `06-02`: a day on the chart, its year in the heading.
+    static func monthDay(_ day: CivilDate) -> String { String(day.description.suffix(5)) }
+
     /// A list under the groups: `title` in bold at `heading`, then a line
     /// each 15 px, a row's date (MM-DD) on its first, its words wrapped to two
     /// lines; as many rows as fit with no line below `limit` (a baseline),
     /// then how many more. Nothing when not even its first line fits.
     /// Returns the texts and the baseline of its last line.
-    static func list(_ title: String, _ rows: [(day: String, words: String)], heading: Int, limit: Int, left: Int)
+    static func list(_ title: String, _ rows: [(day: CivilDate, words: String)], heading: Int, limit: Int, left: Int)
         -> (texts: [Text], last: Int) {
         typealias G = Geometry
         let first = heading + 20
@@ -151,7 +154,7 @@ extension ReportLayout {
             let words = wrap(row.words, width: G.listLineCharacters, lines: 2)
             // Room for this one, and for the "and N more" line if others follow.
             guard line + words.count + (index < rows.count - 1 ? 1 : 0) <= room else { break }
-            texts.append(Text(text: String(row.day.suffix(5)), x: left, y: first + line * G.listLineHeight,
+            texts.append(Text(text: monthDay(row.day), x: left, y: first + line * G.listLineHeight,
                               size: 11, color: Palette.dimText))
             for text in words {
                 texts.append(Text(text: text, x: left + 40, y: first + line * G.listLineHeight, size: 11))

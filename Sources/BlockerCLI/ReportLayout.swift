@@ -49,13 +49,13 @@ struct ReportLayout: Equatable {
         case gridline
         case axis
         case legend
-        case earned(day: String)
-        case used(day: String)
+        case earned(day: CivilDate)
+        case used(day: CivilDate)
         case group(name: String)
         /// A day's part of a gap, on the strip under the axis.
-        case off(day: String)
+        case off(day: CivilDate)
         /// The badge of a day with integrity notes, over its column.
-        case note(day: String)
+        case note(day: CivilDate)
     }
 
     struct Rect: Equatable {
@@ -91,12 +91,12 @@ struct ReportLayout: Equatable {
     var groups: [GroupTotal]
     var days: [HistoryDay]
     /// Each shown day's parts of the gaps (blockerd not running), in the order they happened.
-    var off: [String: [HistoryGaps.Part]]
+    var off: [CivilDate: [HistoryGaps.Part]]
     /// The time off over the days shown, and in how many gaps (one across midnight is one).
     var offMs: Milliseconds
     var offGaps: Int
     /// Each shown day's integrity notes (`HistoryNotes.byDay`), how many, and the time they concerned.
-    var notes: [String: [IntegrityNote]]
+    var notes: [CivilDate: [IntegrityNote]]
     var noteCount: Int
     var noteMs: Milliseconds
     var balanceMs: Milliseconds
@@ -113,7 +113,7 @@ struct ReportLayout: Equatable {
     /// today's balance, the gaps (blockerd not running) overlapping them,
     /// split into days in `zone`, and the integrity notes by day
     /// (`HistoryNotes.byDay`); gaps and notes on days not shown are left out.
-    init(days: [HistoryDay], balanceMs: Milliseconds, gaps: [Gap] = [], notes: [String: [IntegrityNote]] = [:],
+    init(days: [HistoryDay], balanceMs: Milliseconds, gaps: [Gap] = [], notes: [CivilDate: [IntegrityNote]] = [:],
          zone: TimeZoneRules = .utc) {
         typealias G = Geometry
         let pitch = Self.pitch(days: days.count)
@@ -143,7 +143,7 @@ struct ReportLayout: Equatable {
 
         // Heading: the range, then today's balance and the busiest group.
         let range = days.first.map { first in
-            first.day == days[days.count - 1].day ? first.day : "\(first.day) to \(days[days.count - 1].day)"
+            first.day == days[days.count - 1].day ? "\(first.day)" : "\(first.day) to \(days[days.count - 1].day)"
         } ?? "no days"
         texts.append(Text(text: "blocker: earned and used, \(range)", x: G.margin, y: 38, size: 20, bold: true))
         let busiest = busiestGroup.map { "busiest group \($0.name) (\(Self.duration($0.usedMs)) used)" }
@@ -198,8 +198,8 @@ struct ReportLayout: Equatable {
                 }
             }
             // The day's gaps at their time of day, on the strip under the axis.
-            if let parts = off[day.day], let date = CivilDate(iso: day.day) {
-                let dayStart = zone.startOfDay(date), dayEnd = zone.startOfDay(date.adding(days: 1))
+            if let parts = off[day.day] {
+                let dayStart = zone.startOfDay(day.day), dayEnd = zone.startOfDay(day.day.adding(days: 1))
                 for part in parts {
                     let mark = Self.offMark(part, dayStartMs: dayStart, dayEndMs: dayEnd,
                                             left: plotLeft + index * pitch, pitch: pitch)
@@ -223,11 +223,9 @@ struct ReportLayout: Equatable {
             let isToday = index == days.count - 1
             let center = plotLeft + index * pitch + pitch / 2
             if index % labelEvery == (days.count - 1) % labelEvery {
-                let date = CivilDate(iso: day.day)
-                let weekday = date?.weekdayName
-                texts.append(Text(text: isToday ? "today" : (weekday ?? ""), x: center, y: baseline + 18, size: 12,
+                texts.append(Text(text: isToday ? "today" : day.day.weekdayName, x: center, y: baseline + 18, size: 12,
                                   bold: isToday, anchor: .middle))
-                texts.append(Text(text: String(day.day.suffix(5)), x: center, y: baseline + 33, size: 11,
+                texts.append(Text(text: Self.monthDay(day.day), x: center, y: baseline + 33, size: 11,
                                   color: Palette.dimText, anchor: .middle))
             }
             if pitch >= 80 {
