@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSystem"]),
 
         // What the test targets share: temporary directories, a private bus,
-        // child processes, fixture configs, dates written as literals.
+        // child processes, fixture configs, days and instants written as literals.
         .target(name: "TestSupport", dependencies: ["BlockerCore"], path: "Tests/TestSupport"),
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerJSONTests", dependencies: ["BlockerJSON"]),

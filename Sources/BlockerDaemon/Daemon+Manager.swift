@@ -12,12 +12,15 @@ extension Daemon {
 
     /// Samples the probe, charges the interval, decides the shield, and writes
     /// the ledger in one transaction.
-    /// `boottime` (CLOCK_BOOTTIME ms) tells a stall from a suspend; nil (tests
+    /// `boottime` (CLOCK_BOOTTIME) tells a stall from a suspend; nil (tests
     /// driving the clocks): every interval keeps its cap. `lock`: what the
     /// session says of the screen lock and idle now (the loop reads `session`,
     /// whose signals it follows; nil: read here), merged into an answering sample.
-    public func tick(monotonic: Int64 = MonotonicClock.nowMs, boottime: Int64? = nil, wall: Int64 = WallClock.nowMs,
+    public func tick(monotonic monotonicNow: MonotonicInstant = MonotonicInstant(ms: MonotonicClock.nowMs),
+                     boottime: BoottimeInstant? = nil, wall wallNow: WallInstant = WallInstant(ms: WallClock.nowMs),
                      lock: SessionState? = nil) {
+        // The daemon's own bookkeeping (commits, covers, notes) is still in raw ms.
+        let monotonic = monotonicNow.ms, wall = wallNow.ms
         applyDueConfigVersions(wall: wall)
         checkLedgerIfChanged(wall: wall)
         touchRun(wall: wall)
@@ -35,7 +38,7 @@ extension Daemon {
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
         let heartbeat = probe.eventDescriptor != nil ? Self.commitEveryMs : nil
-        let outcome = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: wall, reading: reading,
+        let outcome = meter.tick(TickInput(monotonic: monotonicNow, boottime: boottime, wall: wallNow, reading: reading,
                                            heartbeat: heartbeat, covered: coveredIfShielded(at: monotonic)),
                                  ledger: before)
         lastTick = outcome
@@ -324,7 +327,8 @@ extension Daemon {
     public func shutdown(reason: String = "stopped", monotonic: Int64 = MonotonicClock.nowMs,
                          wall: Int64 = WallClock.nowMs) {
         // A failure streak still open stays unsettled, as `status` showed it.
-        let last = meter.closeInterval(at: monotonic, wall: wall, balance: ledger.balance, failed: probeError != nil)
+        let last = meter.closeInterval(at: MonotonicInstant(ms: monotonic), wall: WallInstant(ms: wall), balance: ledger.balance,
+                                        failed: probeError != nil)
         uncovered?.chargedMs += last.uncovered
         endUncovered(wall: wall)
         probe.shutdown()

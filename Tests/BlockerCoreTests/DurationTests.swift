@@ -43,3 +43,16 @@ import Testing
         #expect(CivilDate(year: 1970, month: 1, day: 1).weekdayName == "Thu")
     }
 }
+
+@Suite struct InstantTests {
+    @Test func readingsOfOneClockGiveDurationsAndDurationsMoveThem() {
+        let start = MonotonicInstant(ms: 5_000)
+        var later = start + 1_500
+        #expect(later - start == 1_500)
+        later += 500
+        #expect(later == MonotonicInstant(ms: 7_000) && later - 2_000 == start && start < later)
+        // From the wall clock to the monotonic one only through a duration.
+        let wall = WallInstant(ms: 1_796_000_000_000)
+        #expect(start + (WallInstant(ms: 1_796_000_060_000) - wall) == MonotonicInstant(ms: 65_000))
+    }
+}

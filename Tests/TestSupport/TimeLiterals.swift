@@ -8,3 +8,8 @@ extension CivilDate: ExpressibleByStringLiteral {
         self = date
     }
 }
+
+/// `1_000` where a test drives a clock: production code says which clock it read.
+extension Instant: ExpressibleByIntegerLiteral {
+    public init(integerLiteral ms: Int64) { self.init(ms: ms) }
+}
