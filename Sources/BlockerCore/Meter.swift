@@ -172,7 +172,7 @@ public struct Meter: Sendable {
                 charge.uncovered ? elapsed : 0, blind, charged.stall)
     }
 
-    public func decide(window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {
+    public func decide(window: Window?, ledger: LedgerSnapshot, now: WallInstant) -> Decision {
         Policy.decide(config: config, zone: zone, matcher: matcher, window: window, ledger: ledger, now: now)
     }
 
@@ -196,7 +196,7 @@ public struct Meter: Sendable {
             return TickOutcome(debit: debit, usage: usage, uncoveredMs: uncovered, blind: blind, window: nil, decision: lastDecision,
                                warnings: [], zeroAt: nil, nextRuleChange: nil, wakeAt: nil, ledger: ledger)
         }
-        let decision = decide(window: reading.window, ledger: ledger, now: input.wall.ms)
+        let decision = decide(window: reading.window, ledger: ledger, now: input.wall)
         // A shielded app is covered: the time until the next sample is not
         // its use — unless no cover is drawn over it.
         accountant.charge(chargeIfLooking(reading, decision: decision, covered: input.covered),
@@ -208,8 +208,7 @@ public struct Meter: Sendable {
         // however far apart the samples are.
         let warnAt = config.warnBefore.filter { $0 > 0 && $0 < ledger.balance }.max()
             .flatMap { accountant.instant(balance: ledger.balance, reaches: $0) }
-        let ruleChange = nextRuleChange(window: reading.window, decision: decision, ledger: ledger, now: input.wall.ms)
-            .map(WallInstant.init(ms:))
+        let ruleChange = nextRuleChange(window: reading.window, decision: decision, ledger: ledger, now: input.wall)
         return TickOutcome(
             debit: debit, usage: usage, uncoveredMs: uncovered, blind: blind, window: reading.window, decision: decision,
             warnings: thresholdsCrossed(from: before.balance, to: ledger.balance, thresholds: config.warnBefore),
@@ -228,9 +227,10 @@ public struct Meter: Sendable {
 
     /// See `TickOutcome.nextRuleChange`. A daily limit is reached only while
     /// its group is being charged (someone looking, not shielded).
-    public func nextRuleChange(window: Window?, decision: Decision, ledger: LedgerSnapshot, now: Int64) -> Int64? {
+    public func nextRuleChange(window: Window?, decision: Decision, ledger: LedgerSnapshot, now wallNow: WallInstant) -> WallInstant? {
         guard let window else { return nil }
-        if let shield = decision.shield { return shield.until }
+        if let shield = decision.shield { return shield.until.map(WallInstant.init(ms:)) }
+        let now = wallNow.ms   // schedules and daily limits are still in raw Unix ms
         let groups = matcher.groups(for: window)
         var candidates: [Int64] = []
         for group in groups {
@@ -243,7 +243,7 @@ public struct Meter: Sendable {
                 }
             }
         }
-        return candidates.filter { $0 > now }.min()
+        return candidates.filter { $0 > now }.min().map(WallInstant.init(ms:))
     }
 
     /// What the coming interval belongs to, or nil when nobody is using a grouped app.

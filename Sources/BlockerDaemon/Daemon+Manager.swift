@@ -125,7 +125,7 @@ extension Daemon {
         guard lastTick != nil else { return publish(wall: wall, afterEarning: afterEarning) }
         let day = meter.zone.localDate(atMs: wall)
         let snapshot = snapshot(at: wall, day: day)
-        let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall)
+        let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: WallInstant(ms: wall))
         let shown = show(decision.shield, balance: snapshot.balance)
         publish(wall: wall, day: day, afterEarning: afterEarning)
         if shown.changed { observer?.shieldChanged(state.shield, balance: snapshot.balance) }
