@@ -81,8 +81,8 @@ let package = Package(
         .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSystem"]),
 
         // What the test targets share: temporary directories, a private bus,
-        // child processes, fixture configs.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // child processes, fixture configs, days and instants written as literals.
+        .target(name: "TestSupport", dependencies: ["BlockerCore"], path: "Tests/TestSupport"),
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerJSONTests", dependencies: ["BlockerJSON"]),
         .testTarget(name: "BlockerSystemTests", dependencies: ["BlockerSystem", "TestSupport"]),

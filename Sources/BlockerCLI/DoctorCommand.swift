@@ -102,8 +102,7 @@ extension DoctorFacts {
     static func describe(_ integrity: LedgerIntegrity, clock: LocalClock, now: Int64) -> [String] {
         func when(_ ms: Int64) -> String {
             let (date, second) = clock.zone.local(atMs: ms)
-            func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-            return "\(date) \(two(second / 3600)):\(two(second / 60 % 60))\(clock.label)"
+            return "\(date) \(ClockText.hoursMinutes(secondOfDay: second))\(clock.label)"
         }
         var lines = integrity.edits.map {
             "on \(when($0.sealedMs)) or later (blocker's write before it; blockerd noticed it \(when($0.detectedMs)))"

@@ -67,7 +67,7 @@ struct HistoryCommand: BlockerCommand {
         let days = self.days
         let zone = context.localClock.zone
         func gaps() -> [Gap] { (try? context.service()).map { HistoryGaps.fetch($0, days: days) } ?? [] }
-        func notes() -> [String: [IntegrityNote]] {
+        func notes() -> [CivilDate: [IntegrityNote]] {
             let now = context.invocation.clock()
             return (try? context.service()).map { HistoryNotes.fetch($0, days: days, now: now, zone: zone) } ?? [:]
         }
@@ -107,7 +107,7 @@ struct HistoryDay: Equatable {
         var usedMs: Milliseconds
     }
 
-    var day: String
+    var day: CivilDate
     var earnedMs: Milliseconds
     /// Metered time spent (a window in two groups counts once here).
     var usedMs: Milliseconds
@@ -116,13 +116,15 @@ struct HistoryDay: Equatable {
 
     /// Rows → days in date order; the group "" row carries the totals, and
     /// days missing between the first and the last are filled with zeros so
-    /// the chart does not hide an empty day. `alsoOn`: days (YYYY-MM-DD) to
-    /// show even with no row (a day with an integrity note).
-    static func days(from rows: [HistoryRow], alsoOn extraDays: some Sequence<String> = [String]()) -> [HistoryDay] {
-        var byDay: [String: HistoryDay] = [:]
+    /// the chart does not hide an empty day. `alsoOn`: days to show even
+    /// with no row (a day with an integrity note). A row whose day is not a
+    /// date (blockerd writes none) is left out.
+    static func days(from rows: [HistoryRow], alsoOn extraDays: some Sequence<CivilDate> = [CivilDate]()) -> [HistoryDay] {
+        var byDay: [CivilDate: HistoryDay] = [:]
         for day in extraDays { byDay[day] = HistoryDay(day: day, earnedMs: 0, usedMs: 0, groups: []) }
         for row in rows {
-            var day = byDay[row.day] ?? HistoryDay(day: row.day, earnedMs: 0, usedMs: 0, groups: [])
+            guard let date = CivilDate(iso: row.day) else { continue }
+            var day = byDay[date] ?? HistoryDay(day: date, earnedMs: 0, usedMs: 0, groups: [])
             if row.group.isEmpty {
                 day.earnedMs += row.earnedMs
                 day.usedMs += row.usedMs
@@ -131,7 +133,7 @@ struct HistoryDay: Equatable {
             } else {
                 day.groups.append(GroupUse(name: row.group, usedMs: row.usedMs))
             }
-            byDay[row.day] = day
+            byDay[date] = day
         }
         var ordered = byDay.values.sorted { $0.day < $1.day }
         for index in ordered.indices {
@@ -141,26 +143,23 @@ struct HistoryDay: Equatable {
     }
 
     private static func fillingGaps(_ days: [HistoryDay]) -> [HistoryDay] {
-        guard let first = days.first.flatMap({ CivilDate(iso: $0.day) }),
-              let last = days.last.flatMap({ CivilDate(iso: $0.day) }),
-              days.allSatisfy({ CivilDate(iso: $0.day) != nil }),
+        guard let first = days.first?.day, let last = days.last?.day,
               last.daysSinceEpoch - first.daysSinceEpoch < 4000 else { return days }
         let known = Dictionary(uniqueKeysWithValues: days.map { ($0.day, $0) })
         var result: [HistoryDay] = []
         var date = first
         while date <= last {
-            let key = date.description
-            result.append(known[key] ?? HistoryDay(day: key, earnedMs: 0, usedMs: 0, groups: []))
+            result.append(known[date] ?? HistoryDay(day: date, earnedMs: 0, usedMs: 0, groups: []))
             date = date.adding(days: 1)
         }
         return result
     }
 
-    static func json(_ days: [HistoryDay], gaps: [String: [HistoryGaps.Part]] = [:],
-                     notes: [String: [IntegrityNote]] = [:]) -> JSONValue {
+    static func json(_ days: [HistoryDay], gaps: [CivilDate: [HistoryGaps.Part]] = [:],
+                     notes: [CivilDate: [IntegrityNote]] = [:]) -> JSONValue {
         .array(days.map { day in
             .object([
-                ("day", .string(day.day)),
+                ("day", .string(day.day.description)),
                 ("earned_ms", .integer(day.earnedMs)),
                 ("used_ms", .integer(day.usedMs)),
                 ("groups", .object(day.groups.sorted { $0.name < $1.name }.map { ($0.name, .integer($0.usedMs)) })),
@@ -195,16 +194,16 @@ enum HistoryGaps {
         var unguardedMs: Int64?
     }
 
-    /// Local day (YYYY-MM-DD) → its parts, in the order they happened.
-    static func byDay(_ gaps: [Gap], zone: TimeZoneRules) -> [String: [Part]] {
-        var result: [String: [Part]] = [:]
+    /// Local day → its parts, in the order they happened.
+    static func byDay(_ gaps: [Gap], zone: TimeZoneRules) -> [CivilDate: [Part]] {
+        var result: [CivilDate: [Part]] = [:]
         for gap in gaps where gap.toMs > gap.fromMs {
             var start = gap.fromMs
             while start < gap.toMs {
                 let day = zone.localDate(atMs: start)
                 let end = max(start + 1, min(gap.toMs, zone.startOfDay(day.adding(days: 1))))
                 let unguarded = Unguarded.within(start..<end, gapToMs: gap.toMs, unguardedSinceMs: gap.unguardedSinceMs)
-                result[day.description, default: []].append(Part(startMs: start, endMs: end, reason: gap.reason,
+                result[day, default: []].append(Part(startMs: start, endMs: end, reason: gap.reason,
                                                                  unguardedMs: unguarded))
                 start = end
             }
@@ -235,7 +234,7 @@ enum HistoryGaps {
     static let csvHeader = ["day", "start_ms", "end_ms", "reason", "unguarded_ms"]
 
     /// `history --csv --gaps`: one row per day's part of a gap, oldest first.
-    static func csv(_ byDay: [String: [Part]]) -> String {
+    static func csv(_ byDay: [CivilDate: [Part]]) -> String {
         HistoryCSV.table(csvHeader, byDay) { part in
             [String(part.startMs), String(part.endMs), part.reason, part.unguardedMs.map(String.init) ?? ""]
         }
@@ -247,7 +246,7 @@ enum HistoryGaps {
 enum HistoryNotes {
     /// The notes overlapping the last `days` local days in `zone` (today is
     /// the one `now` falls on), by day. An older blockerd lacks Notes: none.
-    static func fetch(_ service: any BlockerCalls, days: UInt32, now: Int64, zone: TimeZoneRules) -> [String: [IntegrityNote]] {
+    static func fetch(_ service: any BlockerCalls, days: UInt32, now: Int64, zone: TimeZoneRules) -> [CivilDate: [IntegrityNote]] {
         let firstDay = zone.localDate(atMs: now).adding(days: -(Int(days) - 1))
         return byDay((try? service.notes(days: days)) ?? [], firstDay: firstDay, zone: zone)
     }
@@ -255,8 +254,8 @@ enum HistoryNotes {
     /// Each note under the local day it began, in the order given; one that
     /// began before `firstDay` reaches into the days shown, so it is under
     /// `firstDay` rather than left out.
-    static func byDay(_ notes: [IntegrityNote], firstDay: CivilDate, zone: TimeZoneRules) -> [String: [IntegrityNote]] {
-        Dictionary(grouping: notes) { max(zone.localDate(atMs: $0.fromMs), firstDay).description }
+    static func byDay(_ notes: [IntegrityNote], firstDay: CivilDate, zone: TimeZoneRules) -> [CivilDate: [IntegrityNote]] {
+        Dictionary(grouping: notes) { max(zone.localDate(atMs: $0.fromMs), firstDay) }
     }
 
     /// The time `notes` concerned: the union of their spans, so a stretch
@@ -273,7 +272,7 @@ enum HistoryNotes {
     static let csvHeader = ["day", "kind", "start_ms", "end_ms", "text"]
 
     /// `history --csv --notes`: one row per note, oldest first.
-    static func csv(_ byDay: [String: [IntegrityNote]]) -> String {
+    static func csv(_ byDay: [CivilDate: [IntegrityNote]]) -> String {
         HistoryCSV.table(csvHeader, byDay) { note in [note.kind.rawValue, String(note.fromMs), String(note.toMs), note.text] }
     }
 }
@@ -283,22 +282,22 @@ enum HistoryCSV {
     /// New columns go at the end, so a reader of the older ones reads on.
     static let header = ["day", "group", "used_ms", "earned_ms", "integrity_notes", "integrity_ms"]
 
-    static func render(_ days: [HistoryDay], notes: [String: [IntegrityNote]] = [:]) -> String {
+    static func render(_ days: [HistoryDay], notes: [CivilDate: [IntegrityNote]] = [:]) -> String {
         var lines = [header]
         for day in days {
             let dayNotes = notes[day.day] ?? []
-            lines.append([day.day, "", String(day.usedMs), String(day.earnedMs), String(dayNotes.count),
+            lines.append([day.day.description, "", String(day.usedMs), String(day.earnedMs), String(dayNotes.count),
                           String(HistoryNotes.concernedMs(dayNotes))])
             for group in day.groups.sorted(by: { $0.name < $1.name }) {
-                lines.append([day.day, group.name, String(group.usedMs), "0", "0", "0"])
+                lines.append([day.day.description, group.name, String(group.usedMs), "0", "0", "0"])
             }
         }
         return document(lines)
     }
 
     /// `header`, then for each day, oldest first, a row per item: the day and `fields(item)`.
-    static func table<Item>(_ header: [String], _ byDay: [String: [Item]], fields: (Item) -> [String]) -> String {
-        document([header] + byDay.keys.sorted().flatMap { day in (byDay[day] ?? []).map { [day] + fields($0) } })
+    static func table<Item>(_ header: [String], _ byDay: [CivilDate: [Item]], fields: (Item) -> [String]) -> String {
+        document([header] + byDay.keys.sorted().flatMap { day in (byDay[day] ?? []).map { [day.description] + fields($0) } })
     }
 
     /// The rows as RFC 4180 lines, each ending in LF.
@@ -330,16 +329,16 @@ enum HistoryChart {
     }
 
     /// Each day's parts of the gaps as `HistoryGaps.describe` words them, in the order they happened.
-    static func offLines(_ gapsByDay: [String: [HistoryGaps.Part]]) -> [String: [String]] {
+    static func offLines(_ gapsByDay: [CivilDate: [HistoryGaps.Part]]) -> [CivilDate: [String]] {
         gapsByDay.mapValues { parts in parts.map { HistoryGaps.describe($0) } }
     }
 
     /// Each day's integrity notes as `IntegrityNote.line` words them, marked "!".
-    static func noteLines(_ notesByDay: [String: [IntegrityNote]], zone: TimeZoneRules) -> [String: [String]] {
+    static func noteLines(_ notesByDay: [CivilDate: [IntegrityNote]], zone: TimeZoneRules) -> [CivilDate: [String]] {
         notesByDay.mapValues { $0.map { "! " + $0.line(zone: zone) } }
     }
 
-    static func render(_ days: [HistoryDay], columns: Int, printer: Printer, off: [String: [String]] = [:]) -> [String] {
+    static func render(_ days: [HistoryDay], columns: Int, printer: Printer, off: [CivilDate: [String]] = [:]) -> [String] {
         guard !days.isEmpty else { return ["no history yet: nothing earned or used in these days"] }
         let width = barWidth(columns: columns)
         let scale = days.map { max($0.earnedMs, $0.usedMs) }.max() ?? 0
@@ -387,10 +386,6 @@ enum HistoryChart {
     /// Index n: a block n/8 of a cell wide.
     static let partialBlocks = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
 
-    /// "2025-06-02 Mon" when the day parses, else as given.
-    static func dayLabel(_ day: String) -> String {
-        guard let date = CivilDate(iso: day) else { return day }
-        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        return "\(day) \(names[(date.isoWeekday - 1) % 7])"
-    }
+    /// "2025-06-02 Mon".
+    static func dayLabel(_ day: CivilDate) -> String { "\(day) \(day.weekdayName)" }
 }

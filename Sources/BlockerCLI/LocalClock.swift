@@ -10,7 +10,7 @@ struct LocalClock {
     func describe(_ ms: Int64, now: Int64) -> String {
         let (date, second) = zone.local(atMs: ms)
         let today = zone.localDate(atMs: now)
-        let time = Self.hoursMinutes(second)
+        let time = ClockText.hoursMinutes(secondOfDay: second)
         if date == today { return time + label }
         if date == today.adding(days: 1) { return "tomorrow " + time + label }
         return "\(date) \(time)\(label)"
@@ -18,13 +18,6 @@ struct LocalClock {
 
     /// "14:35:07", for `probe --watch` lines.
     func timeOfDay(_ ms: Int64) -> String {
-        let second = zone.local(atMs: ms).secondOfDay
-        return Self.hoursMinutes(second) + ":" + Self.two(second % 60)
+        ClockText.hoursMinutesSeconds(secondOfDay: zone.local(atMs: ms).secondOfDay)
     }
-
-    private static func hoursMinutes(_ secondOfDay: Int) -> String {
-        two(secondOfDay / 3600) + ":" + two(secondOfDay / 60 % 60)
-    }
-
-    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }

@@ -49,13 +49,13 @@ struct ReportLayout: Equatable {
         case gridline
         case axis
         case legend
-        case earned(day: String)
-        case used(day: String)
+        case earned(day: CivilDate)
+        case used(day: CivilDate)
         case group(name: String)
         /// A day's part of a gap, on the strip under the axis.
-        case off(day: String)
+        case off(day: CivilDate)
         /// The badge of a day with integrity notes, over its column.
-        case note(day: String)
+        case note(day: CivilDate)
     }
 
     struct Rect: Equatable {
@@ -91,12 +91,12 @@ struct ReportLayout: Equatable {
     var groups: [GroupTotal]
     var days: [HistoryDay]
     /// Each shown day's parts of the gaps (blockerd not running), in the order they happened.
-    var off: [String: [HistoryGaps.Part]]
+    var off: [CivilDate: [HistoryGaps.Part]]
     /// The time off over the days shown, and in how many gaps (one across midnight is one).
     var offMs: Milliseconds
     var offGaps: Int
     /// Each shown day's integrity notes (`HistoryNotes.byDay`), how many, and the time they concerned.
-    var notes: [String: [IntegrityNote]]
+    var notes: [CivilDate: [IntegrityNote]]
     var noteCount: Int
     var noteMs: Milliseconds
     var balanceMs: Milliseconds
@@ -109,184 +109,11 @@ struct ReportLayout: Equatable {
 
     func rects(_ matching: (Role) -> Bool) -> [Rect] { rects.filter { matching($0.role) } }
 
-    // MARK: geometry
-
-    enum Geometry {
-        static let margin = 24
-        static let axisWidth = 64
-        static let plotTop = 120
-        static let plotHeight = 300
-        static let plotWidthForAWeek = 630
-        static let maximumPitch = 90
-        static let minimumPitch = 12
-        static let groupPanelGap = 48
-        static let groupPanelWidth = 280
-        static let groupRowHeight = 34
-        static let groupBarHeight = 12
-        static let shownGroups = 8
-        /// The strip under the axis where a day's gaps are marked, 00:00 at
-        /// the left of the day's column, midnight next at its right.
-        static let offStripGap = 3
-        static let offStripHeight = 4
-        /// The lists under the groups (notes, gaps): their lines, and the characters a
-        /// line gets (240 px of 11 px DejaVu Sans, about 6 px a character).
-        static let listLineHeight = 15
-        static let listLineCharacters = 40
-        /// A day's integrity notes: a badge over its column, between the legend and the plot.
-        static let noteBadgeTop = 102
-        static let noteBadgeSize = 14
-        /// Below the plot: day names, dates, and (when there is room) the day's numbers.
-        static let footer = 76
-        static var height: Int { plotTop + plotHeight + footer }
-    }
-
-    /// Gridline steps: the scale is a whole number of the first step that
-    /// needs no more than 5 lines.
-    static let steps: [Milliseconds] = [60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000,
-                                        3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000]
-
-    /// The scale's step and top for the largest value shown (at least a minute).
-    static func scale(for largest: Milliseconds) -> (step: Milliseconds, top: Milliseconds) {
-        let largest = max(largest, 60_000)
-        let step = steps.first { (largest + $0 - 1) / $0 <= 5 } ?? steps[steps.count - 1]
-        return (step, (largest + step - 1) / step * step)
-    }
-
-    /// Pixels for `ms` out of `scale` over `pixels`: rounded, and at least 1 for anything above zero.
-    static func barHeight(_ ms: Milliseconds, scale: Milliseconds, pixels: Int) -> Int {
-        guard ms > 0, scale > 0 else { return 0 }
-        let exact = Double(min(ms, scale)) / Double(scale) * Double(pixels)
-        return max(1, Int(exact.rounded()))
-    }
-
-    /// Pixels from one day to the next: a week fills 630 px; long ranges grow the image instead of thinning bars below 12 px.
-    static func pitch(days: Int) -> Int {
-        max(Geometry.minimumPitch, min(Geometry.maximumPitch, Geometry.plotWidthForAWeek / max(days, 1)))
-    }
-
-    /// Minutes are enough on a chart: "45m", "1h 05m"; under a minute as DurationText has it.
-    static func duration(_ ms: Milliseconds) -> String {
-        guard ms >= 60_000 else { return ms > 0 ? DurationText.format(ms) : "0m" }
-        let minutes = (ms + 30_000) / 60_000
-        guard minutes >= 60 else { return "\(minutes)m" }
-        let rest = minutes % 60
-        return "\(minutes / 60)h \(rest < 10 ? "0" : "")\(rest)m"
-    }
-
-    static func groupTotals(_ days: [HistoryDay]) -> [GroupTotal] {
-        var totals: [String: Milliseconds] = [:]
-        for day in days { for group in day.groups { totals[group.name, default: 0] += group.usedMs } }
-        return totals.filter { $0.value > 0 }.map { GroupTotal(name: $0.key, usedMs: $0.value) }
-            .sorted { ($0.usedMs, $1.name) > ($1.usedMs, $0.name) }
-    }
-
-    /// `gaps` split at local midnight in `zone`, kept for the days shown;
-    /// how many gaps have a part in them, and the time off in them.
-    static func offParts(_ gaps: [Gap], days: [HistoryDay], zone: TimeZoneRules)
-        -> (byDay: [String: [HistoryGaps.Part]], ms: Milliseconds, count: Int) {
-        let shown = Set(days.map(\.day))
-        var byDay: [String: [HistoryGaps.Part]] = [:], ms: Milliseconds = 0, count = 0
-        for gap in gaps {
-            let parts = HistoryGaps.byDay([gap], zone: zone).filter { shown.contains($0.key) }
-            if !parts.isEmpty { count += 1 }
-            for (day, dayParts) in parts {
-                byDay[day, default: []] += dayParts
-                ms += dayParts.reduce(0) { $0 + $1.endMs - $1.startMs }
-            }
-        }
-        return (byDay.mapValues { $0.sorted { $0.startMs < $1.startMs } }, ms, count)
-    }
-
-    /// Where `part` lies in the column `left..<left + pitch` of the day
-    /// `dayStartMs..<dayEndMs`: x and width, at least a pixel, inside the column.
-    static func offMark(_ part: HistoryGaps.Part, dayStartMs: Int64, dayEndMs: Int64, left: Int, pitch: Int)
-        -> (x: Int, width: Int) {
-        let length = Double(max(1, dayEndMs - dayStartMs))
-        func offset(_ ms: Int64) -> Int {
-            min(pitch, max(0, Int((Double(ms - dayStartMs) / length * Double(pitch)).rounded())))
-        }
-        let start = offset(part.startMs), end = offset(part.endMs)
-        let width = max(1, end - start)
-        return (left + min(start, pitch - width), width)
-    }
-
-    /// `text` in lines of at most `width` characters, broken at spaces (a
-    /// longer word is cut); past `lines` lines the last ends in "…".
-    static func wrap(_ text: String, width: Int, lines: Int) -> [String] {
-        var result: [String] = [], current = ""
-        for word in text.split(separator: " ").map(String.init) {
-            var word = word
-            while word.count > width {
-                if !current.isEmpty { result.append(current); current = "" }
-                result.append(String(word.prefix(width)))
-                word = String(word.dropFirst(width))
-            }
-            if current.isEmpty { current = word } else if current.count + 1 + word.count <= width { current += " " + word } else {
-                result.append(current)
-                current = word
-            }
-        }
-        if !current.isEmpty { result.append(current) }
-        guard result.count > lines, lines > 0 else { return result }
-        let last = result[lines - 1]
-        return Array(result.prefix(lines - 1)) + [(last.count < width ? last : String(last.prefix(width - 1))) + "…"]
-    }
-
-    /// "off 3h 05m in 2 gaps".
-    static func offTotal(_ ms: Milliseconds, gaps: Int) -> String {
-        "off \(duration(ms)) in \(gaps) \(gaps == 1 ? "gap" : "gaps")"
-    }
-
-    /// "2 integrity notes (25m)"; notes of an instant only: "1 integrity note".
-    static func noteTotal(_ count: Int, ms: Milliseconds, duration: (Milliseconds) -> String = duration) -> String {
-        "\(count) integrity \(count == 1 ? "note" : "notes")" + (ms > 0 ? " (\(duration(ms)))" : "")
-    }
-
-    /// A square of `size` px at x, y in the notes' color with a white "!" on it.
-    static func noteBadge(x: Int, y: Int, size: Int, role: Role) -> (Rect, Text) {
-        (Rect(x: x, y: y, width: size, height: size, color: Palette.note, role: role),
-         Text(text: "!", x: x + size / 2, y: y + size - 3, size: max(6, size - 3), bold: true,
-              color: Palette.background, anchor: .middle))
-    }
-
-    /// A list under the groups: `title` in bold at `heading`, then a line
-    /// each 15 px, a row's date (MM-DD) on its first, its words wrapped to two
-    /// lines; as many rows as fit with no line below `limit` (a baseline),
-    /// then how many more. Nothing when not even its first line fits.
-    /// Returns the texts and the baseline of its last line.
-    static func list(_ title: String, _ rows: [(day: String, words: String)], heading: Int, limit: Int, left: Int)
-        -> (texts: [Text], last: Int) {
-        typealias G = Geometry
-        let first = heading + 20
-        guard !rows.isEmpty, first <= limit else { return ([], heading) }
-        var texts = [Text(text: title, x: left, y: heading, size: 14, bold: true)]
-        let room = (limit - first) / G.listLineHeight + 1
-        var line = 0, listed = 0
-        for (index, row) in rows.enumerated() {
-            let words = wrap(row.words, width: G.listLineCharacters, lines: 2)
-            // Room for this one, and for the "and N more" line if others follow.
-            guard line + words.count + (index < rows.count - 1 ? 1 : 0) <= room else { break }
-            texts.append(Text(text: String(row.day.suffix(5)), x: left, y: first + line * G.listLineHeight,
-                              size: 11, color: Palette.dimText))
-            for text in words {
-                texts.append(Text(text: text, x: left + 40, y: first + line * G.listLineHeight, size: 11))
-                line += 1
-            }
-            listed += 1
-        }
-        if listed < rows.count {
-            texts.append(Text(text: "and \(rows.count - listed) more (see blockerctl history)", x: left,
-                              y: first + line * G.listLineHeight, size: 11, color: Palette.dimText))
-            line += 1
-        }
-        return (texts, first + (line - 1) * G.listLineHeight)
-    }
-
     /// The report for `days` (oldest first, as `HistoryDay.days` gives them),
     /// today's balance, the gaps (blockerd not running) overlapping them,
     /// split into days in `zone`, and the integrity notes by day
     /// (`HistoryNotes.byDay`); gaps and notes on days not shown are left out.
-    init(days: [HistoryDay], balanceMs: Milliseconds, gaps: [Gap] = [], notes: [String: [IntegrityNote]] = [:],
+    init(days: [HistoryDay], balanceMs: Milliseconds, gaps: [Gap] = [], notes: [CivilDate: [IntegrityNote]] = [:],
          zone: TimeZoneRules = .utc) {
         typealias G = Geometry
         let pitch = Self.pitch(days: days.count)
@@ -316,7 +143,7 @@ struct ReportLayout: Equatable {
 
         // Heading: the range, then today's balance and the busiest group.
         let range = days.first.map { first in
-            first.day == days[days.count - 1].day ? first.day : "\(first.day) to \(days[days.count - 1].day)"
+            first.day == days[days.count - 1].day ? "\(first.day)" : "\(first.day) to \(days[days.count - 1].day)"
         } ?? "no days"
         texts.append(Text(text: "blocker: earned and used, \(range)", x: G.margin, y: 38, size: 20, bold: true))
         let busiest = busiestGroup.map { "busiest group \($0.name) (\(Self.duration($0.usedMs)) used)" }
@@ -371,8 +198,8 @@ struct ReportLayout: Equatable {
                 }
             }
             // The day's gaps at their time of day, on the strip under the axis.
-            if let parts = off[day.day], let date = CivilDate(iso: day.day) {
-                let dayStart = zone.startOfDay(date), dayEnd = zone.startOfDay(date.adding(days: 1))
+            if let parts = off[day.day] {
+                let dayStart = zone.startOfDay(day.day), dayEnd = zone.startOfDay(day.day.adding(days: 1))
                 for part in parts {
                     let mark = Self.offMark(part, dayStartMs: dayStart, dayEndMs: dayEnd,
                                             left: plotLeft + index * pitch, pitch: pitch)
@@ -396,11 +223,9 @@ struct ReportLayout: Equatable {
             let isToday = index == days.count - 1
             let center = plotLeft + index * pitch + pitch / 2
             if index % labelEvery == (days.count - 1) % labelEvery {
-                let date = CivilDate(iso: day.day)
-                let weekday = date.map { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][($0.isoWeekday - 1) % 7] }
-                texts.append(Text(text: isToday ? "today" : (weekday ?? ""), x: center, y: baseline + 18, size: 12,
+                texts.append(Text(text: isToday ? "today" : day.day.weekdayName, x: center, y: baseline + 18, size: 12,
                                   bold: isToday, anchor: .middle))
-                texts.append(Text(text: String(day.day.suffix(5)), x: center, y: baseline + 33, size: 11,
+                texts.append(Text(text: Self.monthDay(day.day), x: center, y: baseline + 33, size: 11,
                                   color: Palette.dimText, anchor: .middle))
             }
             if pitch >= 80 {

@@ -66,9 +66,9 @@ public struct Accountant: Sendable {
     public static let blindChargeLimit: Milliseconds = 10_000
     /// More than this between the two clocks' advance is a suspend, not drift.
     public static let suspendToleranceMs: Milliseconds = 500
-    private var last: (monotonic: Int64, boottime: Int64?, charge: Charge?, cap: Milliseconds)?
+    private var last: (monotonic: MonotonicInstant, boottime: BoottimeInstant?, charge: Charge?, cap: Milliseconds)?
     /// While the probe fails: when the last good sample was taken, what it saw, its cap.
-    private var blind: (since: Int64, charge: Charge, cap: Milliseconds)?
+    private var blind: (since: MonotonicInstant, charge: Charge, cap: Milliseconds)?
 
     /// What one sample charges: `elapsed` to `charge`, and of the interval it
     /// closes, `blindMs` the probe could not answer for (0 between two good
@@ -84,14 +84,14 @@ public struct Accountant: Sendable {
         self.cap = cap
     }
 
-    /// Records a sample taken at `monotonic` ms (and `boottime` ms, when
+    /// Records a sample taken at `monotonic` (and `boottime`, when
     /// known: without it a stall cannot be told from a suspend, and the cap
     /// holds) and returns the elapsed time (capped) charged to what the last
     /// good sample saw, and the blind time when it ends a failure streak.
     /// `stillInFront`: this sample sees what the open interval was charged
     /// to, so a stall between them is charged. After a good sample, call
     /// `charge(_:)` to say what the new interval belongs to.
-    public mutating func sample(at monotonic: Int64, boottime: Int64? = nil, failed: Bool = false,
+    public mutating func sample(at monotonic: MonotonicInstant, boottime: BoottimeInstant? = nil, failed: Bool = false,
                                 stillInFront: Bool = false) -> Charged? {
         guard let open = last else {
             if !failed { last = (monotonic, boottime, nil, cap) }
@@ -120,7 +120,7 @@ public struct Accountant: Sendable {
 
     /// What a sample at `monotonic` would charge, without taking it: for a
     /// status asked between samples.
-    public func pending(at monotonic: Int64) -> (elapsed: Milliseconds, charge: Charge)? {
+    public func pending(at monotonic: MonotonicInstant) -> (elapsed: Milliseconds, charge: Charge)? {
         guard let last, let previous = last.charge else { return nil }
         let elapsed = min(max(monotonic - last.monotonic, 0), last.cap)
         return elapsed > 0 ? (elapsed, previous) : nil
@@ -137,19 +137,19 @@ public struct Accountant: Sendable {
     public var openCharge: Charge? { last?.charge }
 
     /// When the interval open since the last sample began, and its cap.
-    public var openSince: (monotonic: Int64, cap: Milliseconds)? { last.map { ($0.monotonic, $0.cap) } }
+    public var openSince: (monotonic: MonotonicInstant, cap: Milliseconds)? { last.map { ($0.monotonic, $0.cap) } }
 
     /// The monotonic instant the balance reaches zero if what is in front now
     /// stays there: nil when nothing metered is being charged.
-    public func zeroInstant(balance: Milliseconds) -> Int64? {
+    public func zeroInstant(balance: Milliseconds) -> MonotonicInstant? {
         instant(balance: balance, reaches: 0)
     }
 
     /// The monotonic instant a balance above `level` comes down to it if what
     /// is in front now stays there: nil when nothing metered is being charged.
-    public func instant(balance: Milliseconds, reaches level: Milliseconds) -> Int64? {
+    public func instant(balance: Milliseconds, reaches level: Milliseconds) -> MonotonicInstant? {
         guard let last, let charge = last.charge, charge.metered, balance > level else { return nil }
-        return last.monotonic + balance - level
+        return last.monotonic + (balance - level)
     }
 
     /// The same open interval under a new cap (a reload may change the poll interval).

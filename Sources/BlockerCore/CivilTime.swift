@@ -78,14 +78,9 @@ public struct CivilDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// `2026-03-29`: ISO 8601, the year at least four digits.
     public var description: String {
-        var text = year < 0 ? "-" : ""
-        text.reserveCapacity(11)
-        text += zeroPadded(year.magnitude, width: 4)
-        text += "-"
-        text += zeroPadded(month.magnitude, width: 2)
-        text += "-"
-        text += zeroPadded(day.magnitude, width: 2)
-        return text
+        let sign = year < 0 ? "-" : ""
+        return sign + zeroPadded(year, width: 4) + "-" + zeroPadded(month, width: 2)
+            + "-" + zeroPadded(day, width: 2)
     }
 
     /// Parses exactly `YYYY-MM-DD` (ASCII digits) and refuses dates that do not exist.
@@ -112,14 +107,17 @@ func floorModulo(_ a: Int64, _ b: Int64) -> Int64 {
     a - floorDivide(a, b) * b
 }
 
-func zeroPadded(_ value: UInt, width: Int) -> String {
+/// `value` in decimal, zeros in front up to `width` digits; the sign of a negative value is dropped
+/// (every caller pads a count that cannot be negative).
+func zeroPadded<Value: BinaryInteger>(_ value: Value, width: Int) -> String {
     // Written digit by digit: a date or a clock time is formatted several
     // times a tick, and String(value) plus padding cost a few thousand instructions.
-    var digits = 1, rest = value / 10
+    let magnitude = UInt64(value.magnitude)
+    var digits = 1, rest = magnitude / 10
     while rest > 0 { digits += 1; rest /= 10 }
     let length = max(digits, width)
     return String(unsafeUninitializedCapacity: length) { buffer in
-        var remaining = value
+        var remaining = magnitude
         for i in stride(from: length - 1, through: 0, by: -1) {
             buffer[i] = UInt8(ascii: "0") + UInt8(remaining % 10)
             remaining /= 10

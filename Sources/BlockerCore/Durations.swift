@@ -43,15 +43,33 @@ public enum DurationText {
         return total
     }
 
-    /// `1d 02h`, `1h 05m`, `4m 30s`, `45s`; truncates to the shown unit.
-    public static func format(_ ms: Milliseconds) -> String {
-        if ms < 0 { return "-" + format(ms == .min ? .max : -ms) }
-        let seconds = ms / 1000
-        let (d, h, m, s) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        if d > 0 { return "\(d)d \(two(h))h" }
-        if h > 0 { return "\(h)h \(two(m))m" }
-        if m > 0 { return "\(m)m \(two(s))s" }
-        return "\(s)s"
+    /// How finely `format` words a duration.
+    public enum Precision: Sendable {
+        /// `1d 02h`, `1h 05m`, `4m 30s`, `45s`: the two largest units, truncated.
+        case seconds
+        /// `45m`, `26h 05m` (no days), rounded to the minute; under a minute as `.seconds`, nothing `0m`: for a chart.
+        case minutes
+    }
+
+    /// `format(ms, precision: .seconds)`, as a function to pass.
+    public static func format(_ ms: Milliseconds) -> String { format(ms, precision: .seconds) }
+
+    /// A duration as a person reads it (see `Precision`).
+    public static func format(_ ms: Milliseconds, precision: Precision) -> String {
+        func two(_ n: Int64) -> String { zeroPadded(n, width: 2) }
+        switch precision {
+        case .seconds:
+            if ms < 0 { return "-" + format(ms == .min ? .max : -ms) }
+            let seconds = ms / 1000
+            let (d, h, m, s) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60)
+            if d > 0 { return "\(d)d \(two(h))h" }
+            if h > 0 { return "\(h)h \(two(m))m" }
+            if m > 0 { return "\(m)m \(two(s))s" }
+            return "\(s)s"
+        case .minutes:
+            guard ms >= 60_000 else { return ms > 0 ? format(ms) : "0m" }
+            let minutes = (ms + 30_000) / 60_000
+            return minutes >= 60 ? "\(minutes / 60)h \(two(minutes % 60))m" : "\(minutes)m"
+        }
     }
 }

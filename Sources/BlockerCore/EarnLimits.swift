@@ -59,9 +59,7 @@ public struct EarnLimits: Sendable, Equatable {
         /// `Thu 00:00`, `14:35:20`: with seconds when it is close, the day when it is not today.
         static func clock(_ instant: Int64, zone: TimeZoneRules) -> String {
             let (date, second) = zone.local(atMs: instant)
-            func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-            let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-            return "\(names[date.isoWeekday - 1]) \(date) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))"
+            return "\(date.weekdayName) \(date) \(ClockText.hoursMinutesSeconds(secondOfDay: second))"
         }
     }
 

@@ -1,11 +1,11 @@
 /// Usage of one group by one app on one local day.
 public struct UsageEntry: Equatable, Sendable {
-    public var day: String
+    public var day: CivilDate
     public var group: String
     public var app: String
     public var ms: Milliseconds
 
-    public init(day: String, group: String, app: String, ms: Milliseconds) {
+    public init(day: CivilDate, group: String, app: String, ms: Milliseconds) {
         self.day = day
         self.group = group
         self.app = app
@@ -15,13 +15,13 @@ public struct UsageEntry: Equatable, Sendable {
 
 /// One tick's input: a probe sample stamped with both clocks.
 public struct TickInput: Sendable {
-    /// CLOCK_MONOTONIC ms: measures elapsed time (stops during suspend).
-    public var monotonic: Int64
-    /// CLOCK_BOOTTIME ms (runs on during suspend): tells a stall from a
+    /// CLOCK_MONOTONIC: measures elapsed time (stops during suspend).
+    public var monotonic: MonotonicInstant
+    /// CLOCK_BOOTTIME (runs on during suspend): tells a stall from a
     /// suspend. nil: unknown, and every interval keeps its cap.
-    public var boottime: Int64?
-    /// Unix ms: places the tick on the calendar.
-    public var wall: Int64
+    public var boottime: BoottimeInstant?
+    /// CLOCK_REALTIME: places the tick on the calendar.
+    public var wall: WallInstant
     /// The probe's answer, or why it failed.
     public var reading: Result<Reading, ProbeFailure>
     /// Set when the probe pushes every change: the longest the daemon waits
@@ -34,7 +34,7 @@ public struct TickInput: Sendable {
     /// the time until the next sample is charged as if it were down.
     public var covered: Bool
 
-    public init(monotonic: Int64, boottime: Int64? = nil, wall: Int64, reading: Result<Reading, ProbeFailure>,
+    public init(monotonic: MonotonicInstant, boottime: BoottimeInstant? = nil, wall: WallInstant, reading: Result<Reading, ProbeFailure>,
                 heartbeat: Milliseconds? = nil, covered: Bool = true) {
         self.monotonic = monotonic
         self.boottime = boottime
@@ -82,16 +82,16 @@ public struct TickOutcome: Equatable, Sendable {
     public var decision: Decision
     /// `[warn] before` thresholds the balance crossed during this tick.
     public var warnings: [Milliseconds]
-    /// Monotonic ms at which the balance runs out if nothing changes.
-    public var zeroAt: Int64?
-    /// Unix ms of the next instant where a rule changes the answer for what is
+    /// When the balance runs out if nothing changes.
+    public var zeroAt: MonotonicInstant?
+    /// The next instant where a rule changes the answer for what is
     /// in front if nothing else changes: a schedule starts, a daily limit is
     /// reached, a timed block or schedule ends. The daemon wakes up then
     /// instead of at the next poll.
-    public var nextRuleChange: Int64? = nil
-    /// Monotonic ms of the earlier of `zeroAt` and `nextRuleChange`: when to
+    public var nextRuleChange: WallInstant? = nil
+    /// The earlier of `zeroAt` and `nextRuleChange`: when to
     /// sample again without waiting for the next poll.
-    public var wakeAt: Int64? = nil
+    public var wakeAt: MonotonicInstant? = nil
     /// The ledger as the policy saw it after this tick.
     public var ledger: LedgerSnapshot
     /// The interval this sample closed was a stall (see `Accountant`).
@@ -150,7 +150,7 @@ public struct Meter: Sendable {
     /// The interval open since the last sample, while it spends the balance.
     public var openSpend: OpenSpend? {
         guard isSpending, let open = accountant.openSince else { return nil }
-        return OpenSpend(sinceMs: open.monotonic, capMs: open.cap)
+        return OpenSpend(sinceMs: open.monotonic.ms, capMs: open.cap)
     }
 
     /// Ends the interval open since the last sample at `monotonic` and
@@ -160,7 +160,7 @@ public struct Meter: Sendable {
     /// `blind`: what of it the probe could not answer for (a failure streak it settles);
     /// `boottime` and `stillInFront`: see `Accountant.sample`; `stall`: the
     /// interval was a stall (charged whole when still in front).
-    public mutating func closeInterval(at monotonic: Int64, boottime: Int64? = nil, wall: Int64, balance: Milliseconds,
+    public mutating func closeInterval(at monotonic: MonotonicInstant, boottime: BoottimeInstant? = nil, wall: WallInstant, balance: Milliseconds,
                                        failed: Bool = false, stillInFront: Bool = false)
         -> (debit: Milliseconds, usage: [UsageEntry], uncovered: Milliseconds, blind: BlindInterval?, stall: Stall?) {
         guard let charged = accountant.sample(at: monotonic, boottime: boottime, failed: failed, stillInFront: stillInFront)
@@ -168,11 +168,11 @@ public struct Meter: Sendable {
         let charge = charged.charge, elapsed = charged.elapsed
         let blind = charged.blindMs > 0 && charge.metered
             ? BlindInterval(app: charge.app, ms: charged.blindMs, chargedMs: elapsed) : nil
-        return (charge.metered ? min(elapsed, max(balance, 0)) : 0, usageEntries(charge, elapsed: elapsed, endingAt: wall),
+        return (charge.metered ? min(elapsed, max(balance, 0)) : 0, usageEntries(charge, elapsed: elapsed, endingAt: wall.ms),
                 charge.uncovered ? elapsed : 0, blind, charged.stall)
     }
 
-    public func decide(window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {
+    public func decide(window: Window?, ledger: LedgerSnapshot, now: WallInstant) -> Decision {
         Policy.decide(config: config, zone: zone, matcher: matcher, window: window, ledger: ledger, now: now)
     }
 
@@ -186,11 +186,9 @@ public struct Meter: Sendable {
                                                                     balance: ledger.balance, failed: reading == nil,
                                                                     stillInFront: stillInFront)
         ledger.balance -= debit
-        if !usage.isEmpty {
-            let today = zone.localDate(atMs: input.wall).description
-            for entry in usage where entry.day == today {
-                ledger.usedToday[entry.group.lowercased(), default: 0] += entry.ms
-            }
+        let today = zone.localDate(atMs: input.wall.ms)
+        for entry in usage where entry.day == today {
+            ledger.usedToday[entry.group.lowercased(), default: 0] += entry.ms
         }
 
         guard let reading else {
@@ -229,9 +227,10 @@ public struct Meter: Sendable {
 
     /// See `TickOutcome.nextRuleChange`. A daily limit is reached only while
     /// its group is being charged (someone looking, not shielded).
-    public func nextRuleChange(window: Window?, decision: Decision, ledger: LedgerSnapshot, now: Int64) -> Int64? {
+    public func nextRuleChange(window: Window?, decision: Decision, ledger: LedgerSnapshot, now wallNow: WallInstant) -> WallInstant? {
         guard let window else { return nil }
-        if let shield = decision.shield { return shield.until }
+        if let shield = decision.shield { return shield.until.map(WallInstant.init(ms:)) }
+        let now = wallNow.ms   // schedules and daily limits are still in raw Unix ms
         let groups = matcher.groups(for: window)
         var candidates: [Int64] = []
         for group in groups {
@@ -244,7 +243,7 @@ public struct Meter: Sendable {
                 }
             }
         }
-        return candidates.filter { $0 > now }.min()
+        return candidates.filter { $0 > now }.min().map(WallInstant.init(ms:))
     }
 
     /// What the coming interval belongs to, or nil when nobody is using a grouped app.
@@ -265,7 +264,7 @@ public struct Meter: Sendable {
         var pieces: [(CivilDate, Milliseconds)] = [(endDay, end - max(start, midnight))]
         if start < midnight { pieces.insert((zone.localDate(atMs: start), midnight - start), at: 0) }
         return pieces.filter { $0.1 > 0 }.flatMap { day, ms in
-            charge.groups.map { UsageEntry(day: day.description, group: $0, app: charge.app, ms: ms) }
+            charge.groups.map { UsageEntry(day: day, group: $0, app: charge.app, ms: ms) }
         }
     }
 }

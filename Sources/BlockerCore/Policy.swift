@@ -65,8 +65,10 @@ public enum Policy {
     static let chainHorizon: Int64 = 8 * 86_400_000
 
     public static func decide(config: Config, zone: TimeZoneRules, matcher: Matcher,
-                              window: Window?, ledger: LedgerSnapshot, now: Int64) -> Decision {
+                              window: Window?, ledger: LedgerSnapshot, now wallNow: WallInstant) -> Decision {
         guard let window else { return .nothingInFront }
+        // The rules below (timed blocks, schedules, `Shield.until`) are still in raw Unix ms.
+        let now = wallNow.ms
         let groups = matcher.groups(for: window)
         let metered = groups.contains { $0.metered }
         let rules = HardRules(groups: groups, window: window, ledger: ledger, zone: zone, today: zone.localDate(atMs: now))

@@ -17,11 +17,8 @@ public enum ShieldText {
     /// `14:35` within the next 24 hours, `Fri 09:00` later.
     public static func clock(_ instant: Int64, now: Int64, zone: TimeZoneRules) -> String {
         let (date, second) = zone.local(atMs: instant)
-        let hhmm = two(second / 3600) + ":" + two(second / 60 % 60)
+        let hhmm = ClockText.hoursMinutes(secondOfDay: second)
         if instant - now < 86_400_000 { return hhmm }
-        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        return names[date.isoWeekday - 1] + " " + hhmm
+        return date.weekdayName + " " + hhmm
     }
-
-    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 }

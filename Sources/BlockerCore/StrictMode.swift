@@ -222,12 +222,8 @@ public enum StrictRules {
     static func minutes(_ perRep: Milliseconds) -> String { "\(DurationText.format(perRep)) a rep" }
 
     static func describe(_ schedule: Schedule) -> String {
-        let names = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-        let days = (1...7).filter { schedule.days.contains(isoWeekday: $0) }.map { names[$0 - 1] }.joined(separator: ",")
-        func hhmm(_ minutes: Int) -> String {
-            let (h, m) = (minutes / 60, minutes % 60)
-            return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)")
-        }
+        let days = (1...7).filter { schedule.days.contains(isoWeekday: $0) }.map(CivilDate.weekdayName).joined(separator: ",")
+        func hhmm(_ minutes: Int) -> String { ClockText.hoursMinutes(secondOfDay: minutes * 60) }
         switch schedule.span {
         case .allDay: return "\(days) all day"
         case let .between(from, to): return "\(days) \(hhmm(from))–\(hhmm(to))"

@@ -12,12 +12,15 @@ extension Daemon {
 
     /// Samples the probe, charges the interval, decides the shield, and writes
     /// the ledger in one transaction.
-    /// `boottime` (CLOCK_BOOTTIME ms) tells a stall from a suspend; nil (tests
+    /// `boottime` (CLOCK_BOOTTIME) tells a stall from a suspend; nil (tests
     /// driving the clocks): every interval keeps its cap. `lock`: what the
     /// session says of the screen lock and idle now (the loop reads `session`,
     /// whose signals it follows; nil: read here), merged into an answering sample.
-    public func tick(monotonic: Int64 = MonotonicClock.nowMs, boottime: Int64? = nil, wall: Int64 = WallClock.nowMs,
+    public func tick(monotonic monotonicNow: MonotonicInstant = MonotonicInstant(ms: MonotonicClock.nowMs),
+                     boottime: BoottimeInstant? = nil, wall wallNow: WallInstant = WallInstant(ms: WallClock.nowMs),
                      lock: SessionState? = nil) {
+        // The daemon's own bookkeeping (commits, covers, notes) is still in raw ms.
+        let monotonic = monotonicNow.ms, wall = wallNow.ms
         applyDueConfigVersions(wall: wall)
         checkLedgerIfChanged(wall: wall)
         touchRun(wall: wall)
@@ -35,12 +38,13 @@ extension Daemon {
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
         let heartbeat = probe.eventDescriptor != nil ? Self.commitEveryMs : nil
-        let outcome = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: wall, reading: reading,
+        let outcome = meter.tick(TickInput(monotonic: monotonicNow, boottime: boottime, wall: wallNow, reading: reading,
                                            heartbeat: heartbeat, covered: coveredIfShielded(at: monotonic)),
                                  ledger: before)
         lastTick = outcome
         if let stall = outcome.stall { noteStall(stall, wall: wall) }
         var committing = false
+        let record = TickRecord(debit: outcome.debit, spentDay: day, usage: outcome.usage)
         noteIntermittentFailures(outcome.blind, failure: reading.failureMessage, streakWasLogged: streakWasLogged,
                                  monotonic: monotonic)
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
@@ -52,7 +56,7 @@ extension Daemon {
             let due = boundary || monotonic - since >= Self.commitEveryMs || monotonic < since
             committing = due
             do {
-                try ledger.record(TickRecord(debit: outcome.debit, spentDay: day.description, usage: outcome.usage), commit: due)
+                try ledger.record(record, commit: due)
                 if due {
                     uncommittedSinceMs = nil
                     noteStorage(nil)
@@ -111,7 +115,7 @@ extension Daemon {
 
     /// The ledger as the policy needs it at `wall` (on the local `day` of it).
     public func snapshot(at wall: Int64, day: CivilDate? = nil) -> LedgerSnapshot {
-        let today = (day ?? meter.zone.localDate(atMs: wall)).description
+        let today = day ?? meter.zone.localDate(atMs: wall)
         return LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
                               timedBlocks: ledger.timedBlocks(activeAtMs: wall))
     }
@@ -121,7 +125,7 @@ extension Daemon {
         guard lastTick != nil else { return publish(wall: wall, afterEarning: afterEarning) }
         let day = meter.zone.localDate(atMs: wall)
         let snapshot = snapshot(at: wall, day: day)
-        let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall)
+        let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: WallInstant(ms: wall))
         let shown = show(decision.shield, balance: snapshot.balance)
         publish(wall: wall, day: day, afterEarning: afterEarning)
         if shown.changed { observer?.shieldChanged(state.shield, balance: snapshot.balance) }
@@ -265,7 +269,7 @@ extension Daemon {
         // An edit made since the last tick is seen before the limits are checked.
         checkLedgerIfChanged(wall: wall)
         let history: EarnLimits.History
-        do { history = try earningHistory(day: today.description) } catch { throw .storage(error) }
+        do { history = try earningHistory(day: today) } catch { throw .storage(error) }
         if limits != EarnLimits() {
             let (earning, overflow) = Int64(reps).multipliedReportingOverflow(by: exercise.perRep)
             if let refusal = limits.refusal(earning: overflow ? .max : earning, now: wall, history: history,
@@ -282,9 +286,9 @@ extension Daemon {
         let result: (earned: Milliseconds, balance: Milliseconds)
         do {
             result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
-                                     day: today.description, requestID: requestID)
+                                     day: today, requestID: requestID)
         } catch { throw .storage(error) }
-        noteEarned(result.earned, day: today.description, before: history, wall: wall)
+        noteEarned(result.earned, day: today, before: history, wall: wall)
         anchorLedger(wall: wall)
         log.write(LogEvent(.earn, "Earned \(DurationText.format(result.earned)) for \(reps) \(exercise.name)",
                            fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)"),
@@ -323,13 +327,14 @@ extension Daemon {
     public func shutdown(reason: String = "stopped", monotonic: Int64 = MonotonicClock.nowMs,
                          wall: Int64 = WallClock.nowMs) {
         // A failure streak still open stays unsettled, as `status` showed it.
-        let last = meter.closeInterval(at: monotonic, wall: wall, balance: ledger.balance, failed: probeError != nil)
+        let last = meter.closeInterval(at: MonotonicInstant(ms: monotonic), wall: WallInstant(ms: wall), balance: ledger.balance,
+                                        failed: probeError != nil)
         uncovered?.chargedMs += last.uncovered
         endUncovered(wall: wall)
         probe.shutdown()
         launcher?.stop()
         endBlind(wall: wall)
-        let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(atMs: wall).description, usage: last.usage)
+        let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(atMs: wall), usage: last.usage)
         do { try ledger.record(record) } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
         extendConfigUnreadable(wall: wall)
         if let runID {

@@ -52,7 +52,7 @@ extension Daemon {
             return DaemonSnapshot.Today(day: day, usedMs: read.usedMs + read.balance - balance, earnedMs: read.earnedMs)
         }
         let summary: DaySummary?
-        do { summary = try ledger.history(fromDay: day.description, toDay: day.description).first } catch {
+        do { summary = try ledger.history(fromDay: day, toDay: day).first } catch {
             // Read again at the next state; until then the last known totals of the day.
             return todayRead.map {
                 DaemonSnapshot.Today(day: day, usedMs: $0.day == day ? $0.usedMs : 0, earnedMs: $0.day == day ? $0.earnedMs : 0)

@@ -201,7 +201,7 @@ public final class Daemon {
     /// When the last anchor went out, and the ledger's commit count then.
     var lastAnchor: (ms: Int64, commits: Int) = (0, -1)
     /// What blockerd itself knows was earned on `day` (see `earningHistory`).
-    var earnedFloor: (day: String, history: EarnLimits.History)?
+    var earnedFloor: (day: CivilDate, history: EarnLimits.History)?
 
     /// Says in the journal, once each, that the ledger was edited outside
     /// blocker: what the seal found, or `found` (an anchor, the earnings chain).

@@ -127,7 +127,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         let today = daemon.meter.zone.localDate(atMs: WallClock.nowMs)
         let first = today.adding(days: -(Int(days) - 1))
         let summaries: [DaySummary]
-        do { summaries = try daemon.ledger.history(fromDay: first.description, toDay: today.description) } catch {
+        do { summaries = try daemon.ledger.history(fromDay: first, toDay: today) } catch {
             throw .storageError("\(error)")
         }
         return Self.historyRows(summaries, from: first, to: today)
@@ -314,7 +314,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         var day = first
         while day <= last {
             let text = day.description
-            let summary = byDay[text]
+            let summary = byDay[day]
             rows.append(HistoryRow(day: text, group: "", usedMs: summary?.spentMs ?? 0, earnedMs: summary?.earnedMs ?? 0))
             for (group, used) in (summary?.usedByGroup ?? [:]).sorted(by: { $0.key < $1.key }) {
                 rows.append(HistoryRow(day: text, group: group, usedMs: used, earnedMs: 0))

@@ -197,11 +197,12 @@ public final class DaemonLoop {
         // The sample reads the probe's events so far, a burst's included.
         burstTimer.disarm()
         probeSource?.isEnabled = true
-        daemon.tick(monotonic: MonotonicClock.nowMs, boottime: BoottimeClock.nowMs, lock: daemon.session?.read())
+        daemon.tick(monotonic: MonotonicInstant(ms: MonotonicClock.nowMs), boottime: BoottimeInstant(ms: BoottimeClock.nowMs),
+                    lock: daemon.session?.read())
         // A strict-mode change applies at its wall instant, as a rule would.
         let configAt = monotonic(wall: daemon.nextConfigApplyMs)
         // A cover client's grace ends: if nothing is drawn by then, charging starts.
-        if let wakeAt = [daemon.lastTick?.wakeAt, configAt, daemon.coverDeadlineMs].compactMap({ $0 }).min() {
+        if let wakeAt = [daemon.lastTick?.wakeAt?.ms, configAt, daemon.coverDeadlineMs].compactMap({ $0 }).min() {
             // Sample again the moment the balance runs out or a rule starts or
             // ends (a schedule, a daily limit, a timed block), not up to a poll later.
             wakeTimer.arm(atMicroseconds: UInt64(max(wakeAt, 0)) * 1000)

@@ -133,8 +133,9 @@ extension Daemon {
 
     /// Says and notes what the start check found (the daemon is whole now).
     func recordStartFindings(_ found: [String], anchor: LedgerAnchor?, wall: Int64) {
-        if let anchor, anchor.day == meter.zone.localDate(atMs: wall).description {
-            earnedFloor = (anchor.day, EarnLimits.History(earnedToday: anchor.earnedOnDayMs,
+        let today = meter.zone.localDate(atMs: wall)
+        if let anchor, anchor.day == today.description {
+            earnedFloor = (today, EarnLimits.History(earnedToday: anchor.earnedOnDayMs,
                                                           lastEarningAtMs: anchor.lastEarningAtMs))
         }
         guard !found.isEmpty else { return }
@@ -173,9 +174,9 @@ extension Daemon {
         guard let anchors else { return }
         do throws(StoreError) {
             var anchor = try ledger.anchor(brokenEarning: knownBrokenEarning, final: final, atMs: wall)
-            let today = meter.zone.localDate(atMs: wall).description
+            let today = meter.zone.localDate(atMs: wall)
             let earned = try earningHistory(day: today)
-            (anchor.day, anchor.earnedOnDayMs, anchor.lastEarningAtMs) = (today, earned.earnedToday, earned.lastEarningAtMs)
+            (anchor.day, anchor.earnedOnDayMs, anchor.lastEarningAtMs) = (today.description, earned.earnedToday, earned.lastEarningAtMs)
             anchors.write(anchor, ledgerPath: ledger.path)
             lastAnchor = (wall, ledger.commits)
         } catch {
@@ -193,7 +194,7 @@ extension Daemon {
     /// What `[earn]` limits are checked against: the file's earnings, but
     /// never less than blockerd itself knows was earned today (an earning
     /// moved to another day by hand still counts on its own).
-    func earningHistory(day: String) throws(StoreError) -> EarnLimits.History {
+    func earningHistory(day: CivilDate) throws(StoreError) -> EarnLimits.History {
         let file = try ledger.earningHistory(day: day)
         guard let floor = earnedFloor, floor.day == day else { return file }
         return EarnLimits.History(earnedToday: max(file.earnedToday, floor.history.earnedToday),
@@ -201,7 +202,7 @@ extension Daemon {
     }
 
     /// After an earning of `ms` at `wall` on `day`, on top of `before` (`earningHistory`).
-    func noteEarned(_ ms: Milliseconds, day: String, before: EarnLimits.History, wall: Int64) {
+    func noteEarned(_ ms: Milliseconds, day: CivilDate, before: EarnLimits.History, wall: Int64) {
         earnedFloor = (day, EarnLimits.History(earnedToday: before.earnedToday + ms, lastEarningAtMs: wall))
     }
 }

@@ -5,10 +5,10 @@ public struct TickRecord: Sendable {
     /// Balance spent this tick (≥ 0; the ledger clamps it to what is left).
     public var debit: Milliseconds
     /// The local day the debit counts for in history; nil: no day.
-    public var spentDay: String?
+    public var spentDay: CivilDate?
     public var usage: [UsageEntry]
 
-    public init(debit: Milliseconds = 0, spentDay: String? = nil, usage: [UsageEntry] = []) {
+    public init(debit: Milliseconds = 0, spentDay: CivilDate? = nil, usage: [UsageEntry] = []) {
         self.debit = debit
         self.spentDay = spentDay
         self.usage = usage
@@ -17,12 +17,12 @@ public struct TickRecord: Sendable {
 
 /// One local day of history.
 public struct DaySummary: Equatable, Sendable {
-    public var day: String
+    public var day: CivilDate
     public var earnedMs: Milliseconds
     public var spentMs: Milliseconds
     public var usedByGroup: [String: Milliseconds]
 
-    public init(day: String, earnedMs: Milliseconds = 0, spentMs: Milliseconds = 0,
+    public init(day: CivilDate, earnedMs: Milliseconds = 0, spentMs: Milliseconds = 0,
                 usedByGroup: [String: Milliseconds] = [:]) {
         self.day = day
         self.earnedMs = earnedMs

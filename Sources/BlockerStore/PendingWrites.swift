@@ -4,18 +4,19 @@
 import BlockerCore
 
 struct UsageKey: Hashable, Sendable {
-    var day: String
+    var day: CivilDate
     var group: String
     var app: String
 }
 
 struct PendingWrites: Sendable {
-    /// The day key for a debit that came without a day: kept so the per-day
-    /// table still sums to the spent total, never shown in history.
+    /// The `spent_by_day` row for a debit that came without a day: kept so
+    /// the per-day table still sums to the spent total, never shown in history.
     static let undatedDay = ""
 
     private(set) var debit: Milliseconds = 0
-    private(set) var spentByDay: [String: Milliseconds] = [:]
+    /// nil: debits that came without a day (`undatedDay`).
+    private(set) var spentByDay: [CivilDate?: Milliseconds] = [:]
     private(set) var usage: [UsageKey: Milliseconds] = [:]
 
     var isEmpty: Bool { debit == 0 && usage.isEmpty }
@@ -27,17 +28,17 @@ struct PendingWrites: Sendable {
 
     /// Adds an already clamped debit and the tick's usage. Entries of zero or
     /// less are not time anyone spent; they are dropped.
-    mutating func add(debit: Milliseconds, spentDay: String?, usage entries: [UsageEntry]) {
+    mutating func add(debit: Milliseconds, spentDay: CivilDate?, usage entries: [UsageEntry]) {
         if debit > 0 {
             self.debit += debit
-            spentByDay[spentDay ?? Self.undatedDay, default: 0] += debit
+            spentByDay[spentDay, default: 0] += debit
         }
         for entry in entries where entry.ms > 0 {
             usage[UsageKey(day: entry.day, group: entry.group, app: entry.app), default: 0] += entry.ms
         }
     }
 
-    func usedByGroup(on day: String) -> [String: Milliseconds] {
+    func usedByGroup(on day: CivilDate) -> [String: Milliseconds] {
         var totals: [String: Milliseconds] = [:]
         for (key, ms) in usage where key.day == day { totals[key.group, default: 0] += ms }
         return totals

@@ -1,10 +1,12 @@
 @testable import BlockerCLI
 import BlockerBus
+import BlockerCore
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct ChartTests {
-    func day(_ day: String, earned: Int64, used: Int64, groups: [(String, Int64)] = []) -> HistoryDay {
+    func day(_ day: CivilDate, earned: Int64, used: Int64, groups: [(String, Int64)] = []) -> HistoryDay {
         HistoryDay(day: day, earnedMs: earned, usedMs: used, groups: groups.map { .init(name: $0.0, usedMs: $0.1) })
     }
 
@@ -53,6 +55,14 @@ import Testing
         #expect(days.map(\.day) == ["2025-02-27", "2025-02-28", "2025-03-01", "2025-03-02"])
         #expect(days[0].earnedMs == 7 && days[0].usedMs == 5)
         #expect(days[3].groups.map(\.name) == ["c", "a", "b"])
+    }
+
+    @Test func aRowWhoseDayIsNoDateIsLeftOut() {
+        let days = HistoryDay.days(from: [
+            HistoryRow(day: "2025-02-27", group: "", usedMs: 5, earnedMs: 7),
+            HistoryRow(day: "someday", group: "", usedMs: 1, earnedMs: 1),
+        ])
+        #expect(days.map(\.day) == ["2025-02-27"])
     }
 }
 

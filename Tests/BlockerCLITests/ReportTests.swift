@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// A known week, Tue 2025-05-27 … Mon 2025-06-02, in minutes: earned, spent, use per group.
-private let knownWeek: [(day: String, earned: Int64, spent: Int64, groups: [String: Int64])] = [
+private let knownWeek: [(day: CivilDate, earned: Int64, spent: Int64, groups: [String: Int64])] = [
     ("2025-05-27", 30, 20, ["social": 20, "video": 5]),
     ("2025-05-28", 0, 0, [:]),
     ("2025-05-29", 60, 45, ["social": 40, "work, \"deep\"": 10]),
@@ -19,9 +19,9 @@ private let knownWeek: [(day: String, earned: Int64, spent: Int64, groups: [Stri
 /// The week as blockerd's History rows: a totals row per day, then its groups.
 private func knownRows() -> [HistoryRow] {
     knownWeek.flatMap { day in
-        [HistoryRow(day: day.day, group: "", usedMs: day.spent * 60_000, earnedMs: day.earned * 60_000)]
+        [HistoryRow(day: day.day.description, group: "", usedMs: day.spent * 60_000, earnedMs: day.earned * 60_000)]
             + day.groups.sorted { $0.key < $1.key }.map {
-                HistoryRow(day: day.day, group: $0.key, usedMs: $0.value * 60_000, earnedMs: 0)
+                HistoryRow(day: day.day.description, group: $0.key, usedMs: $0.value * 60_000, earnedMs: 0)
             }
     }
 }
@@ -39,7 +39,7 @@ private let balance: Milliseconds = 6_300_000
     }
 
     @Test func longerRangesGrowWiderInsteadOfThinningBars() {
-        let days = (0..<364).map { HistoryDay(day: CivilDate(year: 2025, month: 1, day: 1).adding(days: $0).description,
+        let days = (0..<364).map { HistoryDay(day: CivilDate(year: 2025, month: 1, day: 1).adding(days: $0),
                                               earnedMs: 60_000, usedMs: 0, groups: []) }
         let year = ReportLayout(days: days, balanceMs: 0)
         #expect(year.width == 4808 && year.height == 496)
@@ -471,9 +471,9 @@ private let hour: Int64 = 3_600_000
     /// Today (the last column) 09:30, an instant.
     static let environment = IntegrityNote(kind: .environment, fromMs: june2 + 9 * hour + 1_800_000,
                                            toMs: june2 + 9 * hour + 1_800_000, text: "started with another environment")
-    static let notes = ["2025-06-01": [uncovered, stall], "2025-06-02": [environment]]
+    static let notes: [CivilDate: [IntegrityNote]] = ["2025-06-01": [uncovered, stall], "2025-06-02": [environment]]
 
-    func layout(notes: [String: [IntegrityNote]] = notes, gaps: [Gap] = [], days: [HistoryDay] = HistoryDay.days(from: knownRows()))
+    func layout(notes: [CivilDate: [IntegrityNote]] = notes, gaps: [Gap] = [], days: [HistoryDay] = HistoryDay.days(from: knownRows()))
         -> ReportLayout {
         ReportLayout(days: days, balanceMs: balance, gaps: gaps, notes: notes, zone: .utc)
     }
@@ -545,7 +545,7 @@ private let hour: Int64 = 3_600_000
     }
 
     @Test func narrowColumnsGetASmallerBadgeAndNoTime() {
-        let days = (0..<364).map { HistoryDay(day: CivilDate(year: 2024, month: 6, day: 4).adding(days: $0).description,
+        let days = (0..<364).map { HistoryDay(day: CivilDate(year: 2024, month: 6, day: 4).adding(days: $0),
                                               earnedMs: 60_000, usedMs: 0, groups: []) }
         let year = layout(days: days)
         // 12 px a day, bars 4 px from 2 px in: a badge of 8 over them.

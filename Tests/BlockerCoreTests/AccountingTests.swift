@@ -1,12 +1,13 @@
 import Testing
 @testable import BlockerCore
+import TestSupport
 
 /// Drives a Meter the way the daemon does: one sample per call, the ledger
 /// snapshot carried from tick to tick.
 struct MeterHarness {
     var meter: Meter
     var ledger: LedgerSnapshot
-    var monotonic: Int64 = 1_000_000
+    var monotonic: MonotonicInstant = 1_000_000
     var wall: Int64
     var debited: Milliseconds = 0
 
@@ -19,7 +20,7 @@ struct MeterHarness {
     /// Set: the probe pushes every change, and the daemon samples at least this often while charging.
     var heartbeat: Milliseconds?
     /// Set: ticks carry CLOCK_BOOTTIME too (it runs with the monotonic clock, and on through `suspend`).
-    var boottime: Int64?
+    var boottime: BoottimeInstant?
 
     /// The machine sleeps `ms`: only CLOCK_BOOTTIME and the wall clock move.
     mutating func suspend(_ ms: Int64) {
@@ -32,7 +33,7 @@ struct MeterHarness {
         monotonic += ms
         wall += ms
         boottime = boottime.map { $0 + ms }
-        let out = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: wall, reading: reading,
+        let out = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: WallInstant(ms: wall), reading: reading,
                                        heartbeat: heartbeat),
                              ledger: ledger)
         ledger = out.ledger
@@ -159,10 +160,10 @@ struct MeterHarness {
         var h = MeterHarness(config: config, balance: 5_000)
         h.heartbeat = 10_000
         h.tick(after: 0, discord)
-        #expect(h.meter.pendingDebit(at: h.monotonic + 3_000, balance: h.ledger.balance) == 3_000)
-        #expect(h.meter.pendingDebit(at: h.monotonic + 9_000, balance: h.ledger.balance) == 5_000)   // not below zero
+        #expect(h.meter.pendingDebit(at: (h.monotonic + 3_000).ms, balance: h.ledger.balance) == 3_000)
+        #expect(h.meter.pendingDebit(at: (h.monotonic + 9_000).ms, balance: h.ledger.balance) == 5_000)   // not below zero
         h.tick(after: 1_000, notes)                          // unmetered: nothing pending
-        #expect(h.meter.pendingDebit(at: h.monotonic + 3_000, balance: h.ledger.balance) == 0)
+        #expect(h.meter.pendingDebit(at: (h.monotonic + 3_000).ms, balance: h.ledger.balance) == 0)
     }
 
     /// However far apart the samples, each warning comes at its instant, and
@@ -321,12 +322,12 @@ struct NextRuleChangeTests {
         var h = MeterHarness(config: config, balance: 3_600_000, wall: utc("2026-11-30T22:29:55Z"))
         let out = h.tick(after: 0, discord)
         #expect(out.decision.shield == nil)
-        #expect(out.nextRuleChange == utc("2026-11-30T22:30:00Z"))
+        #expect(out.nextRuleChange == WallInstant(ms: utc("2026-11-30T22:30:00Z")))
         #expect(out.wakeAt == h.monotonic + 5_000)
         // At that instant the schedule covers the app, until the morning.
         let then = h.tick(after: 5_000, discord)
         #expect(then.decision.shield?.reason == .schedule)
-        #expect(then.nextRuleChange == utc("2026-12-01T07:00:00Z"))
+        #expect(then.nextRuleChange == WallInstant(ms: utc("2026-12-01T07:00:00Z")))
     }
 
     @Test func aDailyLimitIsReachedAtItsInstantWhileCharged() {
@@ -334,7 +335,7 @@ struct NextRuleChangeTests {
         var h = MeterHarness(config: config, balance: 0)
         h.ledger.usedToday = ["social": 57_500]
         let out = h.tick(after: 0, discord)
-        #expect(out.nextRuleChange == h.wall + 2_500)
+        #expect(out.nextRuleChange == WallInstant(ms: h.wall + 2_500))
         // Locked: nothing is charged, so no limit is coming.
         let locked = h.tick(after: 1_000, discord, locked: true)
         #expect(locked.nextRuleChange == nil)

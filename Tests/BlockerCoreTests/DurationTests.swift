@@ -22,4 +22,37 @@ import Testing
     func formats(ms: Int64, text: String) {
         #expect(DurationText.format(ms) == text)
     }
+
+    @Test(arguments: [(0, "0m"), (45_000, "45s"), (89_999, "1m"), (3_900_000, "1h 05m"),
+                      (86_400_000 + 7_200_000, "26h 00m")])
+    func formatsToTheMinute(ms: Int64, text: String) {
+        #expect(DurationText.format(ms, precision: .minutes) == text)
+    }
+}
+
+@Suite struct ClockTextTests {
+    @Test func writesTimesOfDayWithTwoDigitsEach() {
+        #expect(ClockText.hoursMinutes(secondOfDay: 0) == "00:00")
+        #expect(ClockText.hoursMinutes(secondOfDay: 9 * 3600 + 5 * 60 + 59) == "09:05")
+        #expect(ClockText.hoursMinutes(secondOfDay: 1440 * 60) == "24:00")
+        #expect(ClockText.hoursMinutesSeconds(secondOfDay: 14 * 3600 + 35 * 60 + 7) == "14:35:07")
+    }
+
+    @Test func namesWeekdaysFromMonday() {
+        #expect((1...7).map(CivilDate.weekdayName) == ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
+        #expect(CivilDate(year: 1970, month: 1, day: 1).weekdayName == "Thu")
+    }
+}
+
+@Suite struct InstantTests {
+    @Test func readingsOfOneClockGiveDurationsAndDurationsMoveThem() {
+        let start = MonotonicInstant(ms: 5_000)
+        var later = start + 1_500
+        #expect(later - start == 1_500)
+        later += 500
+        #expect(later == MonotonicInstant(ms: 7_000) && later - 2_000 == start && start < later)
+        // From the wall clock to the monotonic one only through a duration.
+        let wall = WallInstant(ms: 1_796_000_000_000)
+        #expect(start + (WallInstant(ms: 1_796_000_060_000) - wall) == MonotonicInstant(ms: 65_000))
+    }
 }

@@ -9,7 +9,7 @@ import Testing
                 at now: Int64) -> Decision {
         let config = Config(groups: groups)
         return Policy.decide(config: config, zone: zone, matcher: Matcher(groups: groups), window: window ?? discord,
-                             ledger: LedgerSnapshot(balance: balance, usedToday: used, timedBlocks: blocks), now: now)
+                             ledger: LedgerSnapshot(balance: balance, usedToday: used, timedBlocks: blocks), now: WallInstant(ms: now))
     }
 
     // MARK: timed blocks

@@ -19,7 +19,7 @@ import TestSupport
         func step(_ ms: Int64) {
             clock.advance(ms)
             boottime += ms
-            daemon.tick(monotonic: clock.monotonic, boottime: boottime, wall: clock.wall)
+            daemon.tick(monotonic: MonotonicInstant(ms: clock.monotonic), boottime: BoottimeInstant(ms: boottime), wall: WallInstant(ms: clock.wall))
         }
         _ = try daemon.earn(exercise: Exercise(name: "pushups", perRep: 30_000), reps: 10, wall: clock.wall)
         step(0)

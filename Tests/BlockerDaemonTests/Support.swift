@@ -46,5 +46,5 @@ struct Clock {
 }
 
 extension Daemon {
-    func tick(_ clock: Clock) { tick(monotonic: clock.monotonic, wall: clock.wall) }
+    func tick(_ clock: Clock) { tick(monotonic: MonotonicInstant(ms: clock.monotonic), wall: WallInstant(ms: clock.wall)) }
 }

@@ -7,7 +7,7 @@ import TestSupport
 /// A real SQLITE_FULL, from `PRAGMA max_page_count` on the ledger's connection.
 @Suite("Disk full")
 struct DiskFullTests {
-    private func bigTick(_ n: Int, day: String, debit: Milliseconds) -> TickRecord {
+    private func bigTick(_ n: Int, day: CivilDate, debit: Milliseconds) -> TickRecord {
         // Long distinct app names: more rows than fit in the pages the file has.
         TickRecord(debit: debit, spentDay: day, usage: (0..<n).map {
             UsageEntry(day: day, group: "group-\($0 % 3)", app: "app-\($0)-" + String(repeating: "x", count: 200), ms: 10)
@@ -18,7 +18,7 @@ struct DiskFullTests {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        let day = "2024-06-01"
+        let day: CivilDate = "2024-06-01"
         _ = try ledger.earn(exercise: "pushups", reps: 10, perRep: 60_000, atMs: 0, day: day)
         try ledger.record(TickRecord(debit: 1_000, spentDay: day,
                                      usage: [UsageEntry(day: day, group: "social", app: "discord", ms: 1_000)]))

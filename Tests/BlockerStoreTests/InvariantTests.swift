@@ -8,13 +8,13 @@ private struct Model {
     var balance: Milliseconds = 0
     var earned: Milliseconds = 0
     var spent: Milliseconds = 0
-    var days: [String: DaySummary] = [:]
+    var days: [CivilDate: DaySummary] = [:]
     var blocks: [String: Int64] = [:]
     var lastAsked: Int64?
 
-    mutating func touch(_ day: String) { if days[day] == nil { days[day] = DaySummary(day: day) } }
+    mutating func touch(_ day: CivilDate) { if days[day] == nil { days[day] = DaySummary(day: day) } }
 
-    mutating func earn(_ ms: Milliseconds, day: String) {
+    mutating func earn(_ ms: Milliseconds, day: CivilDate) {
         balance += ms
         earned += ms
         touch(day)
@@ -22,7 +22,7 @@ private struct Model {
     }
 
     /// Returns the debit the ledger must report.
-    mutating func record(debit: Milliseconds, day: String?, usage: [UsageEntry]) -> Milliseconds {
+    mutating func record(debit: Milliseconds, day: CivilDate?, usage: [UsageEntry]) -> Milliseconds {
         let taken = min(max(debit, 0), balance)
         balance -= taken
         spent += taken
@@ -58,7 +58,7 @@ private struct Model {
 
 @Suite("Ledger invariant under random operations")
 struct InvariantTests {
-    static let days = ["2024-03-09", "2024-03-10", "2024-03-11", "2024-03-12"]
+    static let days: [CivilDate] = ["2024-03-09", "2024-03-10", "2024-03-11", "2024-03-12"]
     static let groups = ["social", "video", "games"]
     static let apps = ["discord", "firefox", "steam", "org.telegram.desktop"]
     static let targets = ["Discord", "discord", "STEAM", "social", "Video"]
@@ -100,7 +100,7 @@ struct InvariantTests {
                 case 20..<85:
                     // Often more than is left, to exercise the clamp; sometimes negative or undated.
                     let debit = Milliseconds.random(in: -1_000...400_000, using: &rng)
-                    let spentDay: String? = Int.random(in: 0..<10, using: &rng) == 0 ? nil : day
+                    let spentDay: CivilDate? = Int.random(in: 0..<10, using: &rng) == 0 ? nil : day
                     let usage = (0..<Int.random(in: 0...3, using: &rng)).map { _ in
                         UsageEntry(day: Self.days.randomElement(using: &rng)!, group: Self.groups.randomElement(using: &rng)!,
                                    app: Self.apps.randomElement(using: &rng)!, ms: Milliseconds.random(in: -10...5_000, using: &rng))

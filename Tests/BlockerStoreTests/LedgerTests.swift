@@ -50,7 +50,7 @@ struct LedgerTests {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        let day = "2024-05-01", next = "2024-05-02"
+        let day: CivilDate = "2024-05-01", next: CivilDate = "2024-05-02"
         #expect(ledger.usedToday(day: day).isEmpty)  // caches the (empty) day, then must follow writes
         for _ in 0..<5 {
             try ledger.record(TickRecord(usage: [
@@ -100,6 +100,17 @@ struct LedgerTests {
         let audit = try ledger.audit()
         #expect(audit.spentTotal == 26_000 && audit.isConsistent)
         #expect(ledger.balance == 64_000)
+    }
+
+    @Test func aDayWrittenByHandThatIsNoDateIsLeftOutOfHistory() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let ledger = try Ledger.open(stateDirectory: temp.path)
+        defer { ledger.close() }
+        try ledger.record(TickRecord(usage: [UsageEntry(day: "2024-05-02", group: "social", app: "discord", ms: 7)]))
+        // Between the two days as text, but not a date.
+        try ledger.database.run("INSERT INTO usage (day, group_name, app, ms) VALUES ('2024-05-01 ', 'social', 'x', 5)")
+        #expect(try ledger.history(fromDay: "2024-05-01", toDay: "2024-05-03") ==
+                [DaySummary(day: "2024-05-02", usedByGroup: ["social": 7])])
     }
 
     @Test func earningsAreNewestFirstAndLimited() throws {

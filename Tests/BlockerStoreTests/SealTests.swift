@@ -126,7 +126,7 @@ import TestSupport
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        for (index, day) in ["2024-05-01", "2024-05-02", "2024-05-03", "2024-05-04"].enumerated() {
+        for (index, day) in (["2024-05-01", "2024-05-02", "2024-05-03", "2024-05-04"] as [CivilDate]).enumerated() {
             _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: Int64(index) * 1000, day: day)
         }
         #expect(try LedgerIntegrity.inspect(path: ledger.path).isClean)

@@ -1,0 +1,32 @@
+/// Which clock an `Instant` was read from. Each kind is its own type, so an
+/// instant of one clock cannot be compared with, or subtracted from, another's.
+public protocol ClockKind: Sendable {}
+
+/// CLOCK_MONOTONIC: elapsed time; stops while the machine is suspended.
+public enum Monotonic: ClockKind {}
+/// CLOCK_BOOTTIME: CLOCK_MONOTONIC plus the time spent suspended.
+public enum Boottime: ClockKind {}
+/// CLOCK_REALTIME: Unix time, on the calendar; may be set back or forward.
+public enum Wall: ClockKind {}
+
+/// A reading of `Clock` in whole milliseconds. Two readings of the same clock
+/// give a duration; a duration moves a reading; nothing mixes two clocks.
+/// As cheap as the `Int64` it wraps.
+public struct Instant<Clock: ClockKind>: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The clock's value in ms: for the edges only (clock_gettime, SQLite, D-Bus, JSON).
+    public var ms: Int64
+
+    @inlinable public init(ms: Int64) { self.ms = ms }
+
+    @inlinable public static func < (a: Self, b: Self) -> Bool { a.ms < b.ms }
+    @inlinable public static func - (a: Self, b: Self) -> Milliseconds { a.ms - b.ms }
+    @inlinable public static func + (a: Self, d: Milliseconds) -> Self { Self(ms: a.ms + d) }
+    @inlinable public static func - (a: Self, d: Milliseconds) -> Self { Self(ms: a.ms - d) }
+    @inlinable public static func += (a: inout Self, d: Milliseconds) { a.ms += d }
+
+    public var description: String { "\(ms) ms" }
+}
+
+public typealias MonotonicInstant = Instant<Monotonic>
+public typealias BoottimeInstant = Instant<Boottime>
+public typealias WallInstant = Instant<Wall>
