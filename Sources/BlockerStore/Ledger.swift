@@ -26,6 +26,9 @@ public final class Ledger {
 
     /// `PRAGMA data_version` after our last transaction (nil before the first).
     var lastDataVersion: Int64?
+    /// The rows blocker's last commit sealed (`LedgerSeal.SealRows`); nil
+    /// after a failed write, and before the first.
+    var sealRows: LedgerSeal.SealRows?
     /// Hand edits found since open (each also a `ledger_edits` row).
     public internal(set) var editsFound = 0
     /// Blocker's own write transactions since open.
@@ -199,7 +202,7 @@ public final class Ledger {
         let batch = pending
         // Synchronous NORMAL: under WAL a power cut may lose the last ticks but
         // never corrupts; an fsync a second would keep laptop disks awake.
-        let totals = try write("cannot save usage") { () throws(SQLiteError) in
+        let totals = try write("cannot save usage", tick: true) { () throws(SQLiteError) in
             var totals: Account?
             if batch.debit > 0 {
                 totals = try database.firstRow(
@@ -352,14 +355,20 @@ public final class Ledger {
     /// One transaction; SQLite errors become a StoreError naming the file.
     /// `durable`: synchronous=FULL for this commit, so the WAL is fsync'd before
     /// the call returns (a user's action must survive a power cut; ticks need not).
-    func write<T>(_ action: String, durable: Bool = false,
+    /// `tick`: the body writes only what a tick's commit writes (see
+    /// `LedgerSeal.tickTables`), so the seal reads only those tables again.
+    func write<T>(_ action: String, durable: Bool = false, tick: Bool = false,
                           _ body: () throws(SQLiteError) -> T) throws(StoreError) -> T {
         do throws(SQLiteError) {
             if durable { try database.run("PRAGMA synchronous = FULL") }
             // If switching back fails we merely stay on FULL: slower, not less safe.
             defer { if durable { try? database.run("PRAGMA synchronous = NORMAL") } }
             defer { commits &+= 1 }   // counts attempts too: only "anything new?" is asked of it
-            return try database.transaction { () throws(SQLiteError) -> T in
+            // Kept only once a transaction committed (a rolled-back one leaves the file as it was).
+            let previous = sealRows
+            sealRows = nil
+            var sealed: LedgerSeal.SealRows?
+            let value = try database.transaction { () throws(SQLiteError) -> T in
                 // Only another connection's commit changes data_version (read
                 // under the write lock, so none can slip in after it): then the
                 // tables may not match the seal (a hand edit), and it is noted.
@@ -367,11 +376,15 @@ public final class Ledger {
                 let now = WallClock.nowMs
                 if version != lastDataVersion, try LedgerSeal.checkBeforeWrite(database, nowMs: now) { editsFound += 1 }
                 let value = try body()
-                try LedgerSeal.seal(database, nowMs: now)
+                let unchanged = version == lastDataVersion && tick ? previous : nil
+                let rows = try LedgerSeal.seal(database, nowMs: now, afterATick: unchanged)
                 lastDataVersion = version   // our own commit leaves it as it is
                 lastWriteMs = now
+                sealed = rows
                 return value
             }
+            sealRows = sealed
+            return value
         } catch {
             throw StoreError(error, path: path, action: action)
         }

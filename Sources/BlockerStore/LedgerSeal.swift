@@ -76,31 +76,69 @@ enum LedgerSeal {
     /// (doctor reads files that are not upgraded yet).
     static func digest(_ db: SQLiteDatabase, _ format: Format = .latest,
                        upgraded known: Bool? = nil) throws(SQLiteError) -> String {
-        var hash = FNV1a()
         let upgraded: Bool
         if let known { upgraded = known } else { upgraded = try Self.hasColumn(db, "runs", "unguarded_since_ms") }
-        // blockerd seals with the latest format after every commit: its queries are worded once.
-        let queries = format == .latest && upgraded ? latestQueries : rowQueries(format, runsUpgraded: upgraded)
-        for (index, query) in queries.enumerated() {
-            hash.add(tableHeadings[index])
-            for row in try db.rows(query, [], { $0.text(0) }) {
-                hash.add(row)
-                hash.add("\n")
-            }
+        var rows = SealRows()
+        for query in format == .latest && upgraded ? latestQueries : rowQueries(format, runsUpgraded: upgraded) {
+            rows.tables.append(try db.rows(query, [], { $0.text(0) }))
         }
         // Schema 9's tables join the digest only once they have rows: a seal
         // written before they existed still matches after the upgrade.
         for (table, query) in sparseQueries {
             if known != true, try !hasTable(db, table) { continue }
-            let rows = try db.rows(query, [], { $0.text(0) })
-            if !rows.isEmpty { hash.add("table \(table)\n") }
-            for row in rows {
-                hash.add(row)
-                hash.add("\n")
-            }
+            rows.sparse.append((table, try db.rows(query, [], { $0.text(0) })))
         }
-        return hash.hex
+        return rows.digest
     }
+
+    /// The rows a digest hashes, kept by blockerd between its commits: a
+    /// tick's commit writes only `tickTables`, so the next seal queries only
+    /// those again (the others are as its own last seal read them: a write by
+    /// anyone else changes `PRAGMA data_version`, and then everything is read).
+    struct SealRows {
+        var tables: [[String]] = []
+        var sparse: [(table: String, rows: [String])] = []
+
+        var digest: String {
+            var hash = FNV1a()
+            for (index, rows) in tables.enumerated() {
+                hash.add(tableHeadings[index])
+                for row in rows {
+                    hash.add(row)
+                    hash.add("\n")
+                }
+            }
+            for (table, rows) in sparse where !rows.isEmpty {
+                hash.add("table \(table)\n")
+                for row in rows {
+                    hash.add(row)
+                    hash.add("\n")
+                }
+            }
+            return hash.hex
+        }
+
+        /// The latest format's rows of an upgraded file, all read.
+        static func read(_ db: SQLiteDatabase) throws(SQLiteError) -> SealRows {
+            var rows = SealRows()
+            for query in latestQueries { rows.tables.append(try db.rows(query, [], { $0.text(0) })) }
+            for (table, query) in sparseQueries { rows.sparse.append((table, try db.rows(query, [], { $0.text(0) }))) }
+            return rows
+        }
+
+        /// These rows with the queries of `tickTables` read again.
+        func updatedAfterATick(_ db: SQLiteDatabase) throws(SQLiteError) -> SealRows {
+            var rows = self
+            for index in tickTables { rows.tables[index] = try db.rows(latestQueries[index], [], { $0.text(0) }) }
+            return rows
+        }
+    }
+
+    /// The latest format's queries a tick's commit (`Ledger.flushPending`:
+    /// account, spent_by_day, usage) can change: 0 account, 2 and 9
+    /// spent_by_day, 3 and 10 usage. A debug build checks each such seal
+    /// against a full read.
+    static let tickTables = [0, 2, 3, 9, 10]
 
     static let latestQueries = rowQueries(.latest, runsUpgraded: true)
     static let tableHeadings = (0..<latestQueries.count).map { "table \($0)\n" }
@@ -159,11 +197,18 @@ enum LedgerSeal {
     /// After blocker's change, in the same transaction: the ledger writes
     /// only once upgraded to the latest schema, so nothing is asked of the
     /// file's columns (a query a commit, every 10 s while charging).
-    static func seal(_ db: SQLiteDatabase, nowMs: Int64) throws(SQLiteError) {
+    /// `previous`: the rows of blocker's own last seal when only a tick was
+    /// written since (see `SealRows`); nil: everything is read. Returns the rows sealed.
+    @discardableResult
+    static func seal(_ db: SQLiteDatabase, nowMs: Int64, afterATick previous: SealRows? = nil) throws(SQLiteError) -> SealRows {
+        let rows: SealRows
+        if let previous { rows = try previous.updatedAfterATick(db) } else { rows = try SealRows.read(db) }
+        assert(previous == nil || rows.digest == (try? SealRows.read(db).digest), "a tick's commit wrote a table outside tickTables")
         try db.run("""
             INSERT INTO seal (id, digest, at_ms, format) VALUES (1, ?1, ?2, ?3)
             ON CONFLICT (id) DO UPDATE SET digest = ?1, at_ms = ?2, format = ?3
-            """, [.text(try digest(db, upgraded: true)), .integer(nowMs), .integer(Format.latest.rawValue)])
+            """, [.text(rows.digest), .integer(nowMs), .integer(Format.latest.rawValue)])
+        return rows
     }
 }
 
