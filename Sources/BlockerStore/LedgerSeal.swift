@@ -76,19 +76,7 @@ enum LedgerSeal {
     /// (doctor reads files that are not upgraded yet).
     static func digest(_ db: SQLiteDatabase, _ format: Format = .latest,
                        upgraded known: Bool? = nil) throws(SQLiteError) -> String {
-        let upgraded: Bool
-        if let known { upgraded = known } else { upgraded = try Self.hasColumn(db, "runs", "unguarded_since_ms") }
-        var rows = SealRows()
-        for query in format == .latest && upgraded ? latestQueries : rowQueries(format, runsUpgraded: upgraded) {
-            rows.tables.append(try db.rows(query, [], { $0.text(0) }))
-        }
-        // Schema 9's tables join the digest only once they have rows: a seal
-        // written before they existed still matches after the upgrade.
-        for (table, query) in sparseQueries {
-            if known != true, try !hasTable(db, table) { continue }
-            rows.sparse.append((table, try db.rows(query, [], { $0.text(0) })))
-        }
-        return rows.digest
+        try SealRows.read(db, format, upgraded: known).digest
     }
 
     /// The rows a digest hashes, kept by blockerd between its commits: a
@@ -118,11 +106,22 @@ enum LedgerSeal {
             return hash.hex
         }
 
-        /// The latest format's rows of an upgraded file, all read.
-        static func read(_ db: SQLiteDatabase) throws(SQLiteError) -> SealRows {
+        /// Every row `format`'s digest hashes (`upgraded`: see `digest`; by
+        /// default the latest format of a file blockerd writes).
+        static func read(_ db: SQLiteDatabase, _ format: Format = .latest,
+                         upgraded known: Bool? = true) throws(SQLiteError) -> SealRows {
+            let upgraded: Bool
+            if let known { upgraded = known } else { upgraded = try hasColumn(db, "runs", "unguarded_since_ms") }
             var rows = SealRows()
-            for query in latestQueries { rows.tables.append(try db.rows(query, [], { $0.text(0) })) }
-            for (table, query) in sparseQueries { rows.sparse.append((table, try db.rows(query, [], { $0.text(0) }))) }
+            for query in format == .latest && upgraded ? latestQueries : rowQueries(format, runsUpgraded: upgraded) {
+                rows.tables.append(try db.rows(query, [], { $0.text(0) }))
+            }
+            // Schema 9's tables join the digest only once they have rows: a seal
+            // written before they existed still matches after the upgrade.
+            for (table, query) in sparseQueries {
+                if known != true, try !hasTable(db, table) { continue }
+                rows.sparse.append((table, try db.rows(query, [], { $0.text(0) })))
+            }
             return rows
         }
 
