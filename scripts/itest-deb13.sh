@@ -101,14 +101,15 @@ printf '%s\n' '[daemon]' 'probe = "command"' 'poll-interval = "1s"' \
 echo '{"app":"discord","title":"chat","pid":1}' >"$R$home/front.json"
 fx_bus_config "$R$work/bus.conf" session "$home/bus"
 chown -R nobody:nogroup "$R$home"
-as_user() {
-    chroot --userspec=nobody:nogroup "$R" env -i PATH=/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="$home" \
-        DBUS_SESSION_BUS_ADDRESS="unix:path=$home/bus" LANG=C.UTF-8 TZ=UTC "$@"
-}
-as_user dbus-daemon --config-file="$work/bus.conf" --nofork >"$fx_dir/bus.log" 2>&1 &
+user_env=(chroot --userspec=nobody:nogroup "$R" env -i PATH=/usr/bin:/bin HOME="$home" XDG_RUNTIME_DIR="$home"
+    DBUS_SESSION_BUS_ADDRESS="unix:path=$home/bus" LANG=C.UTF-8 TZ=UTC)
+as_user() { "${user_env[@]}" "$@"; }
+# Started with exec (chroot and env exec too), so $! is the server itself and
+# fx_stop ends it, not a subshell that leaves it running.
+(exec "${user_env[@]}" dbus-daemon --config-file="$work/bus.conf" --nofork) >"$fx_dir/bus.log" 2>&1 &
 fx_track $!
 for _ in $(seq 50); do [ -S "$R$home/bus" ] && break; sleep 0.1; done
-as_user /usr/bin/blockerd --state-dir "$home/state" >"$fx_dir/blockerd.log" 2>&1 &
+(exec "${user_env[@]}" /usr/bin/blockerd --state-dir "$home/state") >"$fx_dir/blockerd.log" 2>&1 &
 fx_track $!
 for _ in $(seq 50); do as_user blockerctl status >/dev/null 2>&1 && break; sleep 0.1; done
 status=$(as_user blockerctl status --json) || fail "the installed blockerctl status: $status"
