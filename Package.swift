@@ -41,14 +41,18 @@ let package = Package(
         // Linear-time regexes (RE2) for group titles; pure computation, no I/O.
         .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
 
+        // Time as types: a duration (Milliseconds) and an instant of one clock
+        // (Instant<Monotonic|Boottime|Wall>), so units and clocks cannot mix.
+        // Below both BlockerCore and BlockerSystem, which re-export it.
+        .target(name: "BlockerTime"),
         // Pure domain: no I/O. Its one C dependency is CRE2 (title regexes must
         // match in linear time; RE2 only computes).
-        .target(name: "BlockerCore", dependencies: ["CRE2"]),
+        .target(name: "BlockerCore", dependencies: ["BlockerTime", "CRE2"]),
         // The one JSON reader (strict, bounded) and writer (keys in order): probes and blockerctl.
         .target(name: "BlockerJSON"),
         // The system layer, in the style of swift-system: errno, clocks, files,
         // environment, sockets. Glibc only; BlockerCore stays pure without it.
-        .target(name: "BlockerSystem", dependencies: ["CLinux"]),
+        .target(name: "BlockerSystem", dependencies: ["BlockerTime", "CLinux"]),
         // The system time zone (TZ, /etc/localtime, tzdata): blockerd, blockerctl and the overlay.
         .target(name: "BlockerTimeZone", dependencies: ["BlockerCore", "BlockerSystem"]),
         // Reads blocker.toml (toml++ through CTOML, its nodes straight into ConfigValue); re-exports BlockerTimeZone.

@@ -62,10 +62,10 @@ extension Config {
             switch value {
             case .integer(let whole):
                 minutes = "\(whole)"
-                perRep = (1...1440).contains(whole) ? whole * 60_000 : 0
+                perRep = (1...1440).contains(whole) ? .minutes(Int64(whole)) : 0
             case .float(let fraction):
                 minutes = "\(fraction)"
-                perRep = fraction > 0 && fraction <= 1440 ? Milliseconds((fraction * 60_000).rounded()) : 0
+                perRep = fraction > 0 && fraction <= 1440 ? Milliseconds(ms: Int64((fraction * 60_000).rounded())) : 0
             default:
                 throw earn.typeError(key, expected: "a number of minutes per repetition",
                                      example: example, found: value)

@@ -1,6 +1,3 @@
-/// Money and time in the ledger: whole milliseconds, never floating point.
-public typealias Milliseconds = Int64
-
 /// Why a duration text was refused; `description` is the message a person sees.
 public struct DurationError: Error, Equatable, CustomStringConvertible, Sendable {
     public let text: String
@@ -12,7 +9,7 @@ public struct DurationError: Error, Equatable, CustomStringConvertible, Sendable
 /// Duration text as written in blocker.toml and on the command line:
 /// `90s`, `5m`, `1h30m`, `2h`, `7d`, `500ms`. Units descend, each at most once.
 public enum DurationText {
-    private static let units: [(suffix: String, ms: Milliseconds)] = [
+    private static let units: [(suffix: String, ms: Int64)] = [
         ("d", 86_400_000), ("h", 3_600_000), ("ms", 1), ("m", 60_000), ("s", 1_000),
     ]
     /// The order units must appear in (largest first).
@@ -38,7 +35,7 @@ public enum DurationText {
             rest = rest.dropFirst(unit.suffix.count)
             let (product, overflow) = value.multipliedReportingOverflow(by: unit.ms)
             guard !overflow else { throw DurationError(text: text) }
-            total += product
+            total += Milliseconds(ms: product)
         }
         return total
     }
@@ -60,7 +57,7 @@ public enum DurationText {
         switch precision {
         case .seconds:
             if ms < 0 { return "-" + format(ms == .min ? .max : -ms) }
-            let seconds = ms / 1000
+            let seconds = ms.seconds
             let (d, h, m, s) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60)
             if d > 0 { return "\(d)d \(two(h))h" }
             if h > 0 { return "\(h)h \(two(m))m" }
@@ -68,7 +65,7 @@ public enum DurationText {
             return "\(s)s"
         case .minutes:
             guard ms >= 60_000 else { return ms > 0 ? format(ms) : "0m" }
-            let minutes = (ms + 30_000) / 60_000
+            let minutes = (ms + .seconds(30)).count(of: .minutes(1))
             return minutes >= 60 ? "\(minutes / 60)h \(two(minutes % 60))m" : "\(minutes)m"
         }
     }

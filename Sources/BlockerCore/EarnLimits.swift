@@ -16,26 +16,26 @@ public struct EarnLimits: Sendable, Equatable {
     public struct History: Sendable, Equatable {
         /// Earned so far on the local day of now.
         public var earnedToday: Milliseconds
-        /// The newest earning's instant (unix ms), nil before the first.
-        public var lastEarningAtMs: Int64?
+        /// The newest earning's instant, nil before the first.
+        public var lastEarningAt: WallInstant?
 
-        public init(earnedToday: Milliseconds, lastEarningAtMs: Int64?) {
+        public init(earnedToday: Milliseconds, lastEarningAt: WallInstant?) {
             self.earnedToday = earnedToday
-            self.lastEarningAtMs = lastEarningAtMs
+            self.lastEarningAt = lastEarningAt
         }
     }
 
     /// Why an earning is refused and when it becomes possible again.
     public enum Refusal: Sendable, Equatable {
-        /// The spacing: the last earning was too recent; possible at `possibleAtMs`.
-        case tooSoon(minGap: Milliseconds, possibleAtMs: Int64)
+        /// The spacing: the last earning was too recent; possible at `possibleAt`.
+        case tooSoon(minGap: Milliseconds, possibleAt: WallInstant)
         /// The day's cap: `left` may still be earned today (0: nothing until
-        /// the next local day, which starts at `nextDayMs`).
-        case dailyCap(maxPerDay: Milliseconds, left: Milliseconds, nextDayMs: Int64)
+        /// the next local day, which starts at `nextDay`).
+        case dailyCap(maxPerDay: Milliseconds, left: Milliseconds, nextDay: WallInstant)
 
         /// The instant the same earning would be accepted (a smaller one may
         /// be accepted at once under `dailyCap` with something `left`).
-        public var possibleAtMs: Int64 {
+        public var possibleAt: WallInstant {
             switch self {
             case let .tooSoon(_, at): at
             case let .dailyCap(_, _, nextDay): nextDay
@@ -43,7 +43,7 @@ public struct EarnLimits: Sendable, Equatable {
         }
 
         /// The line `blockerctl earn` prints, local times in `zone`.
-        public func message(now: Int64, zone: TimeZoneRules) -> String {
+        public func message(now: WallInstant, zone: TimeZoneRules) -> String {
             switch self {
             case let .tooSoon(gap, at):
                 return "too soon: [earn] min-gap is \(DurationText.format(gap)) between earnings; "
@@ -57,25 +57,25 @@ public struct EarnLimits: Sendable, Equatable {
         }
 
         /// `Thu 00:00`, `14:35:20`: with seconds when it is close, the day when it is not today.
-        static func clock(_ instant: Int64, zone: TimeZoneRules) -> String {
-            let (date, second) = zone.local(atMs: instant)
+        static func clock(_ instant: WallInstant, zone: TimeZoneRules) -> String {
+            let (date, second) = zone.local(at: instant)
             return "\(date.weekdayName) \(date) \(ClockText.hoursMinutesSeconds(secondOfDay: second))"
         }
     }
 
     /// Whether `earning` ms may be credited at `now`, given `history`.
-    /// `nextDayMs` is when the local day of `now` ends (the cap resets then).
+    /// `nextDay` is when the local day of `now` ends (the cap resets then).
     /// The spacing is checked first: it is the sooner of the two to pass. A
     /// last earning in the future (the clock was set back) is not held
     /// against the user: the spacing cannot be measured then.
-    public func refusal(earning: Milliseconds, now: Int64, history: History, nextDayMs: Int64) -> Refusal? {
-        if let minGap, let last = history.lastEarningAtMs, last <= now {
+    public func refusal(earning: Milliseconds, now: WallInstant, history: History, nextDay: WallInstant) -> Refusal? {
+        if let minGap, let last = history.lastEarningAt, last <= now {
             let possible = last + minGap
-            if now < possible { return .tooSoon(minGap: minGap, possibleAtMs: possible) }
+            if now < possible { return .tooSoon(minGap: minGap, possibleAt: possible) }
         }
         if let maxPerDay {
             let left = max(maxPerDay - history.earnedToday, 0)
-            if earning > left { return .dailyCap(maxPerDay: maxPerDay, left: left, nextDayMs: nextDayMs) }
+            if earning > left { return .dailyCap(maxPerDay: maxPerDay, left: left, nextDay: nextDay) }
         }
         return nil
     }

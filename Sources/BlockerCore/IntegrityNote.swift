@@ -42,24 +42,24 @@ public struct IntegrityNote: Equatable, Sendable {
     }
 
     public var kind: Kind
-    /// Unix ms; `toMs` ≥ `fromMs` (equal for an instant, as an environment change).
-    public var fromMs: Int64
-    public var toMs: Int64
+    /// `to` ≥ `from` (equal for an instant, as an environment change).
+    public var from: WallInstant
+    public var to: WallInstant
     /// What happened, in words, for people.
     public var text: String
 
-    public init(kind: Kind, fromMs: Int64, toMs: Int64, text: String) {
+    public init(kind: Kind, from: WallInstant, to: WallInstant, text: String) {
         self.kind = kind
-        self.fromMs = fromMs
-        self.toMs = max(toMs, fromMs)
+        self.from = from
+        self.to = max(to, from)
         self.text = text
     }
 
     /// "lock not honoured 14:02 for 18m 00s: …", the time of day in `zone`;
     /// `duration` words the time it concerned (the report's picture: minutes).
     public func line(zone: TimeZoneRules, duration: (Milliseconds) -> String = DurationText.format) -> String {
-        let at = ShieldText.clock(fromMs, now: fromMs, zone: zone)
-        let span = toMs > fromMs ? " for \(duration(toMs - fromMs))" : ""
+        let at = ShieldText.clock(from, now: from, zone: zone)
+        let span = to > from ? " for \(duration(to - from))" : ""
         return "\(kind.label) \(at)\(span): \(text)"
     }
 }

@@ -30,7 +30,7 @@ public enum ScreenLockers {
 public struct LockClaimCheck: Sendable {
     /// Input after the lock began, at samples this far apart with no pause
     /// of `inputPauseMs` between them, contradicts it.
-    public static let inputSpanMs: Int64 = 30_000
+    public static let inputSpanMs: Milliseconds = 30_000
     /// Input this recent counts as going on.
     public static let inputRecentMs: Milliseconds = 5_000
     /// A pause this long ends a stretch of input.
@@ -38,20 +38,20 @@ public struct LockClaimCheck: Sendable {
 
     struct Claim: Sendable {
         var source: String
-        var sinceMonotonic: Int64
-        var sinceWall: Int64
+        var sinceMonotonic: MonotonicInstant
+        var sinceWall: WallInstant
         var window: Window?
-        /// When the current stretch of input while locked began (monotonic).
-        var inputSince: Int64?
+        /// When the current stretch of input while locked began.
+        var inputSince: MonotonicInstant?
         /// Why it is not honoured; nil while it is.
         var contradiction: String?
     }
 
     public enum Event: Equatable, Sendable {
         /// The claim is not honoured from now on.
-        case notHonoured(source: String, reason: String, sinceWall: Int64)
+        case notHonoured(source: String, reason: String, sinceWall: WallInstant)
         /// A claim that was not honoured ended (the lock was lifted).
-        case ended(sinceWall: Int64)
+        case ended(sinceWall: WallInstant)
     }
 
     private var claim: Claim?
@@ -64,7 +64,7 @@ public struct LockClaimCheck: Sendable {
     public var isOverruled: Bool { claim?.contradiction != nil }
 
     /// `reading` with its lock honoured or not, and what happened to the claim.
-    public mutating func judge(_ reading: Reading, monotonic: Int64, wall: Int64) -> (reading: Reading, event: Event?) {
+    public mutating func judge(_ reading: Reading, monotonic: MonotonicInstant, wall: WallInstant) -> (reading: Reading, event: Event?) {
         guard reading.locked, let source = reading.lockClaim else {
             defer { claim = nil }
             if let claim, claim.contradiction != nil { return (reading, .ended(sinceWall: claim.sinceWall)) }
@@ -82,7 +82,7 @@ public struct LockClaimCheck: Sendable {
         return (judged, event)
     }
 
-    private func contradiction(_ claim: inout Claim, _ reading: Reading, monotonic: Int64) -> String? {
+    private func contradiction(_ claim: inout Claim, _ reading: Reading, monotonic: MonotonicInstant) -> String? {
         let before = claim.window, now = reading.window
         if before?.app != now?.app || before?.pid != now?.pid {
             return "the window in front changed (\(before?.app ?? "nothing") → \(now?.app ?? "nothing"))"

@@ -17,7 +17,7 @@ public enum LogExercise {
     public static let iconName = "appointment-soon"
 
     /// The line after a credit: "Earned 10m 00s — balance 25m 00s" (the cover says the same).
-    public static func earned(earnedMs: Int64, balanceMs: Int64) -> String {
+    public static func earned(earnedMs: Milliseconds, balanceMs: Milliseconds) -> String {
         "Earned \(DurationText.format(earnedMs)) — balance \(DurationText.format(balanceMs))"
     }
 }
@@ -61,7 +61,7 @@ public struct EarnRetry: Sendable {
 public struct LogExerciseForm: Equatable, Sendable {
     /// `[earn]` as blockerd last said, in its order.
     public private(set) var exercises: [Exercise] = []
-    public private(set) var balanceMs: Int64?
+    public private(set) var balanceMs: Milliseconds?
     /// Why blockerd could not be asked (not running, no session bus…): its
     /// message, which names the fix. Nil once blockerd answered.
     public private(set) var unreachable: String?
@@ -73,7 +73,7 @@ public struct LogExerciseForm: Equatable, Sendable {
     public var needsStatus: Bool { balanceMs == nil || unreachable != nil }
 
     /// `Status` answered.
-    public mutating func statusArrived(exercises: [Exercise], balanceMs: Int64) {
+    public mutating func statusArrived(exercises: [Exercise], balanceMs: Milliseconds) {
         self.exercises = exercises
         self.balanceMs = balanceMs
         unreachable = nil
@@ -88,7 +88,7 @@ public struct LogExerciseForm: Equatable, Sendable {
     }
 
     /// `Earn` answered: the new balance, and the line to show.
-    public mutating func earned(earnedMs: Int64, balanceMs: Int64) -> String {
+    public mutating func earned(earnedMs: Milliseconds, balanceMs: Milliseconds) -> String {
         self.balanceMs = balanceMs
         unreachable = nil
         return LogExercise.earned(earnedMs: earnedMs, balanceMs: balanceMs)

@@ -143,14 +143,14 @@ public struct Meter: Sendable {
 
     /// What the interval open since the last sample would debit if it ended at
     /// `monotonic`: a status asked between samples shows the balance as of now.
-    public func pendingDebit(at monotonic: Int64, balance: Milliseconds) -> Milliseconds {
+    public func pendingDebit(at monotonic: MonotonicInstant, balance: Milliseconds) -> Milliseconds {
         openSpend?.debit(at: monotonic, balance: balance) ?? 0
     }
 
     /// The interval open since the last sample, while it spends the balance.
     public var openSpend: OpenSpend? {
         guard isSpending, let open = accountant.openSince else { return nil }
-        return OpenSpend(sinceMs: open.monotonic.ms, capMs: open.cap)
+        return OpenSpend(since: open.monotonic, cap: open.cap)
     }
 
     /// Ends the interval open since the last sample at `monotonic` and
@@ -168,7 +168,7 @@ public struct Meter: Sendable {
         let charge = charged.charge, elapsed = charged.elapsed
         let blind = charged.blindMs > 0 && charge.metered
             ? BlindInterval(app: charge.app, ms: charged.blindMs, chargedMs: elapsed) : nil
-        return (charge.metered ? min(elapsed, max(balance, 0)) : 0, usageEntries(charge, elapsed: elapsed, endingAt: wall.ms),
+        return (charge.metered ? min(elapsed, max(balance, 0)) : 0, usageEntries(charge, elapsed: elapsed, endingAt: wall),
                 charge.uncovered ? elapsed : 0, blind, charged.stall)
     }
 
@@ -186,7 +186,7 @@ public struct Meter: Sendable {
                                                                     balance: ledger.balance, failed: reading == nil,
                                                                     stillInFront: stillInFront)
         ledger.balance -= debit
-        let today = zone.localDate(atMs: input.wall.ms)
+        let today = zone.localDate(at: input.wall)
         for entry in usage where entry.day == today {
             ledger.usedToday[entry.group.lowercased(), default: 0] += entry.ms
         }
@@ -229,10 +229,10 @@ public struct Meter: Sendable {
     /// its group is being charged (someone looking, not shielded).
     public func nextRuleChange(window: Window?, decision: Decision, ledger: LedgerSnapshot, now wallNow: WallInstant) -> WallInstant? {
         guard let window else { return nil }
-        if let shield = decision.shield { return shield.until.map(WallInstant.init(ms:)) }
-        let now = wallNow.ms   // schedules and daily limits are still in raw Unix ms
+        if let shield = decision.shield { return shield.until }
+        let now = wallNow
         let groups = matcher.groups(for: window)
-        var candidates: [Int64] = []
+        var candidates: [WallInstant] = []
         for group in groups {
             candidates += group.schedules.compactMap { $0.nextStart(after: now, in: zone) }
         }
@@ -243,7 +243,7 @@ public struct Meter: Sendable {
                 }
             }
         }
-        return candidates.filter { $0 > now }.min().map(WallInstant.init(ms:))
+        return candidates.filter { $0 > now }.min()
     }
 
     /// What the coming interval belongs to, or nil when nobody is using a grouped app.
@@ -257,12 +257,12 @@ public struct Meter: Sendable {
     }
 
     /// Splits [end − elapsed, end) at local midnight so one day's usage never leaks into the next.
-    private func usageEntries(_ charge: Charge, elapsed: Milliseconds, endingAt end: Int64) -> [UsageEntry] {
+    private func usageEntries(_ charge: Charge, elapsed: Milliseconds, endingAt end: WallInstant) -> [UsageEntry] {
         let start = end - elapsed
-        let endDay = zone.localDate(atMs: end)
+        let endDay = zone.localDate(at: end)
         let midnight = zone.startOfDay(endDay)
         var pieces: [(CivilDate, Milliseconds)] = [(endDay, end - max(start, midnight))]
-        if start < midnight { pieces.insert((zone.localDate(atMs: start), midnight - start), at: 0) }
+        if start < midnight { pieces.insert((zone.localDate(at: start), midnight - start), at: 0) }
         return pieces.filter { $0.1 > 0 }.flatMap { day, ms in
             charge.groups.map { UsageEntry(day: day, group: $0, app: charge.app, ms: ms) }
         }
@@ -272,16 +272,16 @@ public struct Meter: Sendable {
 /// The interval open since the last sample while it spends the balance: a
 /// status between samples shows the balance less what it has spent so far.
 public struct OpenSpend: Equatable, Sendable {
-    public var sinceMs: Int64
-    public var capMs: Milliseconds
+    public var since: MonotonicInstant
+    public var cap: Milliseconds
 
-    public init(sinceMs: Int64, capMs: Milliseconds) {
-        self.sinceMs = sinceMs
-        self.capMs = capMs
+    public init(since: MonotonicInstant, cap: Milliseconds) {
+        self.since = since
+        self.cap = cap
     }
 
     /// What it would debit if it ended at `monotonic` (never below a zero balance).
-    public func debit(at monotonic: Int64, balance: Milliseconds) -> Milliseconds {
-        min(min(max(monotonic - sinceMs, 0), capMs), max(balance, 0))
+    public func debit(at monotonic: MonotonicInstant, balance: Milliseconds) -> Milliseconds {
+        min(min(max(monotonic - since, 0), cap), max(balance, 0))
     }
 }

@@ -31,7 +31,7 @@ public struct OverlayModel: Sendable {
 
     /// The active shield to cover; nil while there is none.
     public private(set) var shield: ShieldState?
-    public private(set) var balanceMs: Int64 = 0
+    public private(set) var balance: Milliseconds = 0
     /// The desktop's shell draws the cover itself (GNOME Shell's blocker
     /// extension owns `io.github.blockerd.Cover`): ours stays hidden meanwhile.
     public private(set) var coveredByShell = false
@@ -42,8 +42,8 @@ public struct OverlayModel: Sendable {
 
     /// A `ShieldChanged` signal or a `Status` reply. An inactive shield never shows.
     public mutating func shieldChanged(_ new: ShieldState) -> Change {
-        let balanceMoved = new.balanceMs != balanceMs
-        balanceMs = new.balanceMs
+        let balanceMoved = new.balance != balance
+        balance = new.balance
         guard new.active, !new.app.isEmpty else {
             defer { shield = nil }
             return visible(shield == nil ? .none : .hide)
@@ -51,14 +51,14 @@ public struct OverlayModel: Sendable {
         defer { shield = new }
         guard let shown = shield else { return visible(.show) }
         var unchanged = new
-        unchanged.balanceMs = shown.balanceMs
+        unchanged.balance = shown.balance
         return visible(shown != unchanged || balanceMoved ? .update : .none)
     }
 
     /// `BalanceChanged`: only the balance line moves.
-    public mutating func balanceChanged(_ balanceMs: Int64) -> Change {
-        guard balanceMs != self.balanceMs else { return .none }
-        self.balanceMs = balanceMs
+    public mutating func balanceChanged(_ balance: Milliseconds) -> Change {
+        guard balance != self.balance else { return .none }
+        self.balance = balance
         return visible(shield == nil ? .none : .update)
     }
 
@@ -84,13 +84,13 @@ public struct OverlayModel: Sendable {
     }
 
     /// The card for the shield on screen, nil while hidden.
-    public func card(now: Int64, zone: TimeZoneRules) -> OverlayCard? {
+    public func card(now: WallInstant, zone: TimeZoneRules) -> OverlayCard? {
         guard let shield else { return nil }
         let words = shield.reason.map {
-            ShieldText.reason($0, group: shield.group, until: shield.untilMs, now: now, zone: zone)
+            ShieldText.reason($0, group: shield.group, until: shield.until, now: now, zone: zone)
         } ?? "Blocked"
         let earning = shield.reason == .balance
-        return OverlayCard(app: shield.app, reason: words, balance: "Balance " + DurationText.format(balanceMs),
+        return OverlayCard(app: shield.app, reason: words, balance: "Balance " + DurationText.format(balance),
                            offersEarning: earning,
                            footnote: earning ? nil : "Logging reps does not lift this block.")
     }
@@ -159,9 +159,9 @@ public enum RepsInput {
     /// "20 pushups earn 10m 00s", under the field while typing; nil when the text is not a valid count.
     public static func preview(_ text: String, exercise: Exercise?, allowed: ClosedRange<UInt32>) -> String? {
         guard let exercise, case let .success(reps) = parse(text, allowed: allowed) else { return nil }
-        let (earned, overflow) = exercise.perRep.multipliedReportingOverflow(by: Int64(reps))
+        let (earned, overflow) = exercise.perRep.ms.multipliedReportingOverflow(by: Int64(reps))
         guard !overflow else { return nil }
-        return "\(reps) \(exercise.name) earn \(DurationText.format(earned))"
+        return "\(reps) \(exercise.name) earn \(DurationText.format(Milliseconds(ms: earned)))"
     }
 
     /// Without the blanks and line ends around it (a paste may bring them).

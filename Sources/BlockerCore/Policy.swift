@@ -19,9 +19,9 @@ public struct Shield: Equatable, Sendable {
     public var app: String
     /// The group whose rule is shown (nil for `balance` and app-level timed blocks).
     public var group: String?
-    /// Unix ms when the shield lifts if nothing changes (chained rules included);
+    /// When the shield lifts if nothing changes (chained rules included);
     /// nil when only earning lifts it.
-    public var until: Int64?
+    public var until: WallInstant?
 }
 
 public struct Decision: Equatable, Sendable {
@@ -35,8 +35,8 @@ public struct Decision: Equatable, Sendable {
 /// A `blockerctl block TARGET --for …`: an absolute end instant.
 public struct TimedBlock: Equatable, Sendable {
     public var target: String
-    public var untilMs: Int64
-    public init(target: String, untilMs: Int64) {
+    public var untilMs: WallInstant
+    public init(target: String, untilMs: WallInstant) {
         self.target = target.lowercased()
         self.untilMs = untilMs
     }
@@ -62,16 +62,14 @@ public struct LedgerSnapshot: Equatable, Sendable {
 /// the union of every rule active at t. Nothing is "unblocked" by an event.
 public enum Policy {
     /// How far ahead `until` follows a chain of rules before calling it "no end".
-    static let chainHorizon: Int64 = 8 * 86_400_000
+    static let chainHorizon: Milliseconds = .days(8)
 
     public static func decide(config: Config, zone: TimeZoneRules, matcher: Matcher,
-                              window: Window?, ledger: LedgerSnapshot, now wallNow: WallInstant) -> Decision {
+                              window: Window?, ledger: LedgerSnapshot, now: WallInstant) -> Decision {
         guard let window else { return .nothingInFront }
-        // The rules below (timed blocks, schedules, `Shield.until`) are still in raw Unix ms.
-        let now = wallNow.ms
         let groups = matcher.groups(for: window)
         let metered = groups.contains { $0.metered }
-        let rules = HardRules(groups: groups, window: window, ledger: ledger, zone: zone, today: zone.localDate(atMs: now))
+        let rules = HardRules(groups: groups, window: window, ledger: ledger, zone: zone, today: zone.localDate(at: now))
 
         var active = rules.active(at: now)
         let balanceOut = metered && ledger.balance <= 0
@@ -87,7 +85,7 @@ public enum Policy {
 
     /// Follows the hard rules forward: while any rule is active at t, jump to
     /// the latest end among them. The balance rule never ends by itself.
-    static func liftInstant(rules: HardRules, from now: Int64, balanceOut: Bool) -> Int64? {
+    static func liftInstant(rules: HardRules, from now: WallInstant, balanceOut: Bool) -> WallInstant? {
         if balanceOut { return nil }
         var t = now
         while true {
@@ -104,8 +102,8 @@ struct HardRules {
     struct Active {
         var reason: ShieldReason
         var group: String?
-        /// Unix ms when this rule stops covering; nil: never by itself.
-        var end: Int64?
+        /// When this rule stops covering; nil: never by itself.
+        var end: WallInstant?
     }
 
     let groups: [AppGroup]
@@ -115,7 +113,7 @@ struct HardRules {
     /// The local day `ledger.usedToday` is about; limits reset after it.
     let today: CivilDate
 
-    func active(at t: Int64) -> [Active] {
+    func active(at t: WallInstant) -> [Active] {
         var found: [Active] = []
         // Almost always no timed block: then no set of names to build.
         if !ledger.timedBlocks.isEmpty {
@@ -132,7 +130,7 @@ struct HardRules {
                 }
             }
             if let limit = group.dailyLimit, ledger.used(group.name) >= limit,
-               zone.localDate(atMs: t) == today {
+               zone.localDate(at: t) == today {
                 found.append(Active(reason: .dailyLimit, group: group.name, end: zone.startOfDay(today.adding(days: 1))))
             }
         }

@@ -14,7 +14,7 @@
 public enum PollSchedule {
     /// The delay until the next sample, in microseconds.
     public static func nextDelayUs(pollInterval: Milliseconds, using random: inout some RandomNumberGenerator) -> UInt64 {
-        let periodUs = UInt64(max(pollInterval, 1)) * 1000
+        let periodUs = UInt64(max(pollInterval, 1).ms) * 1000
         return periodUs / 2 + UInt64.random(in: 0..<periodUs, using: &random)
     }
 }

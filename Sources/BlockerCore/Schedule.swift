@@ -90,12 +90,12 @@ extension String {
 }
 
 extension Schedule {
-    /// The occurrence of this window that covers instant `t` (unix ms), if any.
+    /// The occurrence of this window that covers instant `t`, if any.
     /// An occurrence starts on one of `days` and may end the next day; its ends
     /// are resolved in `zone` (a wall time skipped by DST starts at the end of
     /// the gap, a repeated one at its first occurrence).
-    public func occurrence(containing t: Int64, in zone: TimeZoneRules) -> (start: Int64, end: Int64)? {
-        let date = zone.localDate(atMs: t)
+    public func occurrence(containing t: WallInstant, in zone: TimeZoneRules) -> (start: WallInstant, end: WallInstant)? {
+        let date = zone.localDate(at: t)
         // Today's occurrence, or yesterday's one running past midnight.
         for startDay in [date, date.adding(days: -1)] where days.contains(isoWeekday: startDay.isoWeekday) {
             let (start, end) = bounds(startingOn: startDay, in: zone)
@@ -106,8 +106,8 @@ extension Schedule {
 
     /// The first start of this window strictly after `t`, looking up to a week
     /// and a day ahead (every window recurs within a week).
-    public func nextStart(after t: Int64, in zone: TimeZoneRules) -> Int64? {
-        let date = zone.localDate(atMs: t)
+    public func nextStart(after t: WallInstant, in zone: TimeZoneRules) -> WallInstant? {
+        let date = zone.localDate(at: t)
         for offset in -1...8 {
             let day = date.adding(days: offset)
             guard days.contains(isoWeekday: day.isoWeekday) else { continue }
@@ -117,7 +117,7 @@ extension Schedule {
         return nil
     }
 
-    func bounds(startingOn day: CivilDate, in zone: TimeZoneRules) -> (start: Int64, end: Int64) {
+    func bounds(startingOn day: CivilDate, in zone: TimeZoneRules) -> (start: WallInstant, end: WallInstant) {
         switch span {
         case .allDay:
             return (zone.startOfDay(day), zone.startOfDay(day.adding(days: 1)))

@@ -9,29 +9,29 @@ public struct ShieldState: Equatable, Sendable {
     public var app: String
     /// The group whose rule is shown (nil for `balance` and app-level timed blocks).
     public var group: String?
-    /// Unix ms when it lifts by itself; nil when only earning lifts it (or it is down).
-    public var untilMs: Int64?
-    public var balanceMs: Int64
+    /// When it lifts by itself; nil when only earning lifts it (or it is down).
+    public var until: WallInstant?
+    public var balance: Milliseconds
 
-    public init(active: Bool, reason: ShieldReason?, app: String, group: String? = nil, untilMs: Int64? = nil,
-                balanceMs: Int64) {
+    public init(active: Bool, reason: ShieldReason?, app: String, group: String? = nil, until: WallInstant? = nil,
+                balance: Milliseconds) {
         self.active = active; self.reason = reason; self.app = app; self.group = group
-        self.untilMs = untilMs; self.balanceMs = balanceMs
+        self.until = until; self.balance = balance
     }
 
     /// Nothing covered yet.
-    public static func down(balanceMs: Int64, lastApp: String = "") -> ShieldState {
-        ShieldState(active: false, reason: nil, app: lastApp, balanceMs: balanceMs)
+    public static func down(balance: Milliseconds, lastApp: String = "") -> ShieldState {
+        ShieldState(active: false, reason: nil, app: lastApp, balance: balance)
     }
 
     /// What the daemon's `Shield` (nil: down) means on the wire; `coveredApp`
     /// names the app a shield that went down had covered.
-    public init(_ shield: Shield?, coveredApp: String, balanceMs: Int64) {
+    public init(_ shield: Shield?, coveredApp: String, balance: Milliseconds) {
         guard let shield else {
-            self = .down(balanceMs: balanceMs, lastApp: coveredApp)
+            self = .down(balance: balance, lastApp: coveredApp)
             return
         }
-        self.init(active: true, reason: shield.reason, app: shield.app, group: shield.group, untilMs: shield.until,
-                  balanceMs: balanceMs)
+        self.init(active: true, reason: shield.reason, app: shield.app, group: shield.group, until: shield.until,
+                  balance: balance)
     }
 }

@@ -10,7 +10,7 @@ public struct StrictSettings: Sendable, Equatable {
     /// long enough to be a delay. (A real one is hours: "24h".)
     public static let minimumDelay: Milliseconds = 1000
     /// 30 days: past that a typo would lock a config for months.
-    public static let maximumDelay: Milliseconds = 30 * 86_400_000
+    public static let maximumDelay: Milliseconds = .days(30)
 }
 
 /// One part of a config change, as `blockerctl config pending` shows it.
@@ -235,24 +235,24 @@ public enum StrictRules {
 public enum StrictHistory {
     public struct Version: Sendable {
         public var config: Config
-        public var applyMs: Int64
+        public var applyAt: WallInstant
         public var cancelled: Bool
-        public init(config: Config, applyMs: Int64, cancelled: Bool = false) {
+        public init(config: Config, applyAt: WallInstant, cancelled: Bool = false) {
             self.config = config
-            self.applyMs = applyMs
+            self.applyAt = applyAt
             self.cancelled = cancelled
         }
     }
 
     /// The base: the newest version whose instant has passed and that was not
     /// cancelled (the first one otherwise). Versions before it are history.
-    public static func baseIndex(_ versions: [Version], now: Int64) -> Int {
-        versions.indices.last { versions[$0].applyMs <= now && !versions[$0].cancelled } ?? 0
+    public static func baseIndex(_ versions: [Version], now: WallInstant) -> Int {
+        versions.indices.last { versions[$0].applyAt <= now && !versions[$0].cancelled } ?? 0
     }
 
     /// The config in force at `now`: the base with the tightenings of every
     /// later version (their loosenings wait for their own instants).
-    public static func inForce(_ versions: [Version], now: Int64) -> Config? {
+    public static func inForce(_ versions: [Version], now: WallInstant) -> Config? {
         guard !versions.isEmpty else { return nil }
         let base = baseIndex(versions, now: now)
         var config = versions[base].config
@@ -263,8 +263,8 @@ public enum StrictHistory {
     }
 
     /// The next instant a waiting version applies.
-    public static func nextApply(_ versions: [Version], now: Int64) -> Int64? {
+    public static func nextApply(_ versions: [Version], now: WallInstant) -> WallInstant? {
         let base = baseIndex(versions, now: now)
-        return versions.dropFirst(base + 1).filter { !$0.cancelled && $0.applyMs > now }.map(\.applyMs).min()
+        return versions.dropFirst(base + 1).filter { !$0.cancelled && $0.applyAt > now }.map(\.applyAt).min()
     }
 }

@@ -56,23 +56,23 @@ public struct TimeZoneRules: Sendable {
 
     /// Local date and second of the day (0…86399) at an instant; instants before 1970 round
     /// down to the second, like every other instant.
-    public func local(atMs ms: Int64) -> (date: CivilDate, secondOfDay: Int) {
-        let seconds = floorDivide(ms, 1000)
+    public func local(at instant: WallInstant) -> (date: CivilDate, secondOfDay: Int) {
+        let seconds = floorDivide(instant.ms, 1000)
         let wall = seconds + Int64(utcOffset(atUnixSeconds: seconds))
         let days = floorDivide(wall, 86_400)
         return (CivilDate(daysSinceEpoch: days), Int(wall - days * 86_400))
     }
 
-    public func localDate(atMs ms: Int64) -> CivilDate {
-        local(atMs: ms).date
+    public func localDate(at instant: WallInstant) -> CivilDate {
+        local(at: instant).date
     }
 
-    /// The first instant (unix ms) whose local wall time is at or after `minuteOfDay` on `date`:
+    /// The first instant whose local wall time is at or after `minuteOfDay` on `date`:
     /// a wall time skipped by a spring-forward gap resolves to the end of the gap (the transition instant);
     /// a wall time that happens twice resolves to its FIRST occurrence.
     ///
     /// `minuteOfDay` is 0…1439, or 1440 for midnight at the end of `date`.
-    public func instant(of date: CivilDate, minuteOfDay: Int) -> Int64 {
+    public func instant(of date: CivilDate, minuteOfDay: Int) -> WallInstant {
         // Wall time is t + offset(t): increasing between transitions, jumping at them. So the least t
         // with wall(t) ≥ target is either the start of a constant-offset piece or target - offset
         // for the offset of some piece. Offsets are under 26 hours, so ±2 days holds every answer.
@@ -88,11 +88,11 @@ public struct TimeZoneRules: Sendable {
                 best = candidate
             }
         }
-        return best * 1000
+        return WallInstant(ms: best * 1000)
     }
 
     /// The instant local `date` begins: `instant(of: date, minuteOfDay: 0)`.
-    public func startOfDay(_ date: CivilDate) -> Int64 {
+    public func startOfDay(_ date: CivilDate) -> WallInstant {
         instant(of: date, minuteOfDay: 0)
     }
 

@@ -6,25 +6,25 @@
 /// start of a graphical session alive now (or the gap's start, if later)
 /// to the gap's end.
 public enum Unguarded {
-    /// Where the unguarded part of the gap `fromMs..<toMs` begins, given the
-    /// creation instants of the graphical sessions alive at `toMs`; `toMs`
+    /// Where the unguarded part of the gap `from..<to` begins, given the
+    /// creation instants of the graphical sessions alive at `to`; `to`
     /// (nothing unguarded) when there are none or all began after the gap.
-    public static func since(gapFromMs: Int64, gapToMs: Int64, sessionStartsMs: [Int64]) -> Int64 {
-        guard let earliest = sessionStartsMs.min(), gapToMs > gapFromMs else { return max(gapFromMs, gapToMs) }
-        return min(gapToMs, max(gapFromMs, earliest))
+    public static func since(gapFrom: WallInstant, gapTo: WallInstant, sessionStarts: [WallInstant]) -> WallInstant {
+        guard let earliest = sessionStarts.min(), gapTo > gapFrom else { return max(gapFrom, gapTo) }
+        return min(gapTo, max(gapFrom, earliest))
     }
 
     /// The length of the overlap of `a` and `b` (0 when they do not meet).
-    public static func overlap(_ a: Range<Int64>, _ b: Range<Int64>) -> Int64 {
+    public static func overlap(_ a: Range<WallInstant>, _ b: Range<WallInstant>) -> Milliseconds {
         max(0, min(a.upperBound, b.upperBound) - max(a.lowerBound, b.lowerBound))
     }
 
-    /// The unguarded milliseconds of the gap's part `part`, given where the
+    /// The unguarded time of the gap's part `part`, given where the
     /// gap's unguarded suffix begins (nil: unknown, nil out).
-    public static func within(_ part: Range<Int64>, gapToMs: Int64, unguardedSinceMs: Int64?) -> Int64? {
-        guard let since = unguardedSinceMs else { return nil }
-        guard gapToMs > since else { return 0 }
-        return overlap(part, since..<gapToMs)
+    public static func within(_ part: Range<WallInstant>, gapTo: WallInstant, unguardedSince: WallInstant?) -> Milliseconds? {
+        guard let since = unguardedSince else { return nil }
+        guard gapTo > since else { return 0 }
+        return overlap(part, since..<gapTo)
     }
 
     /// logind's session `Type` and `Class` of a session a person sits in
@@ -36,25 +36,25 @@ public enum Unguarded {
 }
 
 /// A stretch with no blockerd running: from one run's end (or its last noted
-/// tick) to the next start (Unix ms), and why the run ended. The ledger makes
+/// tick) to the next start, and why the run ended. The ledger makes
 /// them (`Gap.between`), `GapsEx` carries them, history draws them.
 public struct Gap: Equatable, Sendable {
-    public var fromMs: Int64
-    public var toMs: Int64
+    public var from: WallInstant
+    public var to: WallInstant
     public var reason: String
-    /// Unguarded from here to `toMs` (`Unguarded.since`); nil: unknown. On
+    /// Unguarded from here to `to` (`Unguarded.since`); nil: unknown. On
     /// the wire (GapsEx) -1 is unknown.
-    public var unguardedSinceMs: Int64?
+    public var unguardedSince: WallInstant?
 
-    public init(fromMs: Int64, toMs: Int64, reason: String, unguardedSinceMs: Int64? = nil) {
-        self.fromMs = fromMs
-        self.toMs = toMs
+    public init(from: WallInstant, to: WallInstant, reason: String, unguardedSince: WallInstant? = nil) {
+        self.from = from
+        self.to = to
         self.reason = reason
-        self.unguardedSinceMs = unguardedSinceMs
+        self.unguardedSince = unguardedSince
     }
 
-    /// The unguarded milliseconds; nil: unknown.
-    public var unguardedMs: Int64? { unguardedSinceMs.map { max(0, toMs - max(fromMs, $0)) } }
+    /// The unguarded time; nil: unknown.
+    public var unguarded: Milliseconds? { unguardedSince.map { max(0, to - max(from, $0)) } }
 
     public static let unknown = "unknown: killed with SIGKILL, crashed or power lost; from the last tick it noted"
 

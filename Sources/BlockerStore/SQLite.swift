@@ -306,3 +306,15 @@ struct SQLiteRow {
     func text(_ column: Int32) -> String { statement.text(at: column) }
     func isNull(_ column: Int32) -> Bool { statement.isNull(at: column) }
 }
+
+// Durations and instants go into SQLite as the integer ms they are (the
+// schema's `_ms` columns), and come out typed.
+extension SQLValue {
+    static func duration(_ length: Milliseconds) -> SQLValue { .integer(length.ms) }
+    static func instant(_ instant: WallInstant) -> SQLValue { .integer(instant.ms) }
+}
+
+extension SQLiteRow {
+    func duration(_ column: Int32) -> Milliseconds { Milliseconds(ms: int64(column)) }
+    func instant(_ column: Int32) -> WallInstant { WallInstant(ms: int64(column)) }
+}

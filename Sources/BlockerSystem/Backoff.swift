@@ -1,30 +1,32 @@
-/// When to try connecting again after a failure: `initialMs` after the
-/// first, doubling after each further one up to `capMs`, so a server that
+/// When to try connecting again after a failure: `initial` after the
+/// first, doubling after each further one up to `cap`, so a server that
 /// comes back is found soon and one that stays away costs a connect every
-/// `capMs` at most, never a spin. Pure: the caller passes the time
-/// (`MonotonicClock.nowMs`).
+/// `cap` at most, never a spin. Pure: the caller passes the time
+/// (`MonotonicClock.now`).
 public struct ReconnectBackoff: Equatable, Sendable {
-    public let initialMs: Int64
-    public let capMs: Int64
-    private var delayMs: Int64 = 0
-    private var notBeforeMs: Int64 = 0
+    public let initial: Milliseconds
+    public let cap: Milliseconds
+    private var delay: Milliseconds = 0
+    private var notBefore: MonotonicInstant?
 
-    public init(initialMs: Int64, capMs: Int64) {
-        self.initialMs = initialMs
-        self.capMs = capMs
+    public init(initial: Milliseconds, cap: Milliseconds) {
+        self.initial = initial
+        self.cap = cap
     }
 
-    /// Milliseconds until the next attempt is allowed (0: now).
-    public func waitMs(now: Int64) -> Int64 { max(0, notBeforeMs - now) }
+    /// How long until the next attempt is allowed (0: now).
+    public func wait(now: MonotonicInstant) -> Milliseconds {
+        notBefore.map { max(0, $0 - now) } ?? 0
+    }
 
-    public mutating func failed(now: Int64) {
-        delayMs = delayMs == 0 ? initialMs : min(capMs, delayMs * 2)
-        notBeforeMs = now + delayMs
+    public mutating func failed(now: MonotonicInstant) {
+        delay = delay == 0 ? initial : min(cap, delay * 2)
+        notBefore = now + delay
     }
 
     public mutating func succeeded() {
-        delayMs = 0
-        notBeforeMs = 0
+        delay = 0
+        notBefore = nil
     }
 }
 
@@ -41,8 +43,8 @@ public final class Reconnecting<Connection> {
     public enum Attempt<Failure: Error> {
         /// Up: already, or connected just now.
         case connected(Connection)
-        /// The backoff after a failure has not run out: `ms` more (why: `downBecause`).
-        case waiting(ms: Int64)
+        /// The backoff after a failure has not run out: this much more (why: `downBecause`).
+        case waiting(Milliseconds)
         /// Tried now and failed; the backoff is longer.
         case failed(Failure)
     }
@@ -56,23 +58,23 @@ public final class Reconnecting<Connection> {
     public private(set) var downBecause: String
     private var backoff: ReconnectBackoff
 
-    public init(initialMs: Int64, capMs: Int64, downBecause: String = "") {
-        backoff = ReconnectBackoff(initialMs: initialMs, capMs: capMs)
+    public init(initial: Milliseconds, cap: Milliseconds, downBecause: String = "") {
+        backoff = ReconnectBackoff(initial: initial, cap: cap)
         self.downBecause = downBecause
     }
 
     public var isConnected: Bool { connection != nil }
 
-    /// Milliseconds until the next attempt is allowed (0: now).
-    public func waitMs(now: Int64) -> Int64 { backoff.waitMs(now: now) }
+    /// How long until the next attempt is allowed (0: now).
+    public func wait(now: MonotonicInstant) -> Milliseconds { backoff.wait(now: now) }
 
     /// The connection; or, when none, a new one from `connect` unless the
     /// backoff says wait. A failure is remembered (`describe`) and backed off from `now`.
-    public func connectIfDue<Failure: Error>(now: Int64, describe: (Failure) -> String = { "\($0)" },
+    public func connectIfDue<Failure: Error>(now: MonotonicInstant, describe: (Failure) -> String = { "\($0)" },
                                              _ connect: () throws(Failure) -> Connection) -> Attempt<Failure> {
         if let connection { return .connected(connection) }
-        let wait = backoff.waitMs(now: now)
-        if wait > 0 { return .waiting(ms: wait) }
+        let wait = backoff.wait(now: now)
+        if wait > 0 { return .waiting(wait) }
         attempts += 1
         do {
             let made = try connect()
@@ -92,7 +94,7 @@ public final class Reconnecting<Connection> {
     /// that drops us at once is not reconnected in a spin); without, the
     /// next `connectIfDue` tries at once (a server that restarted).
     @discardableResult
-    public func drop(because reason: String, backingOffAt now: Int64? = nil) -> Connection? {
+    public func drop(because reason: String, backingOffAt now: MonotonicInstant? = nil) -> Connection? {
         let dropped = connection
         connection = nil
         downBecause = reason

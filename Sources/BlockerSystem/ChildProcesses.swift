@@ -24,7 +24,7 @@ public enum ChildProcesses {
         }
     }
 
-    /// Stops the child `pid`: gives it `graceMs` to exit by itself (checked
+    /// Stops the child `pid`: gives it `grace` to exit by itself (checked
     /// every 1 ms at first, backing off to every 10 ms), then sends SIGKILL
     /// and reaps it, so no zombie stays behind. With `group` the SIGKILL goes
     /// to its whole process group (`pid` leads it) even when it exited in
@@ -32,10 +32,10 @@ public enum ChildProcesses {
     /// any member lives). No SIGTERM: each caller has told the child to go
     /// (closed its stdout or its socket) before calling this.
     @discardableResult
-    public static func stop(_ pid: pid_t, graceMs: Int64, group: Bool) -> Stopped {
+    public static func stop(_ pid: pid_t, grace: Milliseconds, group: Bool) -> Stopped {
         var status: Int32 = 0
         var exited = false
-        let deadline = Deadline.after(ms: graceMs)
+        let deadline = Deadline.after(grace)
         var stepUs: UInt32 = 1_000
         while true {
             let reaped = waitpid(pid, &status, WNOHANG)

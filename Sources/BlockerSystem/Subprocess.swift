@@ -31,7 +31,7 @@ public enum Subprocess {
 
     public enum Failure: Error, Equatable, Sendable, CustomStringConvertible {
         case cannotStart(String, errno: Errno)
-        case timedOut(ms: Int64)
+        case timedOut(ms: Milliseconds)
         case tooMuchOutput(limit: Int)
 
         public var description: String {
@@ -49,7 +49,7 @@ public enum Subprocess {
     /// (which may hold stdout open) leaves nothing running behind it.
     /// `cancelWhenHungUp`: a socket whose peer going away (blockerd stopping
     /// its probe launcher) ends the run at once, the program's group killed.
-    public static func run(_ argv: [String], timeoutMs: Int64, outputLimit: Int = 65_536,
+    public static func run(_ argv: [String], timeoutMs: Milliseconds, outputLimit: Int = 65_536,
                            cancelWhenHungUp peer: Int32? = nil) -> Result<Output, Failure> {
         guard !argv.isEmpty else { return .failure(.cannotStart("(empty command)", errno: .invalidArgument)) }
         let child: Capturing
@@ -59,7 +59,7 @@ public enum Subprocess {
         }
         defer { close(child.stdout); close(child.stderr) }
 
-        let deadline = Deadline.after(ms: timeoutMs)
+        let deadline = Deadline.after(timeoutMs)
         var stdout: [UInt8] = [], stderr: [UInt8] = []
         var open: (out: Bool, err: Bool) = (true, true)
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -85,7 +85,7 @@ public enum Subprocess {
         }
         // stdout is closed (or we gave up): wait for the program itself, then
         // kill its group, so children it left behind go too.
-        let stopped = ChildProcesses.stop(child.pid, graceMs: failure == nil ? Int64(deadline.remainingMs) : 0,
+        let stopped = ChildProcesses.stop(child.pid, grace: failure == nil ? Milliseconds(ms: Int64(deadline.pollTimeout)) : 0,
                                           group: true)
         if failure == nil && !stopped.exitedInTime { failure = .timedOut(ms: timeoutMs) }
         if let failure { return .failure(failure) }

@@ -20,7 +20,7 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
         /// The peer closed the connection before the expected bytes arrived.
         case closedByPeer
         /// Nothing (or not enough) arrived before the deadline.
-        case timedOut(ms: Int64)
+        case timedOut(ms: Milliseconds)
         /// The peer sent more than the caller's limit.
         case tooLarge(limit: Int)
 
@@ -135,7 +135,7 @@ package struct UnixSocket: RawRepresentable, Hashable, Sendable {
     package func wait(for events: Int16, deadline: Deadline) throws(Failure) {
         let ready: Bool
         do { ready = try deadline.wait(for: rawValue, events: events) } catch { throw .system(call: "poll", errno: error) }
-        if !ready { throw .timedOut(ms: deadline.budgetMs) }
+        if !ready { throw .timedOut(ms: deadline.budget) }
     }
 
     fileprivate static func socketAddress(_ path: String) throws(Failure) -> sockaddr_un {
@@ -182,9 +182,9 @@ package struct UnixListener: RawRepresentable, Hashable, Sendable {
     }
 
     /// The next pending connection, waiting at most `timeoutMs`; nil when none came.
-    package func accept(timeoutMs: Int32) throws(UnixSocket.Failure) -> UnixSocket? {
+    package func accept(timeoutMs: Milliseconds) throws(UnixSocket.Failure) -> UnixSocket? {
         do {
-            guard try Deadline.after(ms: timeoutMs).wait(for: rawValue) else { return nil }
+            guard try Deadline.after(timeoutMs).wait(for: rawValue) else { return nil }
         } catch {
             throw .system(call: "poll", errno: error)
         }

@@ -19,10 +19,10 @@ public struct Instant<Clock: ClockKind>: Hashable, Comparable, Sendable, CustomS
     @inlinable public init(ms: Int64) { self.ms = ms }
 
     @inlinable public static func < (a: Self, b: Self) -> Bool { a.ms < b.ms }
-    @inlinable public static func - (a: Self, b: Self) -> Milliseconds { a.ms - b.ms }
-    @inlinable public static func + (a: Self, d: Milliseconds) -> Self { Self(ms: a.ms + d) }
-    @inlinable public static func - (a: Self, d: Milliseconds) -> Self { Self(ms: a.ms - d) }
-    @inlinable public static func += (a: inout Self, d: Milliseconds) { a.ms += d }
+    @inlinable public static func - (a: Self, b: Self) -> Milliseconds { Milliseconds(ms: a.ms - b.ms) }
+    @inlinable public static func + (a: Self, d: Milliseconds) -> Self { Self(ms: a.ms + d.ms) }
+    @inlinable public static func - (a: Self, d: Milliseconds) -> Self { Self(ms: a.ms - d.ms) }
+    @inlinable public static func += (a: inout Self, d: Milliseconds) { a.ms += d.ms }
 
     public var description: String { "\(ms) ms" }
 }
