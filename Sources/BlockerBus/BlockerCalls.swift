@@ -7,11 +7,11 @@ import BlockerCore
 /// blockerd as its clients see it. `BlockerClient` implements it over the session bus.
 public protocol BlockerCalls {
     func status() throws(BusFailure) -> StatusReport
-    func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64)
+    func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Milliseconds, balanceMs: Milliseconds)
     /// `Earn` that a retry with the same `requestID` cannot credit twice
     /// (an older blockerd lacks EarnOnce: then `Earn`).
-    func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64)
-    func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64
+    func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Milliseconds, balanceMs: Milliseconds)
+    func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> WallInstant
     func unblock(target: String) throws(BusFailure)
     func history(days: UInt32) throws(BusFailure) -> [HistoryRow]
     func reload() throws(BusFailure)
@@ -29,12 +29,12 @@ public protocol BlockerCalls {
 public protocol BlockerMethods: AnyObject {
     func status() throws(MethodError) -> StatusReport
     /// `exercise` may be "" (the only one configured). Committed before it returns.
-    func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64)
+    func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Milliseconds, balanceMs: Milliseconds)
     /// `earn`, unless `requestID` was credited before: then what that earning
     /// earned and the balance now (a client's retry after a timeout).
-    func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64)
-    /// Returns the block's end, Unix ms.
-    func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64
+    func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Milliseconds, balanceMs: Milliseconds)
+    /// Returns the block's end.
+    func blockFor(target: String, seconds: UInt64) throws(MethodError) -> WallInstant
     func unblock(target: String) throws(MethodError)
     func history(days: UInt32) throws(MethodError) -> [HistoryRow]
     func reload() throws(MethodError)
@@ -58,17 +58,17 @@ extension BlockerMethods {
 
 extension BlockerClient: BlockerCalls {
     public func status() throws(BusFailure) -> StatusReport { try call(BlockerInterface.status, ()) }
-    public func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
+    public func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Milliseconds, balanceMs: Milliseconds) {
         try call(BlockerInterface.earn, (exercise, reps))
     }
-    public func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
+    public func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Milliseconds, balanceMs: Milliseconds) {
         do {
             return try call(BlockerInterface.earnOnce, (requestID, exercise, reps))
         } catch .refused(name: "org.freedesktop.DBus.Error.UnknownMethod", _) {
             return try earn(exercise: exercise, reps: reps)
         }
     }
-    public func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64 {
+    public func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> WallInstant {
         try call(BlockerInterface.blockFor, (target, seconds))
     }
     public func unblock(target: String) throws(BusFailure) { try call(BlockerInterface.unblock, target) }
@@ -90,7 +90,7 @@ extension BlockerClient {
 /// --follow`): `BlockerClient` is one; a connection that cannot follow is not.
 public protocol BlockerSignalSource {
     func onShieldChanged(_ handler: @escaping (ShieldState) -> Void) throws(BusFailure) -> BlockerSubscription
-    func onBalanceChanged(_ handler: @escaping (Int64) -> Void) throws(BusFailure) -> BlockerSubscription
+    func onBalanceChanged(_ handler: @escaping (Milliseconds) -> Void) throws(BusFailure) -> BlockerSubscription
     func onDaemonRunningChanged(_ handler: @escaping (Bool) -> Void) throws(BusFailure) -> BlockerSubscription
     /// Waits up to `microseconds` for bus traffic (`UInt64.max`: for ever), then runs the handlers.
     func waitAndDispatch(microseconds: UInt64) throws(BusFailure)

@@ -170,12 +170,12 @@ public final class BlockerClient {
     }
 
     /// `BalanceChanged(x balance_ms)`, at most once a second.
-    public func onBalanceChanged(_ handler: @escaping (Int64) -> Void) throws(BusFailure) -> BlockerSubscription {
+    public func onBalanceChanged(_ handler: @escaping (Milliseconds) -> Void) throws(BusFailure) -> BlockerSubscription {
         try subscribe(BlockerInterface.balanceChanged, handler)
     }
 
     /// `Warning(x remaining_ms)`, when a `[warn] before` threshold is crossed.
-    public func onWarning(_ handler: @escaping (Int64) -> Void) throws(BusFailure) -> BlockerSubscription {
+    public func onWarning(_ handler: @escaping (Milliseconds) -> Void) throws(BusFailure) -> BlockerSubscription {
         try subscribe(BlockerInterface.warning, handler)
     }
 

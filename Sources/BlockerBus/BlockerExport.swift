@@ -9,15 +9,15 @@ struct BalanceThrottle {
     static let interval: UInt64 = 1_000_000   // µs
 
     private(set) var lastSent: UInt64?
-    private(set) var held: Int64?
+    private(set) var held: Milliseconds?
 
     enum Action: Equatable {
-        case send(Int64)
+        case send(Milliseconds)
         /// Send the held value at this CLOCK_MONOTONIC µs.
         case wait(until: UInt64)
     }
 
-    mutating func offer(_ balance: Int64, now: UInt64) -> Action {
+    mutating func offer(_ balance: Milliseconds, now: UInt64) -> Action {
         if let lastSent, now < lastSent + Self.interval {
             held = balance
             return .wait(until: lastSent + Self.interval)
@@ -28,7 +28,7 @@ struct BalanceThrottle {
     }
 
     /// The timer fired: the held value, if any, goes out now.
-    mutating func due(now: UInt64) -> Int64? {
+    mutating func due(now: UInt64) -> Milliseconds? {
         guard let value = held else { return nil }
         held = nil
         lastSent = now
@@ -197,7 +197,7 @@ public final class BlockerExport {
 
     /// `BalanceChanged`: at most once a second; the latest value is sent
     /// when the second is over.
-    public func balanceChanged(_ balanceMs: Int64) {
+    public func balanceChanged(_ balanceMs: Milliseconds) {
         switch throttle.offer(balanceMs, now: UInt64(MonotonicClock.nowUs)) {
         case let .send(value):
             emit(BlockerInterface.balanceChanged, value)
@@ -211,7 +211,7 @@ public final class BlockerExport {
     }
 
     /// `Warning`: at each `[warn] before` threshold crossed.
-    public func warning(remainingMs: Int64) {
+    public func warning(remainingMs: Milliseconds) {
         emit(BlockerInterface.warning, remainingMs)
     }
 

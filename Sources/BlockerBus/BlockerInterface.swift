@@ -24,7 +24,7 @@ public enum BlockerInterface {
         })
 
     /// `Earn(s exercise, u reps) → (x earned_ms, x balance_ms)`; "" names the only exercise.
-    public static let earn = BlockerMethod<(exercise: String, reps: UInt32), (earnedMs: Int64, balanceMs: Int64)>(
+    public static let earn = BlockerMethod<(exercise: String, reps: UInt32), (earnedMs: Milliseconds, balanceMs: Milliseconds)>(
         member: "Earn", inputs: [BusArgument("exercise", "s"), BusArgument("reps", "u")],
         outputs: [BusArgument("earned_ms", "x"), BusArgument("balance_ms", "x")],
         writeArguments: { (arguments: (exercise: String, reps: UInt32), call: BusMessage) throws(SystemdError) in
@@ -45,18 +45,20 @@ public enum BlockerInterface {
         perform: { (handler: any BlockerMethods, arguments: (exercise: String, reps: UInt32)) throws(MethodError) in
             try handler.earn(exercise: arguments.exercise, reps: arguments.reps)
         },
-        writeReply: { (result: (earnedMs: Int64, balanceMs: Int64), reply: BusMessage) throws(SystemdError) in
+        writeReply: { (result: (earnedMs: Milliseconds, balanceMs: Milliseconds), reply: BusMessage) throws(SystemdError) in
             try reply.append(result.earnedMs)
             try reply.append(result.balanceMs)
         },
-        readReply: { (reply: BusMessage) throws(WireMismatch) -> (earnedMs: Int64, balanceMs: Int64) in
-            do throws(SystemdError) { return (try reply.readInt64(), try reply.readInt64()) } catch { throw WireMismatch(error) }
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> (earnedMs: Milliseconds, balanceMs: Milliseconds) in
+            do throws(SystemdError) {
+                return (try reply.readMilliseconds(), try reply.readMilliseconds())
+            } catch { throw WireMismatch(error) }
         })
 
     /// `EarnOnce(s request_id, s exercise, u reps) → (x earned_ms, x balance_ms)`:
     /// `Earn`, and a call again with the same request_id (a retry after a
     /// timeout) is answered with the first one's earned_ms and the balance now.
-    public static let earnOnce = BlockerMethod<(requestID: String, exercise: String, reps: UInt32), (earnedMs: Int64, balanceMs: Int64)>(
+    public static let earnOnce = BlockerMethod<(requestID: String, exercise: String, reps: UInt32), (earnedMs: Milliseconds, balanceMs: Milliseconds)>(
         member: "EarnOnce", inputs: [BusArgument("request_id", "s"), BusArgument("exercise", "s"), BusArgument("reps", "u")],
         outputs: earn.outputs,
         writeArguments: { (arguments: (requestID: String, exercise: String, reps: UInt32), call: BusMessage) throws(SystemdError) in
@@ -82,7 +84,7 @@ public enum BlockerInterface {
         readReply: earn.readReply)
 
     /// `BlockFor(s target, t seconds) → x until_ms`: a group, or an app listed in one.
-    public static let blockFor = BlockerMethod<(target: String, seconds: UInt64), Int64>(
+    public static let blockFor = BlockerMethod<(target: String, seconds: UInt64), WallInstant>(
         member: "BlockFor", inputs: [BusArgument("target", "s"), BusArgument("seconds", "t")],
         outputs: [BusArgument("until_ms", "x")],
         writeArguments: { (arguments: (target: String, seconds: UInt64), call: BusMessage) throws(SystemdError) in
@@ -94,7 +96,7 @@ public enum BlockerInterface {
             if let long = tooLong(arguments.target, what: "a target", outcome: "nothing was blocked") { return long }
             let seconds = arguments.seconds
             guard BlockerLimits.blockSeconds.contains(seconds) else {
-                let shown = seconds <= 1_000_000_000 ? DurationText.format(Int64(seconds) * 1000) : "\(seconds) seconds"
+                let shown = seconds <= 1_000_000_000 ? DurationText.format(.seconds(Int64(seconds))) : "\(seconds) seconds"
                 return .invalidArgument(
                     "a block lasts from 1 minute to 7 days (60 to 604800 seconds), not \(shown); nothing was blocked")
             }
@@ -103,9 +105,9 @@ public enum BlockerInterface {
         perform: { (handler: any BlockerMethods, arguments: (target: String, seconds: UInt64)) throws(MethodError) in
             try handler.blockFor(target: arguments.target, seconds: arguments.seconds)
         },
-        writeReply: { (until: Int64, reply: BusMessage) throws(SystemdError) in try reply.append(until) },
-        readReply: { (reply: BusMessage) throws(WireMismatch) -> Int64 in
-            do throws(SystemdError) { return try reply.readInt64() } catch { throw WireMismatch(error) }
+        writeReply: { (until: WallInstant, reply: BusMessage) throws(SystemdError) in try reply.append(until) },
+        readReply: { (reply: BusMessage) throws(WireMismatch) -> WallInstant in
+            do throws(SystemdError) { return try reply.readWallInstant() } catch { throw WireMismatch(error) }
         })
 
     /// `Unblock(s target)`: ends the timed block on it.
@@ -142,7 +144,7 @@ public enum BlockerInterface {
                 return try reply.readArray(of: "(ssxx)") { () throws(SystemdError) in
                     try reply.readStruct("ssxx") { () throws(SystemdError) in
                         HistoryRow(day: try reply.readString(), group: try reply.readString(),
-                                   usedMs: try reply.readInt64(), earnedMs: try reply.readInt64())
+                                   usedMs: try reply.readMilliseconds(), earnedMs: try reply.readMilliseconds())
                     }
                 }
             } catch { throw WireMismatch(error) }
@@ -168,8 +170,8 @@ public enum BlockerInterface {
         writeReply: { (changes: [PendingChange], reply: BusMessage) throws(SystemdError) in
             try reply.appendArray(changes, of: "(xxas)") { (change: PendingChange) throws(SystemdError) in
                 try reply.appendStruct("xxas") { () throws(SystemdError) in
-                    try reply.append(change.applyMs)
-                    try reply.append(change.receivedMs)
+                    try reply.append(change.applyAt)
+                    try reply.append(change.receivedAt)
                     try reply.appendArray(change.changes, of: "s") { (line: String) throws(SystemdError) in try reply.append(line) }
                 }
             }
@@ -178,7 +180,7 @@ public enum BlockerInterface {
             do throws(SystemdError) {
                 return try reply.readArray(of: "(xxas)") { () throws(SystemdError) in
                     try reply.readStruct("xxas") { () throws(SystemdError) in
-                        PendingChange(applyMs: try reply.readInt64(), receivedMs: try reply.readInt64(),
+                        PendingChange(applyAt: try reply.readWallInstant(), receivedAt: try reply.readWallInstant(),
                                       changes: try reply.readArray(of: "s") { () throws(SystemdError) in try reply.readString() })
                     }
                 }
@@ -209,8 +211,8 @@ public enum BlockerInterface {
         writeReply: { (rows: [Gap], reply: BusMessage) throws(SystemdError) in
             try reply.appendArray(rows, of: "(xxs)") { (row: Gap) throws(SystemdError) in
                 try reply.appendStruct("xxs") { () throws(SystemdError) in
-                    try reply.append(row.fromMs)
-                    try reply.append(row.toMs)
+                    try reply.append(row.from)
+                    try reply.append(row.to)
                     try reply.append(row.reason)
                 }
             }
@@ -219,7 +221,7 @@ public enum BlockerInterface {
             do throws(SystemdError) {
                 return try reply.readArray(of: "(xxs)") { () throws(SystemdError) in
                     try reply.readStruct("xxs") { () throws(SystemdError) in
-                        Gap(fromMs: try reply.readInt64(), toMs: try reply.readInt64(), reason: try reply.readString())
+                        Gap(from: try reply.readWallInstant(), to: try reply.readWallInstant(), reason: try reply.readString())
                     }
                 }
             } catch { throw WireMismatch(error) }
@@ -238,10 +240,10 @@ public enum BlockerInterface {
         writeReply: { (rows: [Gap], reply: BusMessage) throws(SystemdError) in
             try reply.appendArray(rows, of: "(xxsx)") { (row: Gap) throws(SystemdError) in
                 try reply.appendStruct("xxsx") { () throws(SystemdError) in
-                    try reply.append(row.fromMs)
-                    try reply.append(row.toMs)
+                    try reply.append(row.from)
+                    try reply.append(row.to)
                     try reply.append(row.reason)
-                    try reply.append(row.unguardedSinceMs ?? -1)
+                    try reply.append(row.unguardedSince?.ms ?? -1)
                 }
             }
         },
@@ -249,9 +251,9 @@ public enum BlockerInterface {
             do throws(SystemdError) {
                 return try reply.readArray(of: "(xxsx)") { () throws(SystemdError) in
                     try reply.readStruct("xxsx") { () throws(SystemdError) in
-                        let from = try reply.readInt64(), to = try reply.readInt64(), reason = try reply.readString()
+                        let from = try reply.readWallInstant(), to = try reply.readWallInstant(), reason = try reply.readString()
                         let since = try reply.readInt64()
-                        return Gap(fromMs: from, toMs: to, reason: reason, unguardedSinceMs: since < 0 ? nil : since)
+                        return Gap(from: from, to: to, reason: reason, unguardedSince: since < 0 ? nil : WallInstant(ms: since))
                     }
                 }
             } catch { throw WireMismatch(error) }
@@ -290,8 +292,8 @@ public enum BlockerInterface {
             try reply.appendArray(rows, of: "(sxxs)") { (row: IntegrityNote) throws(SystemdError) in
                 try reply.appendStruct("sxxs") { () throws(SystemdError) in
                     try reply.append(row.kind.rawValue)
-                    try reply.append(row.fromMs)
-                    try reply.append(row.toMs)
+                    try reply.append(row.from)
+                    try reply.append(row.to)
                     try reply.append(row.text)
                 }
             }
@@ -300,9 +302,9 @@ public enum BlockerInterface {
             do throws(SystemdError) {
                 return try reply.readArray(of: "(sxxs)") { () throws(SystemdError) -> IntegrityNote? in
                     try reply.readStruct("sxxs") { () throws(SystemdError) -> IntegrityNote? in
-                        let kind = try reply.readString(), from = try reply.readInt64(), to = try reply.readInt64()
+                        let kind = try reply.readString(), from = try reply.readWallInstant(), to = try reply.readWallInstant()
                         let text = try reply.readString()
-                        return IntegrityNote.Kind(rawValue: kind).map { IntegrityNote(kind: $0, fromMs: from, toMs: to, text: text) }
+                        return IntegrityNote.Kind(rawValue: kind).map { IntegrityNote(kind: $0, from: from, to: to, text: text) }
                     }
                 }.compactMap { $0 }
             } catch { throw WireMismatch(error) }
@@ -322,19 +324,19 @@ public enum BlockerInterface {
         })
 
     /// `BalanceChanged(x balance_ms)`: at an earning, when spending starts or stops, and at each commit (every 10 s while spending).
-    public static let balanceChanged = BlockerSignal<Int64>(
+    public static let balanceChanged = BlockerSignal<Milliseconds>(
         member: "BalanceChanged", fields: [BusArgument("balance_ms", "x")],
-        write: { (balance: Int64, signal: BusMessage) throws(SystemdError) in try signal.append(balance) },
-        read: { (signal: BusMessage) throws(WireMismatch) -> Int64 in
-            do throws(SystemdError) { return try signal.readInt64() } catch { throw WireMismatch(error) }
+        write: { (balance: Milliseconds, signal: BusMessage) throws(SystemdError) in try signal.append(balance) },
+        read: { (signal: BusMessage) throws(WireMismatch) -> Milliseconds in
+            do throws(SystemdError) { return try signal.readMilliseconds() } catch { throw WireMismatch(error) }
         })
 
     /// `Warning(x remaining_ms)`, at each `[warn] before` threshold crossed.
-    public static let warning = BlockerSignal<Int64>(
+    public static let warning = BlockerSignal<Milliseconds>(
         member: "Warning", fields: [BusArgument("remaining_ms", "x")],
-        write: { (remaining: Int64, signal: BusMessage) throws(SystemdError) in try signal.append(remaining) },
-        read: { (signal: BusMessage) throws(WireMismatch) -> Int64 in
-            do throws(SystemdError) { return try signal.readInt64() } catch { throw WireMismatch(error) }
+        write: { (remaining: Milliseconds, signal: BusMessage) throws(SystemdError) in try signal.append(remaining) },
+        read: { (signal: BusMessage) throws(WireMismatch) -> Milliseconds in
+            do throws(SystemdError) { return try signal.readMilliseconds() } catch { throw WireMismatch(error) }
         })
 
     static let signals: [BusSignalSpec] = [shieldChanged.spec, balanceChanged.spec, warning.spec]

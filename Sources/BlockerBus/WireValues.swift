@@ -33,14 +33,14 @@ public struct StatusReport: Equatable, Sendable {
             self.app = app; self.title = title; self.pid = pid; self.groups = groups
         }
     }
-    public var balanceMs: Int64
+    public var balanceMs: Milliseconds
     public var metered: Bool
     public var locked: Bool
     public var foreground: Foreground?
     /// The same state `ShieldChanged` carries.
     public var shield: ShieldState
-    public var todayUsedMs: Int64
-    public var todayEarnedMs: Int64
+    public var todayUsedMs: Milliseconds
+    public var todayEarnedMs: Milliseconds
     public var probeName: String
     public var probeOK: Bool
     public var probeError: String?
@@ -51,10 +51,10 @@ public struct StatusReport: Equatable, Sendable {
     public var spending: Bool
     /// `[strict] delay` in force, nil outside strict mode (absent from the
     /// dictionary then, and from blockerd before strict mode).
-    public var strictDelayMs: Int64?
+    public var strictDelayMs: Milliseconds?
     /// Config changes waiting for the delay, and when the next applies.
     public var pendingChanges: UInt32 = 0
-    public var pendingNextMs: Int64?
+    public var pendingNext: WallInstant?
     /// The system-wide default config blockerd runs on when the user has none
     /// of their own: it then meters nothing (`SystemDefaultConfig`). Absent otherwise.
     public var systemConfig: String?
@@ -62,8 +62,8 @@ public struct StatusReport: Equatable, Sendable {
     /// load: why, and what to do (absent otherwise).
     public var configProblem: String?
 
-    public init(balanceMs: Int64, metered: Bool, locked: Bool, foreground: Foreground?, shield: ShieldState,
-                todayUsedMs: Int64, todayEarnedMs: Int64, probeName: String, probeOK: Bool, probeError: String?,
+    public init(balanceMs: Milliseconds, metered: Bool, locked: Bool, foreground: Foreground?, shield: ShieldState,
+                todayUsedMs: Milliseconds, todayEarnedMs: Milliseconds, probeName: String, probeOK: Bool, probeError: String?,
                 exercises: [Exercise], spending: Bool = false) {
         self.spending = spending
         self.balanceMs = balanceMs; self.metered = metered; self.locked = locked; self.foreground = foreground
@@ -78,9 +78,9 @@ public struct StatusReport: Equatable, Sendable {
 public struct HistoryRow: Equatable, Sendable {
     public var day: String
     public var group: String
-    public var usedMs: Int64
-    public var earnedMs: Int64
-    public init(day: String, group: String, usedMs: Int64, earnedMs: Int64) {
+    public var usedMs: Milliseconds
+    public var earnedMs: Milliseconds
+    public init(day: String, group: String, usedMs: Milliseconds, earnedMs: Milliseconds) {
         self.day = day; self.group = group; self.usedMs = usedMs; self.earnedMs = earnedMs
     }
 }
@@ -93,7 +93,7 @@ extension ShieldState {
     /// until_ms x (0 when only earning lifts it), balance_ms x.
     public var busDictionary: [String: BusValue] {
         var entries: [String: BusValue] = ["active": .bool(active), "app": .string(app),
-                                           "until_ms": .int64(untilMs ?? 0), "balance_ms": .int64(balanceMs)]
+                                           "until_ms": .int64(until?.ms ?? 0), "balance_ms": .int64(balance.ms)]
         if active, let reason { entries["reason"] = .string(reason.rawValue) }
         if let group { entries["group"] = .string(group) }
         return entries
@@ -109,8 +109,8 @@ extension ShieldState {
         if case let .string(text)? = entries["reason"] { reason = ShieldReason(rawValue: text) }
         var group: String?
         if case let .string(text)? = entries["group"] { group = text }
-        self.init(active: active, reason: reason, app: app, group: group, untilMs: until > 0 ? until : nil,
-                  balanceMs: balance)
+        self.init(active: active, reason: reason, app: app, group: group,
+                  until: until > 0 ? WallInstant(ms: until) : nil, balance: Milliseconds(ms: balance))
     }
 }
 
@@ -123,22 +123,22 @@ extension StatusReport {
         var probeEntries: [String: BusValue] = ["name": .string(probeName), "ok": .bool(probeOK)]
         if let probeError { probeEntries["error"] = .string(probeError) }
         var entries: [String: BusValue] = [
-            "balance_ms": .int64(balanceMs),
+            "balance_ms": .int64(balanceMs.ms),
             "metered": .bool(metered),
             "spending": .bool(spending),
             "locked": .bool(locked),
             "shield": .dictionary(shield.busDictionary),
-            "today": .dictionary(["used_ms": .int64(todayUsedMs), "earned_ms": .int64(todayEarnedMs)]),
+            "today": .dictionary(["used_ms": .int64(todayUsedMs.ms), "earned_ms": .int64(todayEarnedMs.ms)]),
             "probe": .dictionary(probeEntries),
-            "exercises": .dictionary(Dictionary(exercises.map { ($0.name, BusValue.int64($0.perRep)) },
+            "exercises": .dictionary(Dictionary(exercises.map { ($0.name, BusValue.int64($0.perRep.ms)) },
                                                 uniquingKeysWith: { first, _ in first })),
         ]
-        if let strictDelayMs { entries["strict_delay_ms"] = .int64(strictDelayMs) }
+        if let strictDelayMs { entries["strict_delay_ms"] = .int64(strictDelayMs.ms) }
         if let systemConfig { entries["system_config"] = .string(systemConfig) }
         if let configProblem { entries["config_problem"] = .string(configProblem) }
-        if pendingChanges > 0, let pendingNextMs {
+        if pendingChanges > 0, let pendingNext {
             entries["pending_changes"] = .uint32(pendingChanges)
-            entries["pending_next_ms"] = .int64(pendingNextMs)
+            entries["pending_next_ms"] = .int64(pendingNext.ms)
         }
         if let foreground {
             var front: [String: BusValue] = ["app": .string(foreground.app), "title": .string(foreground.title),
@@ -167,7 +167,7 @@ extension StatusReport {
         var exercises: [Exercise] = []
         for (name, value) in rates {
             guard case let .int64(perRep) = value else { return nil }
-            exercises.append(Exercise(name: name, perRep: perRep))
+            exercises.append(Exercise(name: name, perRep: Milliseconds(ms: perRep)))
         }
         var foreground: Foreground?
         if case let .dictionary(front)? = entries["foreground"] {
@@ -181,15 +181,24 @@ extension StatusReport {
         if case let .string(text)? = probe["error"] { probeError = text }
         var spending = false   // absent from a blockerd older than 0.2.0
         if case let .bool(value)? = entries["spending"] { spending = value }
-        self.init(balanceMs: balance, metered: metered, locked: locked, foreground: foreground, shield: shield,
-                  todayUsedMs: used, todayEarnedMs: earned, probeName: probeName, probeOK: probeOK,
+        self.init(balanceMs: Milliseconds(ms: balance), metered: metered, locked: locked, foreground: foreground,
+                  shield: shield, todayUsedMs: Milliseconds(ms: used), todayEarnedMs: Milliseconds(ms: earned), probeName: probeName, probeOK: probeOK,
                   probeError: probeError, exercises: exercises, spending: spending)
-        if case let .int64(delay)? = entries["strict_delay_ms"] { strictDelayMs = delay }
+        if case let .int64(delay)? = entries["strict_delay_ms"] { strictDelayMs = Milliseconds(ms: delay) }
         if case let .string(path)? = entries["system_config"] { systemConfig = path }
         if case let .string(problem)? = entries["config_problem"] { configProblem = problem }
         if case let .uint32(count)? = entries["pending_changes"], case let .int64(next)? = entries["pending_next_ms"] {
             pendingChanges = count
-            pendingNextMs = next
+            pendingNext = WallInstant(ms: next)
         }
     }
+}
+
+// Durations and instants travel as the D-Bus `x` (int64 ms) they always
+// were; these put them on and take them off a message typed.
+extension BusMessage {
+    func append(_ length: Milliseconds) throws(SystemdError) { try append(length.ms) }
+    func append(_ instant: WallInstant) throws(SystemdError) { try append(instant.ms) }
+    func readMilliseconds() throws(SystemdError) -> Milliseconds { Milliseconds(ms: try readInt64()) }
+    func readWallInstant() throws(SystemdError) -> WallInstant { WallInstant(ms: try readInt64()) }
 }
