@@ -93,7 +93,7 @@ extension ShieldState {
     /// until_ms x (0 when only earning lifts it), balance_ms x.
     public var busDictionary: [String: BusValue] {
         var entries: [String: BusValue] = ["active": .bool(active), "app": .string(app),
-                                           "until_ms": .int64(until?.ms ?? 0), "balance_ms": .int64(balance.ms)]
+                                           "until_ms": .int64(until?.ms ?? 0), "balance_ms": .int64(balanceMs.ms)]
         if active, let reason { entries["reason"] = .string(reason.rawValue) }
         if let group { entries["group"] = .string(group) }
         return entries
@@ -110,7 +110,7 @@ extension ShieldState {
         var group: String?
         if case let .string(text)? = entries["group"] { group = text }
         self.init(active: active, reason: reason, app: app, group: group,
-                  until: until > 0 ? WallInstant(ms: until) : nil, balance: Milliseconds(ms: balance))
+                  until: until > 0 ? WallInstant(ms: until) : nil, balanceMs: Milliseconds(ms: balance))
     }
 }
 

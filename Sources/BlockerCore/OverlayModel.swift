@@ -31,7 +31,7 @@ public struct OverlayModel: Sendable {
 
     /// The active shield to cover; nil while there is none.
     public private(set) var shield: ShieldState?
-    public private(set) var balance: Milliseconds = 0
+    public private(set) var balanceMs: Milliseconds = 0
     /// The desktop's shell draws the cover itself (GNOME Shell's blocker
     /// extension owns `io.github.blockerd.Cover`): ours stays hidden meanwhile.
     public private(set) var coveredByShell = false
@@ -42,8 +42,8 @@ public struct OverlayModel: Sendable {
 
     /// A `ShieldChanged` signal or a `Status` reply. An inactive shield never shows.
     public mutating func shieldChanged(_ new: ShieldState) -> Change {
-        let balanceMoved = new.balance != balance
-        balance = new.balance
+        let balanceMoved = new.balanceMs != balanceMs
+        balanceMs = new.balanceMs
         guard new.active, !new.app.isEmpty else {
             defer { shield = nil }
             return visible(shield == nil ? .none : .hide)
@@ -51,14 +51,14 @@ public struct OverlayModel: Sendable {
         defer { shield = new }
         guard let shown = shield else { return visible(.show) }
         var unchanged = new
-        unchanged.balance = shown.balance
+        unchanged.balanceMs = shown.balanceMs
         return visible(shown != unchanged || balanceMoved ? .update : .none)
     }
 
     /// `BalanceChanged`: only the balance line moves.
-    public mutating func balanceChanged(_ balance: Milliseconds) -> Change {
-        guard balance != self.balance else { return .none }
-        self.balance = balance
+    public mutating func balanceChanged(_ balanceMs: Milliseconds) -> Change {
+        guard balanceMs != self.balanceMs else { return .none }
+        self.balanceMs = balanceMs
         return visible(shield == nil ? .none : .update)
     }
 
@@ -90,7 +90,7 @@ public struct OverlayModel: Sendable {
             ShieldText.reason($0, group: shield.group, until: shield.until, now: now, zone: zone)
         } ?? "Blocked"
         let earning = shield.reason == .balance
-        return OverlayCard(app: shield.app, reason: words, balance: "Balance " + DurationText.format(balance),
+        return OverlayCard(app: shield.app, reason: words, balance: "Balance " + DurationText.format(balanceMs),
                            offersEarning: earning,
                            footnote: earning ? nil : "Logging reps does not lift this block.")
     }

@@ -11,27 +11,27 @@ public struct ShieldState: Equatable, Sendable {
     public var group: String?
     /// When it lifts by itself; nil when only earning lifts it (or it is down).
     public var until: WallInstant?
-    public var balance: Milliseconds
+    public var balanceMs: Milliseconds
 
     public init(active: Bool, reason: ShieldReason?, app: String, group: String? = nil, until: WallInstant? = nil,
-                balance: Milliseconds) {
+                balanceMs: Milliseconds) {
         self.active = active; self.reason = reason; self.app = app; self.group = group
-        self.until = until; self.balance = balance
+        self.until = until; self.balanceMs = balanceMs
     }
 
     /// Nothing covered yet.
-    public static func down(balance: Milliseconds, lastApp: String = "") -> ShieldState {
-        ShieldState(active: false, reason: nil, app: lastApp, balance: balance)
+    public static func down(balanceMs: Milliseconds, lastApp: String = "") -> ShieldState {
+        ShieldState(active: false, reason: nil, app: lastApp, balanceMs: balanceMs)
     }
 
     /// What the daemon's `Shield` (nil: down) means on the wire; `coveredApp`
     /// names the app a shield that went down had covered.
-    public init(_ shield: Shield?, coveredApp: String, balance: Milliseconds) {
+    public init(_ shield: Shield?, coveredApp: String, balanceMs: Milliseconds) {
         guard let shield else {
-            self = .down(balance: balance, lastApp: coveredApp)
+            self = .down(balanceMs: balanceMs, lastApp: coveredApp)
             return
         }
         self.init(active: true, reason: shield.reason, app: shield.app, group: shield.group, until: shield.until,
-                  balance: balance)
+                  balanceMs: balanceMs)
     }
 }

@@ -281,9 +281,9 @@ import TestSupport
         try pump(client, seconds: 3) { changes.contains { $0.active } }
         // The group whose block covers the app comes with the signal and with Status.
         #expect(changes.last == ShieldState(active: true, reason: .timedBlock, app: "discord", group: "social",
-                                            untilMs: groupUntil, balanceMs: changes.last?.balanceMs ?? -1))
+                                            until: WallInstant(ms: groupUntil), balanceMs: changes.last?.balanceMs ?? -1))
         let shield = try client.status().shield
-        #expect(shield == .init(active: true, reason: .timedBlock, app: "discord", group: "social", untilMs: groupUntil,
+        #expect(shield == .init(active: true, reason: .timedBlock, app: "discord", group: "social", until: WallInstant(ms: groupUntil),
                                 balanceMs: shield.balanceMs))
 
         // A second, longer block on the app itself: clearing the group's leaves it.

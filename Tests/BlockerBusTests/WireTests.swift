@@ -11,7 +11,7 @@ import Testing
     let full = StatusReport(
         balanceMs: 754_000, metered: true, locked: false,
         foreground: .init(app: "firefox", title: "News", pid: 42, groups: ["social", "video"]),
-        shield: .init(active: true, reason: .timedBlock, app: "firefox", group: "video", untilMs: 1_796_000_600_000,
+        shield: .init(active: true, reason: .timedBlock, app: "firefox", group: "video", until: WallInstant(ms: 1_796_000_600_000),
                       balanceMs: 754_000),
         todayUsedMs: 3_600_000, todayEarnedMs: 120_000, probeName: "x11", probeOK: false,
         probeError: "cannot open display :0",
@@ -62,7 +62,7 @@ import Testing
 
     @Test func theShieldStateHasOneWireFormWithTheGroupAndAbsentKeys() {
         let up = ShieldState(active: true, reason: .dailyLimit, app: "firefox", group: "video",
-                             untilMs: 1_796_000_600_000, balanceMs: 754_000)
+                             until: WallInstant(ms: 1_796_000_600_000), balanceMs: 754_000)
         #expect(up.busDictionary == ["active": .bool(true), "reason": .string("daily-limit"), "app": .string("firefox"),
                                      "group": .string("video"), "until_ms": .int64(1_796_000_600_000),
                                      "balance_ms": .int64(754_000)])
