@@ -17,8 +17,8 @@ extension BlockerdBusTests {
         defer { session.stop() }
         let (daemon, client) = (session.daemon, session.client)
         var shields: [ShieldState] = []
-        var balances: [(value: Int64, at: Date)] = []
-        var warnings: [Int64] = []
+        var balances: [(value: Milliseconds, at: Date)] = []
+        var warnings: [Milliseconds] = []
         let s1 = try client.onShieldChanged { shields.append($0) }
         let s2 = try client.onBalanceChanged { balances.append(($0, Date())) }
         let s3 = try client.onWarning { warnings.append($0) }

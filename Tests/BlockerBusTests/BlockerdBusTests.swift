@@ -177,7 +177,7 @@ import TestSupport
         try third.waitUntilAnswering(client)
         let gaps = try client.gaps(days: 1)
         #expect(gaps.map(\.reason) == ["stopped", "unknown: killed with SIGKILL, crashed or power lost; from the last tick it noted"])
-        #expect(gaps.allSatisfy { $0.toMs > $0.fromMs })
+        #expect(gaps.allSatisfy { $0.to > $0.from })
         #expect(second.log.contains("blockerd was off ") && second.log.contains("stopped"), "\(second.log)")
         #expect(third.log.contains("unknown: killed with SIGKILL"), "\(third.log)")
         let refused = refusal { () throws(BusFailure) in try client.gaps(days: 0) }
@@ -275,15 +275,15 @@ import TestSupport
         let subscription = try client.onShieldChanged { changes.append($0) }
         defer { subscription.cancel() }
 
-        let start = Int64(Date().timeIntervalSince1970 * 1000)
+        let start = WallInstant(ms: Int64(Date().timeIntervalSince1970 * 1000))
         let groupUntil = try client.blockFor(target: "Social", seconds: 600)
-        #expect(abs(groupUntil - (start + 600_000)) < 5_000)
+        #expect(abs((groupUntil - (start + 600_000)).ms) < 5_000)
         try pump(client, seconds: 3) { changes.contains { $0.active } }
         // The group whose block covers the app comes with the signal and with Status.
         #expect(changes.last == ShieldState(active: true, reason: .timedBlock, app: "discord", group: "social",
-                                            until: WallInstant(ms: groupUntil), balanceMs: changes.last?.balanceMs ?? -1))
+                                            until: groupUntil, balanceMs: changes.last?.balanceMs ?? -1))
         let shield = try client.status().shield
-        #expect(shield == .init(active: true, reason: .timedBlock, app: "discord", group: "social", until: WallInstant(ms: groupUntil),
+        #expect(shield == .init(active: true, reason: .timedBlock, app: "discord", group: "social", until: groupUntil,
                                 balanceMs: shield.balanceMs))
 
         // A second, longer block on the app itself: clearing the group's leaves it.
@@ -332,7 +332,7 @@ import TestSupport
         let status = try client.status()
         #expect(status.balanceMs == before && !status.shield.active)
         // The bounds themselves are fine.
-        #expect(try client.blockFor(target: "tools", seconds: 60) > 0)
+        #expect(try client.blockFor(target: "tools", seconds: 60) > WallInstant(ms: 0))
         #expect(try client.blockFor(target: "notes", seconds: 604_800) > 0)
         try pump(client, seconds: 2) { (try? client.status().shield.active) == true }
         #expect(try client.status().shield.reason == .timedBlock)

@@ -1,3 +1,4 @@
+import BlockerCore
 import Foundation
 import Testing
 import TestSupport
@@ -142,6 +143,6 @@ func pump(_ client: BlockerClient, seconds: Double, until done: () -> Bool = { f
 }
 
 /// `balance_ms` via the client.
-func balance(_ client: BlockerClient) throws -> Int64 {
+func balance(_ client: BlockerClient) throws -> Milliseconds {
     try client.status().balanceMs
 }
