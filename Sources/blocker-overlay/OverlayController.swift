@@ -153,7 +153,7 @@ final class OverlayController {
 
     /// Writes the model's card into every cover.
     private func fill() {
-        guard let card = model.card(now: WallClock.nowMs, zone: zone) else { return }
+        guard let card = model.card(now: WallClock.now, zone: zone) else { return }
         for (monitor, cover) in covers {
             cover.card.show(card, withForm: monitor == formMonitor)
         }
