@@ -24,7 +24,9 @@ public struct Instant<Clock: ClockKind>: Hashable, Comparable, Sendable, CustomS
     @inlinable public static func - (a: Self, d: Milliseconds) -> Self { Self(ms: a.ms - d.ms) }
     @inlinable public static func += (a: inout Self, d: Milliseconds) { a.ms += d.ms }
 
-    public var description: String { "\(ms) ms" }
+    /// The bare number of ms, as the `Int64` it replaced printed (journal
+    /// fields, the ledger's hashes): the text around it says what it is.
+    public var description: String { String(ms) }
 }
 
 public typealias MonotonicInstant = Instant<Monotonic>
