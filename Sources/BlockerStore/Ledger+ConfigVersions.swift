@@ -6,7 +6,7 @@ extension Ledger {
     public func configVersions() throws(StoreError) -> [StoredConfigVersion] {
         try read("cannot read the config versions") { () throws(SQLiteError) in
             try database.rows("SELECT id, text, received_ms, apply_ms, changes, cancelled FROM config_versions ORDER BY id") {
-                StoredConfigVersion(id: $0.int64(0), text: $0.text(1), receivedMs: $0.int64(2), applyMs: $0.int64(3),
+                StoredConfigVersion(id: $0.int64(0), text: $0.text(1), receivedAt: $0.instant(2), applyAt: $0.instant(3),
                                     changes: $0.text(4).split(separator: "\n").map(String.init), cancelled: $0.int64(5) != 0)
             }
         }
@@ -15,12 +15,12 @@ extension Ledger {
     /// Stores a config version (durably: a loosening must not be forgotten
     /// or restarted by a power cut) and, when `prune`, drops every older one.
     @discardableResult
-    public func addConfigVersion(text: String, receivedMs: Int64, applyMs: Int64, changes: [String],
+    public func addConfigVersion(text: String, receivedAt: WallInstant, applyAt: WallInstant, changes: [String],
                                  pruneOlder prune: Bool) throws(StoreError) -> Int64 {
         try write("cannot save the config version", durable: true) { () throws(SQLiteError) in
             let id = try database.firstRow("""
                 INSERT INTO config_versions (text, received_ms, apply_ms, changes) VALUES (?, ?, ?, ?) RETURNING id
-                """, [.text(text), .integer(receivedMs), .integer(applyMs), .text(changes.joined(separator: "\n"))]) {
+                """, [.text(text), .instant(receivedAt), .instant(applyAt), .text(changes.joined(separator: "\n"))]) {
                 $0.int64(0)
             } ?? 0
             if prune { try database.run("DELETE FROM config_versions WHERE id < ?", [.integer(id)]) }
@@ -35,11 +35,11 @@ extension Ledger {
         }
     }
 
-    /// Marks every version still waiting at `nowMs` cancelled; returns how many.
-    public func cancelPendingConfigVersions(nowMs: Int64) throws(StoreError) -> Int {
+    /// Marks every version still waiting at `now` cancelled; returns how many.
+    public func cancelPendingConfigVersions(now: WallInstant) throws(StoreError) -> Int {
         try write("cannot cancel the pending changes", durable: true) { () throws(SQLiteError) in
             try database.rows("UPDATE config_versions SET cancelled = 1 WHERE apply_ms > ? AND cancelled = 0 RETURNING id",
-                              [.integer(nowMs)]) { $0.int64(0) }.count
+                              [.instant(now)]) { $0.int64(0) }.count
         }
     }
 }

@@ -22,12 +22,12 @@ extension Ledger {
 
     /// Notes in `ledger_edits` an edit blockerd found otherwise than by the
     /// seal (an anchor, the earnings chain), after blocker's write at
-    /// `sinceMs`, unless the seal check of this same write noted one already.
-    public func noteEdit(sinceMs: Int64) throws(StoreError) {
+    /// `since`, unless the seal check of this same write noted one already.
+    public func noteEdit(since: WallInstant) throws(StoreError) {
         let before = editsFound
         try write("cannot note the edit") { () throws(SQLiteError) in
             guard editsFound == before else { return }
-            try LedgerSeal.noteEdit(database, sealedMs: sinceMs, nowMs: WallClock.nowMs)
+            try LedgerSeal.noteEdit(database, sealed: since, now: WallClock.now)
             editsFound += 1
         }
     }
@@ -48,7 +48,7 @@ extension Ledger {
 
     /// The file as an anchor would describe it now, its digest in `sealFormat`
     /// (nil: the latest; a format this blocker does not know: the latest too).
-    public func anchor(sealFormat: Int64? = nil, brokenEarning: Int64?, final: Bool, atMs: Int64) throws(StoreError) -> LedgerAnchor {
+    public func anchor(sealFormat: Int64? = nil, brokenEarning: Int64?, final: Bool, at: WallInstant) throws(StoreError) -> LedgerAnchor {
         let format = sealFormat.flatMap(LedgerSeal.Format.init(rawValue:)) ?? .latest
         return try read("cannot read the ledger's state") { () throws(SQLiteError) in
             let digest = try LedgerSeal.digest(database, format, upgraded: true)
@@ -58,10 +58,10 @@ extension Ledger {
                 FROM account WHERE id = 1
                 """) {
                 LedgerAnchor(runID: $0.int64(0), seal: digest, sealFormat: format.rawValue, earnings: $0.int64(1),
-                             chain: $0.text(2), earnedTotalMs: $0.int64(3), spentTotalMs: $0.int64(4),
-                             brokenEarning: brokenEarning, final: final, atMs: atMs)
+                             chain: $0.text(2), earnedTotalMs: $0.duration(3), spentTotalMs: $0.duration(4),
+                             brokenEarning: brokenEarning, final: final, at: at)
             } ?? LedgerAnchor(runID: 0, seal: digest, sealFormat: format.rawValue, earnings: 0, chain: "", earnedTotalMs: 0,
-                              spentTotalMs: 0, brokenEarning: brokenEarning, final: final, atMs: atMs)
+                              spentTotalMs: 0, brokenEarning: brokenEarning, final: final, at: at)
         }
     }
 
@@ -72,31 +72,31 @@ extension Ledger {
     public func addNote(_ note: IntegrityNote) throws(StoreError) -> Int64 {
         try write("cannot record what blockerd noticed") { () throws(SQLiteError) in
             try database.firstRow("INSERT INTO integrity_notes (kind, from_ms, to_ms, text) VALUES (?, ?, ?, ?) RETURNING id",
-                                  [.text(note.kind.rawValue), .integer(note.fromMs), .integer(note.toMs), .text(note.text)]) {
+                                  [.text(note.kind.rawValue), .instant(note.from), .instant(note.to), .text(note.text)]) {
                 $0.int64(0)
             } ?? 0
         }
     }
 
-    /// Note `id` now lasts until `toMs` and says `text`.
-    public func extendNote(_ id: Int64, toMs: Int64, text: String) throws(StoreError) {
+    /// Note `id` now lasts until `to` and says `text`.
+    public func extendNote(_ id: Int64, to: WallInstant, text: String) throws(StoreError) {
         try write("cannot record what blockerd noticed") { () throws(SQLiteError) in
             try database.run("UPDATE integrity_notes SET to_ms = max(from_ms, ?), text = ? WHERE id = ?",
-                             [.integer(toMs), .text(text), .integer(id)])
+                             [.instant(to), .text(text), .integer(id)])
         }
     }
 
     private static func note(_ row: SQLiteRow) -> (id: Int64, note: IntegrityNote)? {
         guard let kind = IntegrityNote.Kind(rawValue: row.text(1)) else { return nil }
-        return (row.int64(0), IntegrityNote(kind: kind, fromMs: row.int64(2), toMs: row.int64(3), text: row.text(4)))
+        return (row.int64(0), IntegrityNote(kind: kind, from: row.instant(2), to: row.instant(3), text: row.text(4)))
     }
 
-    /// The notes that ended at or after `sinceMs`, oldest first (a kind this
+    /// The notes that ended at or after `since`, oldest first (a kind this
     /// version does not know is left out).
-    public func notes(sinceMs: Int64) throws(StoreError) -> [IntegrityNote] {
+    public func notes(since: WallInstant) throws(StoreError) -> [IntegrityNote] {
         try read("cannot read what blockerd noticed") { () throws(SQLiteError) in
             try database.rows("SELECT id, kind, from_ms, to_ms, text FROM integrity_notes WHERE to_ms >= ? ORDER BY from_ms, id",
-                              [.integer(sinceMs)], Self.note).compactMap { $0?.note }
+                              [.instant(since)], Self.note).compactMap { $0?.note }
         }
     }
 

@@ -18,9 +18,9 @@ public final class Ledger {
         var spentTotal: Milliseconds
 
         init(_ row: SQLiteRow) {
-            balance = row.int64(0)
-            earnedTotal = row.int64(1)
-            spentTotal = row.int64(2)
+            balance = row.duration(0)
+            earnedTotal = row.duration(1)
+            spentTotal = row.duration(2)
         }
     }
 
@@ -33,8 +33,8 @@ public final class Ledger {
     public internal(set) var editsFound = 0
     /// Blocker's own write transactions since open.
     public private(set) var commits = 0
-    /// When blocker last wrote (unix ms), nil before its first write since open.
-    public private(set) var lastWriteMs: Int64?
+    /// When blocker last wrote, nil before its first write since open.
+    public private(set) var lastWrite: WallInstant?
 
     /// As committed.
     private var account: Account
@@ -43,10 +43,10 @@ public final class Ledger {
     /// Committed usage per group, for the few days `usedToday` was asked about.
     private var committedUsage: [CivilDate: [String: Milliseconds]] = [:]
     /// target → end instant, as committed.
-    private var blocks: [String: Int64]
-    /// The last instant `timedBlocks(activeAtMs:)` was asked about: blocks that
+    private var blocks: [String: WallInstant]
+    /// The last instant `timedBlocks(activeAt:)` was asked about: blocks that
     /// ended by then are pruned on the next block write. The ledger has no clock.
-    private var lastAskedMs: Int64?
+    private var lastAsked: WallInstant?
 
     private static let accountColumns = "balance_ms, earned_total_ms, spent_total_ms"
 
@@ -76,12 +76,12 @@ public final class Ledger {
             throw StoreError(error, path: path, action: "cannot open the ledger")
         }
         try Schema.prepare(database, path: path)
-        let loaded: (Account?, [String: Int64])
+        let loaded: (Account?, [String: WallInstant])
         do throws(SQLiteError) {
             let account = try database.firstRow("SELECT \(Self.accountColumns) FROM account WHERE id = 1", [], Account.init)
-            var blocks: [String: Int64] = [:]
+            var blocks: [String: WallInstant] = [:]
             for (target, until) in try database.rows("SELECT target, until_ms FROM timed_blocks", [], {
-                ($0.text(0), $0.int64(1))
+                ($0.text(0), $0.instant(1))
             }) { blocks[target] = until }
             loaded = (account, blocks)
         } catch {
@@ -115,7 +115,7 @@ public final class Ledger {
     /// none is known (never seen, or too long ago).
     public func earning(requestID: String) throws(StoreError) -> Milliseconds? {
         try read("cannot read the earnings") { () throws(SQLiteError) in
-            try database.firstRow("SELECT ms FROM earnings WHERE request_id = ?", [.text(requestID)]) { $0.int64(0) }
+            try database.firstRow("SELECT ms FROM earnings WHERE request_id = ?", [.text(requestID)]) { $0.duration(0) }
         }
     }
 
@@ -123,13 +123,14 @@ public final class Ledger {
     /// On failure nothing changes. `day` is the local day it counts for in
     /// history, from the caller's calendar (the daemon owns the time zone).
     /// `requestID`: the caller's id for it (`earning(requestID:)`).
-    public func earn(exercise: String, reps: Int, perRep: Milliseconds, atMs: Int64,
+    public func earn(exercise: String, reps: Int, perRep: Milliseconds, at: WallInstant,
                      day: CivilDate, requestID: String? = nil) throws(StoreError) -> (earned: Milliseconds, balance: Milliseconds) {
         guard reps > 0, perRep >= 0 else {
             throw invalid("cannot save the earning", "reps must be at least 1 and the rate not negative (got \(reps) × \(perRep) ms)")
         }
-        let (earned, overflow) = Int64(reps).multipliedReportingOverflow(by: perRep)
-        guard !overflow, earned <= Int64.max - account.earnedTotal else {
+        let (product, overflow) = Int64(reps).multipliedReportingOverflow(by: perRep.ms)
+        let earned = Milliseconds(ms: product)
+        guard !overflow, earned <= Milliseconds.max - account.earnedTotal else {
             throw invalid("cannot save the earning", "\(reps) × \(perRep) ms does not fit in the ledger")
         }
         let totals = try write("cannot save the earning", durable: true) { () throws(SQLiteError) in
@@ -137,12 +138,12 @@ public final class Ledger {
                 """
                 UPDATE account SET balance_ms = balance_ms + ?1, earned_total_ms = earned_total_ms + ?1
                 WHERE id = 1 RETURNING \(Self.accountColumns)
-                """, [.integer(earned)], Account.init)
-            let chain = EarningChain.link(after: try EarningChain.head(database), atMs: atMs, day: day.description,
+                """, [.duration(earned)], Account.init)
+            let chain = EarningChain.link(after: try EarningChain.head(database), at: at, day: day.description,
                                           exercise: exercise, reps: Int64(reps), ms: earned)
             let id = try database.firstRow("""
                 INSERT INTO earnings (at_ms, day, exercise, reps, ms, chain, request_id) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
-                """, [.integer(atMs), .text(day.description), .text(exercise), .integer(Int64(reps)), .integer(earned), .text(chain),
+                """, [.instant(at), .text(day.description), .text(exercise), .integer(Int64(reps)), .duration(earned), .text(chain),
                       requestID.map { .text($0) } ?? .null]) { $0.int64(0) } ?? 0
             if requestID != nil {
                 try database.run("UPDATE earnings SET request_id = NULL WHERE request_id IS NOT NULL AND id <= ?",
@@ -164,17 +165,17 @@ public final class Ledger {
                        (SELECT count(*) FROM earnings),
                        (SELECT coalesce(max(at_ms), 0) FROM earnings WHERE id = (SELECT max(id) FROM earnings))
                 """, [.text(day.description)]) {
-                EarnLimits.History(earnedToday: $0.int64(0), lastEarningAtMs: $0.int64(1) > 0 ? $0.int64(2) : nil)
-            } ?? EarnLimits.History(earnedToday: 0, lastEarningAtMs: nil)
+                EarnLimits.History(earnedToday: $0.duration(0), lastEarningAt: $0.int64(1) > 0 ? $0.instant(2) : nil)
+            } ?? EarnLimits.History(earnedToday: 0, lastEarningAt: nil)
         }
     }
 
     /// Newest first.
-    public func earnings(limit: Int) throws(StoreError) -> [(atMs: Int64, exercise: String, reps: Int, ms: Milliseconds)] {
+    public func earnings(limit: Int) throws(StoreError) -> [(at: WallInstant, exercise: String, reps: Int, ms: Milliseconds)] {
         try read("cannot read the earnings") { () throws(SQLiteError) in
             try database.rows("SELECT at_ms, exercise, reps, ms FROM earnings ORDER BY id DESC LIMIT ?",
                               [.integer(Int64(max(limit, 0)))]) {
-                (atMs: $0.int64(0), exercise: $0.text(1), reps: Int($0.int64(2)), ms: $0.int64(3))
+                (at: $0.instant(0), exercise: $0.text(1), reps: Int($0.int64(2)), ms: $0.duration(3))
             }
         }
     }
@@ -209,20 +210,20 @@ public final class Ledger {
                     """
                     UPDATE account SET balance_ms = balance_ms - ?1, spent_total_ms = spent_total_ms + ?1
                     WHERE id = 1 RETURNING \(Self.accountColumns)
-                    """, [.integer(batch.debit)], Account.init)
+                    """, [.duration(batch.debit)], Account.init)
                 guard totals != nil else { throw SQLiteError(code: .corrupt, message: "the account row is missing") }
             }
             for (day, ms) in batch.spentByDay {
                 try database.run("""
                     INSERT INTO spent_by_day (day, spent_ms) VALUES (?1, ?2)
                     ON CONFLICT (day) DO UPDATE SET spent_ms = spent_ms + excluded.spent_ms
-                    """, [.text(day?.description ?? PendingWrites.undatedDay), .integer(ms)])
+                    """, [.text(day?.description ?? PendingWrites.undatedDay), .duration(ms)])
             }
             for (key, ms) in batch.usage {
                 try database.run("""
                     INSERT INTO usage (day, group_name, app, ms) VALUES (?1, ?2, ?3, ?4)
                     ON CONFLICT (day, group_name, app) DO UPDATE SET ms = ms + excluded.ms
-                    """, [.text(key.day.description), .text(key.group), .text(key.app), .integer(ms)])
+                    """, [.text(key.day.description), .text(key.group), .text(key.app), .duration(ms)])
             }
             return totals
         }
@@ -249,7 +250,7 @@ public final class Ledger {
     private func loadCommittedUsage(day: CivilDate) -> [String: Milliseconds]? {
         guard let rows = try? database.rows(
             "SELECT group_name, sum(ms) FROM usage WHERE day = ? GROUP BY group_name", [.text(day.description)],
-            { ($0.text(0), $0.int64(1)) }) else { return nil }
+            { ($0.text(0), $0.duration(1)) }) else { return nil }
         // The daemon asks about today; keep just a few days.
         if committedUsage.count >= 3 { committedUsage = [:] }
         let totals = Dictionary(rows, uniquingKeysWith: +)
@@ -273,13 +274,13 @@ public final class Ledger {
         try read("cannot read the history") { () throws(SQLiteError) in
             for (day, ms) in try database.rows(
                 "SELECT day, sum(ms) FROM earnings WHERE day BETWEEN ?1 AND ?2 GROUP BY day", range,
-                { ($0.text(0), $0.int64(1)) }) { update(day) { $0.earnedMs += ms } }
+                { ($0.text(0), $0.duration(1)) }) { update(day) { $0.earnedMs += ms } }
             for (day, ms) in try database.rows(
                 "SELECT day, spent_ms FROM spent_by_day WHERE day BETWEEN ?1 AND ?2", range,
-                { ($0.text(0), $0.int64(1)) }) { update(day) { $0.spentMs += ms } }
+                { ($0.text(0), $0.duration(1)) }) { update(day) { $0.spentMs += ms } }
             for (day, group, ms) in try database.rows(
                 "SELECT day, group_name, sum(ms) FROM usage WHERE day BETWEEN ?1 AND ?2 GROUP BY day, group_name", range,
-                { ($0.text(0), $0.text(1), $0.int64(2)) }) { update(day) { $0.usedByGroup[group, default: 0] += ms } }
+                { ($0.text(0), $0.text(1), $0.duration(2)) }) { update(day) { $0.usedByGroup[group, default: 0] += ms } }
         }
         func inRange(_ day: CivilDate) -> Bool { fromDay <= day && day <= toDay }
         for case let (day?, ms) in pending.spentByDay where inRange(day) { update(day) { $0.spentMs += ms } }
@@ -298,8 +299,8 @@ public final class Ledger {
                        (SELECT coalesce(sum(spent_ms), 0) FROM spent_by_day)
                 FROM account WHERE id = 1
                 """) {
-                LedgerAudit(balance: $0.int64(0), earnedTotal: $0.int64(1), spentTotal: $0.int64(2),
-                            sumOfEarnings: $0.int64(3), sumOfSpentByDay: $0.int64(4))
+                LedgerAudit(balance: $0.duration(0), earnedTotal: $0.duration(1), spentTotal: $0.duration(2),
+                            sumOfEarnings: $0.duration(3), sumOfSpentByDay: $0.duration(4))
             }
         }
         guard let audit else {
@@ -310,19 +311,19 @@ public final class Ledger {
 
     // MARK: Timed blocks
 
-    /// Blocks `target` (stored lowercase) until `untilMs`. A running block is
+    /// Blocks `target` (stored lowercase) until `until`. A running block is
     /// never shortened: the later end wins. Returns the effective end.
-    public func setTimedBlock(target: String, untilMs: Int64) throws(StoreError) -> Int64 {
+    public func setTimedBlock(target: String, until: WallInstant) throws(StoreError) -> WallInstant {
         let key = target.lowercased()
         guard !key.isEmpty else { throw invalid("cannot save the timed block", "the target is empty") }
-        let prune = lastAskedMs
+        let prune = lastAsked
         let end = try write("cannot save the timed block", durable: true) { () throws(SQLiteError) in
-            if let prune { try database.run("DELETE FROM timed_blocks WHERE until_ms <= ?", [.integer(prune)]) }
+            if let prune { try database.run("DELETE FROM timed_blocks WHERE until_ms <= ?", [.instant(prune)]) }
             return try database.firstRow("""
                 INSERT INTO timed_blocks (target, until_ms) VALUES (?1, ?2)
                 ON CONFLICT (target) DO UPDATE SET until_ms = max(until_ms, excluded.until_ms)
                 RETURNING until_ms
-                """, [.text(key), .integer(untilMs)]) { $0.int64(0) } ?? untilMs
+                """, [.text(key), .instant(until)]) { $0.instant(0) } ?? until
         }
         if let prune { blocks = blocks.filter { $0.value > prune } }
         blocks[key] = end
@@ -335,17 +336,17 @@ public final class Ledger {
         let key = target.lowercased()
         let removed = try write("cannot remove the timed block", durable: true) { () throws(SQLiteError) in
             try database.firstRow("DELETE FROM timed_blocks WHERE target = ? RETURNING until_ms",
-                                  [.text(key)]) { $0.int64(0) }
+                                  [.text(key)]) { $0.instant(0) }
         }
         blocks[key] = nil
         guard let removed else { return false }
-        return lastAskedMs.map { removed > $0 } ?? true
+        return lastAsked.map { removed > $0 } ?? true
     }
 
-    /// Blocks still running at `activeAtMs` (ending strictly after it), by target.
-    public func timedBlocks(activeAtMs: Int64) -> [TimedBlock] {
-        lastAskedMs = activeAtMs
-        return blocks.filter { $0.value > activeAtMs }
+    /// Blocks still running at `activeAt` (ending strictly after it), by target.
+    public func timedBlocks(activeAt: WallInstant) -> [TimedBlock] {
+        lastAsked = activeAt
+        return blocks.filter { $0.value > activeAt }
             .map { TimedBlock(target: $0.key, untilMs: $0.value) }
             .sorted { $0.target < $1.target }
     }
@@ -373,13 +374,13 @@ public final class Ledger {
                 // under the write lock, so none can slip in after it): then the
                 // tables may not match the seal (a hand edit), and it is noted.
                 let version = try database.firstRow("PRAGMA data_version") { $0.int64(0) }
-                let now = WallClock.nowMs
-                if version != lastDataVersion, try LedgerSeal.checkBeforeWrite(database, nowMs: now) { editsFound += 1 }
+                let now = WallClock.now
+                if version != lastDataVersion, try LedgerSeal.checkBeforeWrite(database, now: now) { editsFound += 1 }
                 let value = try body()
                 let unchanged = version == lastDataVersion && tick ? previous : nil
-                let rows = try LedgerSeal.seal(database, nowMs: now, afterATick: unchanged)
+                let rows = try LedgerSeal.seal(database, now: now, afterATick: unchanged)
                 lastDataVersion = version   // our own commit leaves it as it is
-                lastWriteMs = now
+                lastWrite = now
                 sealed = rows
                 return value
             }

@@ -1,3 +1,5 @@
+import BlockerTime
+
 /// What blockerd writes about its ledger where its user cannot rewrite it
 /// (the journal; blockerd's side is LedgerAnchors.swift), at its start, after
 /// an earning, every few minutes of commits and at its stop. The seal and the
@@ -13,23 +15,23 @@ public struct LedgerAnchor: Equatable, Sendable {
     /// How many earnings, and the newest one's chain ("" before the first).
     public var earnings: Int64
     public var chain: String
-    public var earnedTotalMs: Int64
-    public var spentTotalMs: Int64
+    public var earnedTotalMs: Milliseconds
+    public var spentTotalMs: Milliseconds
     /// The first earning not following from the one before, as last checked
     /// (already said then): only a different one is news.
     public var brokenEarning: Int64?
     /// Written at a clean stop: nothing may change the file until the next start.
     public var final: Bool
-    public var atMs: Int64
+    public var at: WallInstant
     /// `[earn] max-per-day` and `min-gap` as blockerd knew them: what was
     /// earned on `day` and the newest earning's instant (moving an earning to
     /// another day in the file does not move it here).
     public var day: String = ""
-    public var earnedOnDayMs: Int64 = 0
-    public var lastEarningAtMs: Int64?
+    public var earnedOnDayMs: Milliseconds = 0
+    public var lastEarningAt: WallInstant?
 
-    public init(runID: Int64, seal: String, sealFormat: Int64, earnings: Int64, chain: String, earnedTotalMs: Int64,
-                spentTotalMs: Int64, brokenEarning: Int64?, final: Bool, atMs: Int64) {
+    public init(runID: Int64, seal: String, sealFormat: Int64, earnings: Int64, chain: String, earnedTotalMs: Milliseconds,
+                spentTotalMs: Milliseconds, brokenEarning: Int64?, final: Bool, at: WallInstant) {
         self.runID = runID
         self.seal = seal
         self.sealFormat = sealFormat
@@ -39,7 +41,7 @@ public struct LedgerAnchor: Equatable, Sendable {
         self.spentTotalMs = spentTotalMs
         self.brokenEarning = brokenEarning
         self.final = final
-        self.atMs = atMs
+        self.at = at
     }
 
     /// How the ledger `file` (read now, its seal in this anchor's format)

@@ -161,36 +161,37 @@ enum LedgerSeal {
     }
 
     /// The stored seal, nil before blocker's first sealed write.
-    static func stored(_ db: SQLiteDatabase) throws(SQLiteError) -> (digest: String, atMs: Int64, format: Format)? {
+    static func stored(_ db: SQLiteDatabase) throws(SQLiteError) -> (digest: String, at: WallInstant, format: Format)? {
         let format = try hasColumn(db, "seal", "format") ? "format" : "1"
         return try db.firstRow("SELECT digest, at_ms, \(format) FROM seal WHERE id = 1") {
-            ($0.text(0), $0.int64(1), Format(rawValue: $0.int64(2)) ?? .latest)
+            ($0.text(0), $0.instant(1), Format(rawValue: $0.int64(2)) ?? .latest)
         }
     }
 
     /// Whether the tables match the stored seal; nil when nothing was sealed yet.
-    static func matches(_ db: SQLiteDatabase) throws(SQLiteError) -> (matches: Bool, sealedMs: Int64)? {
+    static func matches(_ db: SQLiteDatabase) throws(SQLiteError) -> (matches: Bool, sealed: WallInstant)? {
         guard let seal = try stored(db) else { return nil }
-        return (try digest(db, seal.format) == seal.digest, seal.atMs)
+        return (try digest(db, seal.format) == seal.digest, seal.at)
     }
 
     /// Inside blocker's write transaction, before its change: notes an edit
     /// made since the last seal. Returns whether there was one.
     @discardableResult
-    static func checkBeforeWrite(_ db: SQLiteDatabase, nowMs: Int64) throws(SQLiteError) -> Bool {
+    static func checkBeforeWrite(_ db: SQLiteDatabase, now: WallInstant) throws(SQLiteError) -> Bool {
         guard let seal = try matches(db), !seal.matches else { return false }
-        try noteEdit(db, sealedMs: seal.sealedMs, nowMs: nowMs)
+        try noteEdit(db, sealed: seal.sealed, now: now)
         return true
     }
 
     /// One `ledger_edits` row, chained to the one before: an edit after
-    /// blocker's write at `sealedMs`, found at `nowMs`.
-    static func noteEdit(_ db: SQLiteDatabase, sealedMs: Int64, nowMs: Int64) throws(SQLiteError) {
+    /// blocker's write at `sealed`, found at `now`.
+    static func noteEdit(_ db: SQLiteDatabase, sealed: WallInstant, now: WallInstant) throws(SQLiteError) {
         let previous = try db.firstRow("SELECT hash FROM ledger_edits ORDER BY id DESC LIMIT 1") { $0.text(0) } ?? ""
         var hash = FNV1a()
-        hash.add("\(previous)|\(sealedMs)|\(nowMs)")
+        // The unix ms as numbers (an instant's description adds " ms").
+        hash.add("\(previous)|\(sealed.ms)|\(now.ms)")
         try db.run("INSERT INTO ledger_edits (sealed_ms, detected_ms, hash) VALUES (?, ?, ?)",
-                   [.integer(sealedMs), .integer(nowMs), .text(hash.hex)])
+                   [.instant(sealed), .instant(now), .text(hash.hex)])
     }
 
     /// After blocker's change, in the same transaction: the ledger writes
@@ -199,14 +200,14 @@ enum LedgerSeal {
     /// `previous`: the rows of blocker's own last seal when only a tick was
     /// written since (see `SealRows`); nil: everything is read. Returns the rows sealed.
     @discardableResult
-    static func seal(_ db: SQLiteDatabase, nowMs: Int64, afterATick previous: SealRows? = nil) throws(SQLiteError) -> SealRows {
+    static func seal(_ db: SQLiteDatabase, now: WallInstant, afterATick previous: SealRows? = nil) throws(SQLiteError) -> SealRows {
         let rows: SealRows
         if let previous { rows = try previous.updatedAfterATick(db) } else { rows = try SealRows.read(db) }
         assert(previous == nil || rows.digest == (try? SealRows.read(db).digest), "a tick's commit wrote a table outside tickTables")
         try db.run("""
             INSERT INTO seal (id, digest, at_ms, format) VALUES (1, ?1, ?2, ?3)
             ON CONFLICT (id) DO UPDATE SET digest = ?1, at_ms = ?2, format = ?3
-            """, [.text(rows.digest), .integer(nowMs), .integer(Format.latest.rawValue)])
+            """, [.text(rows.digest), .instant(now), .integer(Format.latest.rawValue)])
         return rows
     }
 }
@@ -218,23 +219,24 @@ enum LedgerSeal {
 enum EarningChain {
     struct Row {
         var id: Int64
-        var atMs: Int64
+        var at: WallInstant
         var day: String
         var exercise: String
         var reps: Int64
-        var ms: Int64
+        var ms: Milliseconds
         var chain: String?
     }
 
-    static func link(after previous: String, atMs: Int64, day: String, exercise: String, reps: Int64, ms: Int64) -> String {
+    static func link(after previous: String, at: WallInstant, day: String, exercise: String, reps: Int64, ms: Milliseconds) -> String {
         var hash = FNV1a()
         // The free-text field goes last, after its length: no two rows read alike.
-        hash.add("\(previous)|\(atMs)|\(day)|\(reps)|\(ms)|\(exercise.utf8.count):\(exercise)")
+        // The instant and the length as the bare numbers of ms they are stored as (an instant's description adds " ms").
+        hash.add("\(previous)|\(at.ms)|\(day)|\(reps)|\(ms.ms)|\(exercise.utf8.count):\(exercise)")
         return hash.hex
     }
 
     static func link(after previous: String, _ row: Row) -> String {
-        link(after: previous, atMs: row.atMs, day: row.day, exercise: row.exercise, reps: row.reps, ms: row.ms)
+        link(after: previous, at: row.at, day: row.day, exercise: row.exercise, reps: row.reps, ms: row.ms)
     }
 
     /// The newest earning's chain ("" before the first), for the next insert.
@@ -244,8 +246,8 @@ enum EarningChain {
 
     static func rows(_ db: SQLiteDatabase) throws(SQLiteError) -> [Row] {
         try db.rows("SELECT id, at_ms, day, exercise, reps, ms, chain FROM earnings ORDER BY id", []) {
-            Row(id: $0.int64(0), atMs: $0.int64(1), day: $0.text(2), exercise: $0.text(3), reps: $0.int64(4),
-                ms: $0.int64(5), chain: $0.isNull(6) ? nil : $0.text(6))
+            Row(id: $0.int64(0), at: $0.instant(1), day: $0.text(2), exercise: $0.text(3), reps: $0.int64(4),
+                ms: $0.duration(5), chain: $0.isNull(6) ? nil : $0.text(6))
         }
     }
 
@@ -272,10 +274,10 @@ enum EarningChain {
 
 /// What `blockerctl doctor` reports about hand edits.
 public struct LedgerIntegrity: Equatable, Sendable {
-    /// Edits blockerd found: the last seal before it (unix ms) and when it found it.
-    public var edits: [(sealedMs: Int64, detectedMs: Int64)]
-    /// The tables do not match the seal now: edited after `sealedMs`, not yet noted.
-    public var unsealedSinceMs: Int64?
+    /// Edits blockerd found: the last seal before it and when it found it.
+    public var edits: [(sealed: WallInstant, detected: WallInstant)]
+    /// The tables do not match the seal now: edited after `unsealedSince`, not yet noted.
+    public var unsealedSince: WallInstant?
     /// Whether the ledger_edits chain links up (a deleted or altered row breaks it).
     public var chainIntact: Bool
     /// The first earning not following from the one before it (changed,
@@ -289,36 +291,36 @@ public struct LedgerIntegrity: Equatable, Sendable {
     }
 
     public static func == (a: LedgerIntegrity, b: LedgerIntegrity) -> Bool {
-        a.edits.map(\.sealedMs) == b.edits.map(\.sealedMs) && a.edits.map(\.detectedMs) == b.edits.map(\.detectedMs)
-            && a.unsealedSinceMs == b.unsealedSinceMs && a.chainIntact == b.chainIntact && a.brokenEarning == b.brokenEarning
+        a.edits.map(\.sealed) == b.edits.map(\.sealed) && a.edits.map(\.detected) == b.edits.map(\.detected)
+            && a.unsealedSince == b.unsealedSince && a.chainIntact == b.chainIntact && a.brokenEarning == b.brokenEarning
     }
 
-    public var isClean: Bool { edits.isEmpty && unsealedSinceMs == nil && chainIntact && brokenEarning == nil }
+    public var isClean: Bool { edits.isEmpty && unsealedSince == nil && chainIntact && brokenEarning == nil }
 
     /// Reads the ledger at `path` (read-only, one consistent snapshot).
     public static func inspect(path: String) throws(StoreError) -> LedgerIntegrity {
         do throws(SQLiteError) {
             let db = try SQLiteDatabase(path: path, flags: [.readOnly, .noMutex, .extendedResultCodes])
             defer { db.close() }
-            try db.run("PRAGMA busy_timeout = \(Schema.busyTimeoutMs)")
+            try db.run("PRAGMA busy_timeout = \(Schema.busyTimeoutMs.ms)")
             let version = try db.firstRow("PRAGMA user_version") { $0.int64(0) } ?? 0
-            guard version >= 4 else { return LedgerIntegrity(edits: [], unsealedSinceMs: nil, chainIntact: true) }
+            guard version >= 4 else { return LedgerIntegrity(edits: [], unsealedSince: nil, chainIntact: true) }
             return try db.readTransaction { () throws(SQLiteError) in
                 var previous = ""
                 var intact = true
-                var edits: [(sealedMs: Int64, detectedMs: Int64)] = []
+                var edits: [(sealed: WallInstant, detected: WallInstant)] = []
                 for (sealed, detected, hash) in try db.rows("SELECT sealed_ms, detected_ms, hash FROM ledger_edits ORDER BY id", [],
                                                             { ($0.int64(0), $0.int64(1), $0.text(2)) }) {
                     var expected = FNV1a()
                     expected.add("\(previous)|\(sealed)|\(detected)")
                     if expected.hex != hash { intact = false }
                     previous = hash
-                    edits.append((sealed, detected))
+                    edits.append((WallInstant(ms: sealed), WallInstant(ms: detected)))
                 }
-                var unsealed: Int64?
-                if let seal = try LedgerSeal.matches(db), !seal.matches { unsealed = seal.sealedMs }
+                var unsealed: WallInstant?
+                if let seal = try LedgerSeal.matches(db), !seal.matches { unsealed = seal.sealed }
                 let broken = version >= 6 ? try EarningChain.firstBroken(db) : nil
-                return LedgerIntegrity(edits: edits, unsealedSinceMs: unsealed, chainIntact: intact,
+                return LedgerIntegrity(edits: edits, unsealedSince: unsealed, chainIntact: intact,
                                        brokenEarning: broken.map { BrokenEarning(id: $0.id, day: $0.day, exercise: $0.exercise) })
             }
         } catch {

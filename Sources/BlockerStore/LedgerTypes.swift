@@ -53,18 +53,18 @@ public struct StoredConfigVersion: Equatable, Sendable {
     public var id: Int64
     /// The file's text, parsed again at each start.
     public var text: String
-    public var receivedMs: Int64
-    /// When its loosenings apply (= receivedMs when it had none).
-    public var applyMs: Int64
+    public var receivedAt: WallInstant
+    /// When its loosenings apply (= receivedAt when it had none).
+    public var applyAt: WallInstant
     /// What it loosens, one line each, as `config pending` shows them.
     public var changes: [String]
     public var cancelled: Bool
 
-    public init(id: Int64, text: String, receivedMs: Int64, applyMs: Int64, changes: [String], cancelled: Bool) {
+    public init(id: Int64, text: String, receivedAt: WallInstant, applyAt: WallInstant, changes: [String], cancelled: Bool) {
         self.id = id
         self.text = text
-        self.receivedMs = receivedMs
-        self.applyMs = applyMs
+        self.receivedAt = receivedAt
+        self.applyAt = applyAt
         self.changes = changes
         self.cancelled = cancelled
     }
@@ -74,28 +74,28 @@ public struct StoredConfigVersion: Equatable, Sendable {
 public struct RunRecord: Equatable, Sendable {
     public var id: Int64
     public var pid: Int32
-    public var startedMs: Int64
-    public var lastTickMs: Int64
-    public var endedMs: Int64?
+    public var started: WallInstant
+    public var lastTick: WallInstant
+    public var ended: WallInstant?
     /// `stopped`, `watchdog`, `killed (SIGKILL)`, `crashed (SIGSEGV)`, `unknown`…
     public var endReason: String?
-    /// The gap before this run was unguarded from here to `startedMs`
+    /// The gap before this run was unguarded from here to `started`
     /// (`Unguarded.since`); nil: logind was not asked or did not answer.
-    public var unguardedSinceMs: Int64?
+    public var unguardedSince: WallInstant?
 
-    public init(id: Int64, pid: Int32, startedMs: Int64, lastTickMs: Int64, endedMs: Int64?, endReason: String?,
-                unguardedSinceMs: Int64? = nil) {
+    public init(id: Int64, pid: Int32, started: WallInstant, lastTick: WallInstant, ended: WallInstant?, endReason: String?,
+                unguardedSince: WallInstant? = nil) {
         self.id = id
         self.pid = pid
-        self.startedMs = startedMs
-        self.lastTickMs = lastTickMs
-        self.endedMs = endedMs
+        self.started = started
+        self.lastTick = lastTick
+        self.ended = ended
         self.endReason = endReason
-        self.unguardedSinceMs = unguardedSinceMs
+        self.unguardedSince = unguardedSince
     }
 
     /// Where the run's record stops: its end, or the last tick it noted.
-    public var lastSignMs: Int64 { endedMs ?? lastTickMs }
+    public var lastSign: WallInstant { ended ?? lastTick }
 }
 
 extension Gap {
@@ -104,10 +104,10 @@ extension Gap {
     /// (kill -9, a crash).
     public static func between(_ runs: [RunRecord]) -> [Gap] {
         zip(runs, runs.dropFirst()).compactMap { previous, next in
-            let from = previous.lastSignMs
-            guard next.startedMs > from else { return nil }
-            return Gap(fromMs: from, toMs: next.startedMs, reason: previous.endReason ?? Gap.unknown,
-                       unguardedSinceMs: next.unguardedSinceMs)
+            let from = previous.lastSign
+            guard next.started > from else { return nil }
+            return Gap(from: from, to: next.started, reason: previous.endReason ?? Gap.unknown,
+                       unguardedSince: next.unguardedSince)
         }
     }
 }

@@ -1,5 +1,6 @@
 // The only file that imports CSQLite: a thin typed wrapper in the style of
 // swift-system's FileDescriptor. Raw pointers never leave this file.
+import BlockerTime
 import CSQLite
 
 /// A SQLite result code (primary or extended). The corresponding C type is the

@@ -1,6 +1,7 @@
 // The ledger's tables and how a file becomes (or is verified to be) one.
 // Versions are `PRAGMA user_version`; the file is stamped with a fixed
 // `PRAGMA application_id` so a foreign SQLite file is recognised and refused.
+import BlockerTime
 
 enum Schema {
     /// "BLKR" in ASCII.
@@ -8,7 +9,7 @@ enum Schema {
 
     /// How long a statement waits for another connection's lock. Short: the
     /// daemon ticks once a second and must keep feeding the systemd watchdog.
-    static let busyTimeoutMs = 2000
+    static let busyTimeoutMs: Milliseconds = 2000
 
     struct Migration: Sendable {
         /// The `user_version` after this migration.
@@ -180,7 +181,7 @@ enum Schema {
         do throws(SQLiteError) {
             let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex, .extendedResultCodes])
             defer { db.close() }
-            try db.run("PRAGMA busy_timeout = \(busyTimeoutMs)")
+            try db.run("PRAGMA busy_timeout = \(busyTimeoutMs.ms)")
             try db.run("PRAGMA synchronous = FULL")
             try migrate(db, stampApplicationID: true)
         } catch {
@@ -195,7 +196,7 @@ enum Schema {
             do throws(SQLiteError) { return try body() } catch { throw StoreError(error, path: path, action: action) }
         }
         try sqlite("cannot open the ledger") { () throws(SQLiteError) in
-            try db.run("PRAGMA busy_timeout = \(busyTimeoutMs)")
+            try db.run("PRAGMA busy_timeout = \(busyTimeoutMs.ms)")
         }
         // Read-only look first: journal_mode=WAL below writes to the file.
         let (applicationID, version) = try sqlite("cannot read the ledger") { () throws(SQLiteError) in

@@ -19,7 +19,7 @@ struct DiskFullTests {
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         let day: CivilDate = "2024-06-01"
-        _ = try ledger.earn(exercise: "pushups", reps: 10, perRep: 60_000, atMs: 0, day: day)
+        _ = try ledger.earn(exercise: "pushups", reps: 10, perRep: 60_000, at: 0, day: day)
         try ledger.record(TickRecord(debit: 1_000, spentDay: day,
                                      usage: [UsageEntry(day: day, group: "social", app: "discord", ms: 1_000)]))
 
@@ -62,12 +62,12 @@ struct DiskFullTests {
         defer { ledger.close() }
         try limitPages(ledger)
         let name = String(repeating: "burpees ", count: 150)
-        var saved: Int64 = 0
+        var saved: Milliseconds = 0
         var failure: StoreError?
         // Each row is ~1.2 kB: the pages the file has fill up within a few.
         for i in 0..<50 {
             do throws(StoreError) {
-                _ = try ledger.earn(exercise: name, reps: 1, perRep: 1_000, atMs: Int64(i), day: "2024-06-01")
+                _ = try ledger.earn(exercise: name, reps: 1, perRep: 1_000, at: WallInstant(ms: Int64(i)), day: "2024-06-01")
                 saved += 1_000
             } catch {
                 failure = error
@@ -76,12 +76,12 @@ struct DiskFullTests {
         }
         #expect(failure?.isDiskFull == true)
         #expect(ledger.balance == saved)
-        #expect(try ledger.earnings(limit: 100).count == Int(saved / 1_000))
+        #expect(try ledger.earnings(limit: 100).count == Int(saved.count(of: 1_000)))
         #expect(try ledger.audit().isConsistent)
         #expect(!ledger.hasPending)  // an earning is never left half-done in memory
 
         try limitPages(ledger, to: 1_000_000)
-        _ = try ledger.earn(exercise: name, reps: 1, perRep: 1_000, atMs: 99, day: "2024-06-01")
+        _ = try ledger.earn(exercise: name, reps: 1, perRep: 1_000, at: 99, day: "2024-06-01")
         #expect(ledger.balance == saved + 1_000)
     }
 }

@@ -9,8 +9,8 @@ private struct Model {
     var earned: Milliseconds = 0
     var spent: Milliseconds = 0
     var days: [CivilDate: DaySummary] = [:]
-    var blocks: [String: Int64] = [:]
-    var lastAsked: Int64?
+    var blocks: [String: WallInstant] = [:]
+    var lastAsked: WallInstant?
 
     mutating func touch(_ day: CivilDate) { if days[day] == nil { days[day] = DaySummary(day: day) } }
 
@@ -37,7 +37,7 @@ private struct Model {
         return taken
     }
 
-    mutating func block(_ target: String, until: Int64) -> Int64 {
+    mutating func block(_ target: String, until: WallInstant) -> WallInstant {
         if let lastAsked { blocks = blocks.filter { $0.value > lastAsked } }
         let end = max(blocks[target] ?? until, until)
         blocks[target] = end
@@ -49,9 +49,9 @@ private struct Model {
         return lastAsked.map { end > $0 } ?? true
     }
 
-    mutating func active(at ms: Int64) -> [TimedBlock] {
-        lastAsked = ms
-        return blocks.filter { $0.value > ms }.map { TimedBlock(target: $0.key, untilMs: $0.value) }
+    mutating func active(at instant: WallInstant) -> [TimedBlock] {
+        lastAsked = instant
+        return blocks.filter { $0.value > instant }.map { TimedBlock(target: $0.key, untilMs: $0.value) }
             .sorted { $0.target < $1.target }
     }
 }
@@ -83,40 +83,40 @@ struct InvariantTests {
         var rng = SplitMix64(seed: 0xB10C_4E55)
         var model = Model()
         var ledger = try Ledger.open(stateDirectory: temp.path)
-        var now: Int64 = 1_710_000_000_000
+        var now: WallInstant = 1_710_000_000_000
 
         for batch in 0..<10 {
             for step in 0..<300 {
                 let context = "batch \(batch) step \(step)"
-                now += Int64.random(in: 0...120_000, using: &rng)
+                now += Milliseconds(ms: Int64.random(in: 0...120_000, using: &rng))
                 let day = Self.days.randomElement(using: &rng)!
                 switch Int.random(in: 0..<100, using: &rng) {
                 case 0..<20:
                     let reps = Int.random(in: 1...40, using: &rng)
-                    let perRep = Milliseconds.random(in: 0...60_000, using: &rng)
-                    let result = try ledger.earn(exercise: "pushups", reps: reps, perRep: perRep, atMs: now, day: day)
+                    let perRep = Milliseconds(ms: Int64.random(in: 0...60_000, using: &rng))
+                    let result = try ledger.earn(exercise: "pushups", reps: reps, perRep: perRep, at: now, day: day)
                     model.earn(Int64(reps) * perRep, day: day)
                     #expect(result.earned == Int64(reps) * perRep && result.balance == model.balance, "\(context)")
                 case 20..<85:
                     // Often more than is left, to exercise the clamp; sometimes negative or undated.
-                    let debit = Milliseconds.random(in: -1_000...400_000, using: &rng)
+                    let debit = Milliseconds(ms: Int64.random(in: -1_000...400_000, using: &rng))
                     let spentDay: CivilDate? = Int.random(in: 0..<10, using: &rng) == 0 ? nil : day
                     let usage = (0..<Int.random(in: 0...3, using: &rng)).map { _ in
                         UsageEntry(day: Self.days.randomElement(using: &rng)!, group: Self.groups.randomElement(using: &rng)!,
-                                   app: Self.apps.randomElement(using: &rng)!, ms: Milliseconds.random(in: -10...5_000, using: &rng))
+                                   app: Self.apps.randomElement(using: &rng)!, ms: Milliseconds(ms: Int64.random(in: -10...5_000, using: &rng)))
                     }
                     let expected = model.record(debit: debit, day: spentDay, usage: usage)
                     #expect(try ledger.record(TickRecord(debit: debit, spentDay: spentDay, usage: usage)) == expected, "\(context)")
                 case 85..<93:
                     let target = Self.targets.randomElement(using: &rng)!
-                    let until = now + Int64.random(in: -600_000...3_600_000, using: &rng)
-                    #expect(try ledger.setTimedBlock(target: target, untilMs: until)
+                    let until = now + Milliseconds(ms: Int64.random(in: -600_000...3_600_000, using: &rng))
+                    #expect(try ledger.setTimedBlock(target: target, until: until)
                             == model.block(target.lowercased(), until: until), "\(context)")
                 case 93..<96:
                     let target = Self.targets.randomElement(using: &rng)!
                     #expect(try ledger.removeTimedBlock(target: target) == model.unblock(target.lowercased()), "\(context)")
                 default:
-                    #expect(ledger.timedBlocks(activeAtMs: now) == model.active(at: now), "\(context)")
+                    #expect(ledger.timedBlocks(activeAt: now) == model.active(at: now), "\(context)")
                 }
             }
             try check(ledger, model, "after batch \(batch)")
@@ -133,7 +133,7 @@ struct InvariantTests {
         try check(reopened, model, "after the final reopen")
         // Blocks survive with their absolute ends; reopening forgets the last instant asked.
         model.lastAsked = nil
-        #expect(reopened.timedBlocks(activeAtMs: now) == model.active(at: now))
+        #expect(reopened.timedBlocks(activeAt: now) == model.active(at: now))
     }
 
     @Test func randomOperationsWithADiskThatFillsUp() throws {
@@ -143,14 +143,14 @@ struct InvariantTests {
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         var failures = 0
-        _ = try ledger.earn(exercise: "pushups", reps: 100, perRep: 60_000, atMs: 0, day: Self.days[0])
+        _ = try ledger.earn(exercise: "pushups", reps: 100, perRep: 60_000, at: 0, day: Self.days[0])
         model.earn(6_000_000, day: Self.days[0])
 
         for step in 0..<1_500 {
             if step % 100 == 0 { try limitPages(ledger) }      // full from here on…
             if step % 100 == 60 { try limitPages(ledger, to: 1_000_000) }  // …until here
             let day = Self.days.randomElement(using: &rng)!
-            let debit = Milliseconds.random(in: 0...3_000, using: &rng)
+            let debit = Milliseconds(ms: Int64.random(in: 0...3_000, using: &rng))
             // Distinct long app names so the usage table keeps needing pages.
             let usage = [UsageEntry(day: day, group: Self.groups.randomElement(using: &rng)!,
                                     app: "app-\(step)-" + String(repeating: "y", count: 100), ms: 1_000)]

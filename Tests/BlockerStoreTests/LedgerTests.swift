@@ -10,7 +10,7 @@ struct LedgerTests {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        let (earned, balance) = try ledger.earn(exercise: "pushups", reps: 20, perRep: 30_000, atMs: 1_000, day: "2024-05-01")
+        let (earned, balance) = try ledger.earn(exercise: "pushups", reps: 20, perRep: 30_000, at: 1_000, day: "2024-05-01")
         #expect(earned == 600_000 && balance == 600_000)
         // A second connection sees it at once, while the first stays open.
         let reader = try Ledger(path: ledger.path)
@@ -23,9 +23,9 @@ struct LedgerTests {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        for (reps, perRep) in [(0, 1000), (-3, 1000), (5, -1), (Int.max, Int64.max)] as [(Int, Milliseconds)] {
+        for (reps, perRep) in [(0, 1000), (-3, 1000), (5, -1), (Int.max, Milliseconds.max)] as [(Int, Milliseconds)] {
             #expect(throws: StoreError.self) {
-                _ = try ledger.earn(exercise: "x", reps: reps, perRep: perRep, atMs: 0, day: "1970-01-01")
+                _ = try ledger.earn(exercise: "x", reps: reps, perRep: perRep, at: 0, day: "1970-01-01")
             }
         }
         #expect(ledger.balance == 0)
@@ -36,7 +36,7 @@ struct LedgerTests {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 1_500, atMs: 0, day: "2024-05-01")
+        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 1_500, at: 0, day: "2024-05-01")
         #expect(try ledger.record(TickRecord(debit: 1_000, spentDay: "2024-05-01")) == 1_000)
         #expect(try ledger.record(TickRecord(debit: 1_000, spentDay: "2024-05-01")) == 500)
         #expect(try ledger.record(TickRecord(debit: 1_000, spentDay: "2024-05-01")) == 0)
@@ -80,8 +80,8 @@ struct LedgerTests {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        _ = try ledger.earn(exercise: "pushups", reps: 10, perRep: 6_000, atMs: 0, day: "2024-05-01")
-        _ = try ledger.earn(exercise: "squats", reps: 5, perRep: 6_000, atMs: 0, day: "2024-05-03")
+        _ = try ledger.earn(exercise: "pushups", reps: 10, perRep: 6_000, at: 0, day: "2024-05-01")
+        _ = try ledger.earn(exercise: "squats", reps: 5, perRep: 6_000, at: 0, day: "2024-05-03")
         try ledger.record(TickRecord(debit: 20_000, spentDay: "2024-05-01",
                                      usage: [UsageEntry(day: "2024-05-01", group: "social", app: "discord", ms: 20_000),
                                              UsageEntry(day: "2024-05-01", group: "work", app: "code", ms: 9_000)]))
@@ -118,11 +118,11 @@ struct LedgerTests {
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         for reps in 1...4 {
-            _ = try ledger.earn(exercise: "e\(reps)", reps: reps, perRep: 100, atMs: Int64(reps) * 1_000, day: "2024-05-01")
+            _ = try ledger.earn(exercise: "e\(reps)", reps: reps, perRep: 100, at: WallInstant(ms: Int64(reps) * 1_000), day: "2024-05-01")
         }
         let last = try ledger.earnings(limit: 2)
         #expect(last.map(\.exercise) == ["e4", "e3"])
-        #expect(last.map(\.atMs) == [4_000, 3_000])
+        #expect(last.map(\.at) == [4_000, 3_000])
         #expect(last.map(\.reps) == [4, 3])
         #expect(last.map(\.ms) == [400, 300])
     }
@@ -130,31 +130,31 @@ struct LedgerTests {
 
 @Suite("Timed blocks")
 struct TimedBlockTests {
-    let t0: Int64 = 1_700_000_000_000
+    let t0: WallInstant = 1_700_000_000_000
 
     @Test func setExtendsButNeverShortens() throws {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        #expect(try ledger.setTimedBlock(target: "Discord", untilMs: t0 + 3_600_000) == t0 + 3_600_000)
-        #expect(try ledger.setTimedBlock(target: "discord", untilMs: t0 + 300_000) == t0 + 3_600_000)  // shorter: ignored
-        #expect(try ledger.setTimedBlock(target: "DISCORD", untilMs: t0 + 7_200_000) == t0 + 7_200_000)  // longer: wins
-        #expect(ledger.timedBlocks(activeAtMs: t0) == [TimedBlock(target: "discord", untilMs: t0 + 7_200_000)])
+        #expect(try ledger.setTimedBlock(target: "Discord", until: t0 + 3_600_000) == t0 + 3_600_000)
+        #expect(try ledger.setTimedBlock(target: "discord", until: t0 + 300_000) == t0 + 3_600_000)  // shorter: ignored
+        #expect(try ledger.setTimedBlock(target: "DISCORD", until: t0 + 7_200_000) == t0 + 7_200_000)  // longer: wins
+        #expect(ledger.timedBlocks(activeAt: t0) == [TimedBlock(target: "discord", untilMs: t0 + 7_200_000)])
         let stored = try ledger.database.rows("SELECT target, until_ms FROM timed_blocks") { "\($0.text(0)) \($0.int64(1))" }
-        #expect(stored == ["discord \(t0 + 7_200_000)"])
+        #expect(stored == ["discord \((t0 + 7_200_000).ms)"])
     }
 
     @Test func expiryIsByInstant() throws {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        _ = try ledger.setTimedBlock(target: "steam", untilMs: t0 + 300_000)  // a 5-minute block
-        _ = try ledger.setTimedBlock(target: "social", untilMs: t0 + 600_000)
-        #expect(ledger.timedBlocks(activeAtMs: t0 + 299_999).map(\.target) == ["social", "steam"])
-        #expect(ledger.timedBlocks(activeAtMs: t0 + 300_000).map(\.target) == ["social"])  // ends exactly then
-        #expect(ledger.timedBlocks(activeAtMs: t0 + 600_000).isEmpty)
+        _ = try ledger.setTimedBlock(target: "steam", until: t0 + 300_000)  // a 5-minute block
+        _ = try ledger.setTimedBlock(target: "social", until: t0 + 600_000)
+        #expect(ledger.timedBlocks(activeAt: t0 + 299_999).map(\.target) == ["social", "steam"])
+        #expect(ledger.timedBlocks(activeAt: t0 + 300_000).map(\.target) == ["social"])  // ends exactly then
+        #expect(ledger.timedBlocks(activeAt: t0 + 600_000).isEmpty)
         // After the block ran out, a new shorter block is not held up by the old end.
-        #expect(try ledger.setTimedBlock(target: "steam", untilMs: t0 + 900_000) == t0 + 900_000)
+        #expect(try ledger.setTimedBlock(target: "steam", until: t0 + 900_000) == t0 + 900_000)
         // The expired "social" was pruned on that write.
         let stored = try ledger.database.rows("SELECT target FROM timed_blocks") { $0.text(0) }
         #expect(stored == ["steam"])
@@ -164,26 +164,26 @@ struct TimedBlockTests {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        _ = try ledger.setTimedBlock(target: "steam", untilMs: t0 + 300_000)
-        _ = try ledger.setTimedBlock(target: "social", untilMs: t0 + 300_000)
+        _ = try ledger.setTimedBlock(target: "steam", until: t0 + 300_000)
+        _ = try ledger.setTimedBlock(target: "social", until: t0 + 300_000)
         #expect(try ledger.removeTimedBlock(target: "STEAM") == true)
         #expect(try ledger.removeTimedBlock(target: "steam") == false)
         #expect(try ledger.removeTimedBlock(target: "never-blocked") == false)
-        #expect(ledger.timedBlocks(activeAtMs: t0) == [TimedBlock(target: "social", untilMs: t0 + 300_000)])
+        #expect(ledger.timedBlocks(activeAt: t0) == [TimedBlock(target: "social", untilMs: t0 + 300_000)])
         // A block that already ran out is not reported as removed.
-        _ = ledger.timedBlocks(activeAtMs: t0 + 400_000)
+        _ = ledger.timedBlocks(activeAt: t0 + 400_000)
         #expect(try ledger.removeTimedBlock(target: "social") == false)
         ledger.close()
         let again = try Ledger(path: ledger.path)
         defer { again.close() }
-        #expect(again.timedBlocks(activeAtMs: t0).isEmpty)
+        #expect(again.timedBlocks(activeAt: t0).isEmpty)
     }
 
     @Test func emptyTargetIsRefused() throws {
         let temp = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
-        let error = #expect(throws: StoreError.self) { _ = try ledger.setTimedBlock(target: "", untilMs: t0) }
+        let error = #expect(throws: StoreError.self) { _ = try ledger.setTimedBlock(target: "", until: t0) }
         #expect(error?.reason == .invalidArgument)
     }
 }

@@ -97,7 +97,7 @@ struct RefusalTests {
     @Test func newerSchema() throws {
         let dir = try TemporaryDirectory(create: false)
         let ledger = try Ledger.open(stateDirectory: dir.path)
-        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 1000, atMs: 0, day: "2024-01-01")
+        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 1000, at: 0, day: "2024-01-01")
         try ledger.database.execute("PRAGMA user_version = \(Schema.latestVersion + 1)")
         ledger.close()
         #expect(dir.listing() == ["blocker.db"])

@@ -37,14 +37,14 @@ import TestSupport
     @Test func blockersOwnWritesAcrossConnectionsStayClean() throws {
         let temp = try TemporaryDirectory(create: false)
         let path = try writtenLedger(in: temp) { ledger in
-            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, at: 1000, day: "2024-05-01")
             try ledger.record(TickRecord(debit: 5000, spentDay: "2024-05-01"))
         }
         // Another blocker connection (blockerd --record-stop) writes too.
         do {
             let other = try Ledger(path: path)
             defer { other.close() }
-            _ = try other.beginRun(pid: 1, nowMs: 2000)
+            _ = try other.beginRun(pid: 1, now: 2000)
         }
         let ledger = try Ledger(path: path)
         defer { ledger.close() }
@@ -58,8 +58,8 @@ import TestSupport
     @Test func theUnguardedColumnKeepsAnOlderSealAndIsCoveredOnceSet() throws {
         let temp = try TemporaryDirectory(create: false)
         let path = try writtenLedger(in: temp) { ledger in
-            _ = try ledger.beginRun(pid: 1, nowMs: 1000)
-            try ledger.endRun(1, nowMs: 2000, reason: "stopped")
+            _ = try ledger.beginRun(pid: 1, now: 1000)
+            try ledger.endRun(1, now: 2000, reason: "stopped")
         }
         // Back to schema 4 as 0.2.0 without it left the file (its seal was written then).
         try downgrade(path, "ALTER TABLE runs DROP COLUMN unguarded_since_ms; PRAGMA user_version = 4")
@@ -67,26 +67,26 @@ import TestSupport
         do {
             let ledger = try Ledger.open(stateDirectory: temp.path)
             defer { ledger.close() }
-            let (second, _) = try ledger.beginRun(pid: 2, nowMs: 5000)
-            try ledger.noteUnguarded(second, sinceMs: 4000)
+            let (second, _) = try ledger.beginRun(pid: 2, now: 5000)
+            try ledger.noteUnguarded(second, since: 4000)
             #expect(ledger.editsFound == 0)
-            #expect(Gap.between(try ledger.runs(sinceMs: 0)).map(\.unguardedMs) == [1000])
+            #expect(Gap.between(try ledger.runs(since: 0)).map(\.unguarded) == [1000])
         }
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
         try sqlite3(path, "UPDATE runs SET unguarded_since_ms = 5000 WHERE id = 2")
-        #expect(try LedgerIntegrity.inspect(path: path).unsealedSinceMs != nil)
+        #expect(try LedgerIntegrity.inspect(path: path).unsealedSince != nil)
     }
 
     @Test func aHandEditIsSeenByDoctorAtOnceAndNotedAtBlockersNextWrite() throws {
         let temp = try TemporaryDirectory(create: false)
         let path = try writtenLedger(in: temp) { ledger in
-            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, at: 1000, day: "2024-05-01")
         }
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
         // An hour more, by hand, keeping the account's CHECKs happy.
         try sqlite3(path, "UPDATE account SET balance_ms = balance_ms + 3600000, earned_total_ms = earned_total_ms + 3600000")
         let seen = try LedgerIntegrity.inspect(path: path)
-        #expect(seen.unsealedSinceMs != nil && seen.edits.isEmpty && seen.chainIntact)
+        #expect(seen.unsealedSince != nil && seen.edits.isEmpty && seen.chainIntact)
 
         // blocker runs on: its next write notes the edit (and seals again).
         let ledger = try Ledger(path: path)
@@ -95,7 +95,7 @@ import TestSupport
         try ledger.record(TickRecord(debit: 1000, spentDay: "2024-05-01"))
         #expect(ledger.editsFound == 1)
         let noted = try LedgerIntegrity.inspect(path: path)
-        #expect(noted.edits.count == 1 && noted.unsealedSinceMs == nil && noted.chainIntact)
+        #expect(noted.edits.count == 1 && noted.unsealedSince == nil && noted.chainIntact)
         // Further writes do not lose or repeat it.
         try ledger.record(TickRecord(debit: 1000, spentDay: "2024-05-01"))
         #expect(try LedgerIntegrity.inspect(path: path).edits.count == 1)
@@ -111,10 +111,10 @@ import TestSupport
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         try ledger.record(TickRecord(debit: 0, spentDay: "2024-05-01"))
-        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 30_000, atMs: 1000, day: "2024-05-01")
+        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 30_000, at: 1000, day: "2024-05-01")
         try sqlite3(ledger.path, "UPDATE earnings SET ms = ms")   // a no-op commit: same tables, same seal
         try sqlite3(ledger.path, "INSERT INTO earnings (at_ms, day, exercise, reps, ms) VALUES (2, '2024-05-01', 'x', 1, 0)")
-        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 30_000, atMs: 3000, day: "2024-05-01")
+        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 30_000, at: 3000, day: "2024-05-01")
         #expect(try LedgerIntegrity.inspect(path: ledger.path).edits.count == 1)
         try sqlite3(ledger.path, "UPDATE ledger_edits SET detected_ms = detected_ms + 1")
         #expect(try LedgerIntegrity.inspect(path: ledger.path).chainIntact == false)
@@ -127,7 +127,7 @@ import TestSupport
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         for (index, day) in (["2024-05-01", "2024-05-02", "2024-05-03", "2024-05-04"] as [CivilDate]).enumerated() {
-            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: Int64(index) * 1000, day: day)
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, at: WallInstant(ms: Int64(index) * 1000), day: day)
         }
         #expect(try LedgerIntegrity.inspect(path: ledger.path).isClean)
         try sqlite3(ledger.path, "UPDATE earnings SET ms = ms + 30000 WHERE id = 2; UPDATE earnings SET ms = ms - 30000 WHERE id = 3")
@@ -141,7 +141,7 @@ import TestSupport
         #expect(try LedgerIntegrity.inspect(path: ledger.path).brokenEarning?.id == 4)
 
         // blocker's next earning links to the newest row as it finds it: the break stays where it was.
-        _ = try ledger.earn(exercise: "squats", reps: 1, perRep: 30_000, atMs: 9000, day: "2024-05-05")
+        _ = try ledger.earn(exercise: "squats", reps: 1, perRep: 30_000, at: 9000, day: "2024-05-05")
         #expect(try LedgerIntegrity.inspect(path: ledger.path).brokenEarning?.id == 4)
     }
 
@@ -160,7 +160,7 @@ import TestSupport
         try sqlite3(ledger.path, """
             UPDATE usage SET ms = 1000 WHERE app = 'firefox'; UPDATE usage SET ms = 60000 WHERE app = 'emacs'
             """)
-        #expect(try LedgerIntegrity.inspect(path: ledger.path).unsealedSinceMs != nil)
+        #expect(try LedgerIntegrity.inspect(path: ledger.path).unsealedSince != nil)
         try ledger.record(TickRecord(debit: 0, usage: [UsageEntry(day: "2024-05-02", group: "work", app: "emacs", ms: 1)]))
         #expect(ledger.editsFound == 1)
     }
@@ -172,7 +172,7 @@ import TestSupport
     @Test func aSchema6LedgerGainsBlindTimeKeepsItsSealAndSealsTheNewTable() throws {
         let temp = try TemporaryDirectory(create: false)
         let path = try writtenLedger(in: temp) { ledger in
-            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, at: 1000, day: "2024-05-01")
         }
         try sqlite3(path, "DROP TABLE integrity_notes; DROP TABLE last_environment; DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; DROP TABLE blind; "
                     + "PRAGMA user_version = 6")
@@ -186,27 +186,27 @@ import TestSupport
             let ledger = try Ledger.open(stateDirectory: temp.path)
             defer { ledger.close() }
             #expect(try ledger.database.firstRow("PRAGMA user_version") { $0.int64(0) } == Schema.latestVersion)
-            let (run, _) = try ledger.beginRun(pid: 1, nowMs: 10_000)
-            let first = try ledger.beginBlind(runID: run, fromMs: 12_000, reason: "gnome: extension off")
-            try ledger.endBlind(first, toMs: 15_000)
-            _ = try ledger.beginBlind(runID: run, fromMs: 20_000, reason: "gnome: extension off again")
-            try ledger.touchRun(run, nowMs: 70_000)
+            let (run, _) = try ledger.beginRun(pid: 1, now: 10_000)
+            let first = try ledger.beginBlind(runID: run, from: 12_000, reason: "gnome: extension off")
+            try ledger.endBlind(first, to: 15_000)
+            _ = try ledger.beginBlind(runID: run, from: 20_000, reason: "gnome: extension off again")
+            try ledger.touchRun(run, now: 70_000)
             #expect(ledger.editsFound == 0)
-            #expect(try ledger.blindStretches(sinceMs: 0, nowMs: 30_000).map { [$0.fromMs, $0.toMs] }
+            #expect(try ledger.blindStretches(since: 0, now: 30_000).map { [$0.from, $0.to] }
                 == [[12_000, 15_000], [20_000, 30_000]])
-            #expect(try ledger.blindStretches(sinceMs: 0, nowMs: 30_000).first?.reason == Gap.blind("gnome: extension off"))
+            #expect(try ledger.blindStretches(since: 0, now: 30_000).first?.reason == Gap.blind("gnome: extension off"))
         }
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
         do {
             // killed: the open stretch ends at the run's last sign of life.
             let ledger = try Ledger(path: path)
             defer { ledger.close() }
-            _ = try ledger.beginRun(pid: 2, nowMs: 100_000)
-            #expect(try ledger.blindStretches(sinceMs: 16_000, nowMs: 100_000).map { [$0.fromMs, $0.toMs] } == [[20_000, 70_000]])
+            _ = try ledger.beginRun(pid: 2, now: 100_000)
+            #expect(try ledger.blindStretches(since: 16_000, now: 100_000).map { [$0.from, $0.to] } == [[20_000, 70_000]])
         }
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
         try sqlite3(path, "DELETE FROM blind WHERE id = 2")
-        #expect(try LedgerIntegrity.inspect(path: path).unsealedSinceMs != nil)
+        #expect(try LedgerIntegrity.inspect(path: path).unsealedSince != nil)
     }
 
     /// A schema 5 ledger (its seal in the sums format) upgrades to 6 without
@@ -214,8 +214,8 @@ import TestSupport
     @Test func aSchema5LedgerIsChainedAtTheUpgradeAndKeepsItsSeal() throws {
         let temp = try TemporaryDirectory(create: false)
         let path = try writtenLedger(in: temp) { ledger in
-            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: 1000, day: "2024-05-01")
-            _ = try ledger.earn(exercise: "squats", reps: 1, perRep: 60_000, atMs: 2000, day: "2024-05-01")
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, at: 1000, day: "2024-05-01")
+            _ = try ledger.earn(exercise: "squats", reps: 1, perRep: 60_000, at: 2000, day: "2024-05-01")
         }
         try downgrade(path, "PRAGMA user_version = 5")
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
@@ -223,7 +223,7 @@ import TestSupport
         let ledger = try Ledger(path: path)
         defer { ledger.close() }
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
-        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 30_000, atMs: 3000, day: "2024-05-02")
+        _ = try ledger.earn(exercise: "pushups", reps: 1, perRep: 30_000, at: 3000, day: "2024-05-02")
         #expect(ledger.editsFound == 0)
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
         try sqlite3(path, "UPDATE earnings SET exercise = 'burpees' WHERE id = 1")
