@@ -58,7 +58,7 @@ let package = Package(
         // Reads blocker.toml (toml++ through CTOML, its nodes straight into ConfigValue); re-exports BlockerTimeZone.
         .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerTimeZone", "BlockerSystem", "CTOML"]),
         // The SQLite ledger.
-        .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "CSQLite"]),
+        .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "BlockerTime", "CSQLite"]),
         // Thin typed wrappers over libsystemd: sd-bus, sd-event, journald, sd_notify.
         // The only Swift that calls sd_bus_*/sd_event_*; no raw pointer leaves it.
         .target(name: "BlockerSystemd", dependencies: ["CSystemd", "CBusShim", "BlockerSystem"]),
