@@ -35,10 +35,10 @@ public struct Decision: Equatable, Sendable {
 /// A `blockerctl block TARGET --for …`: an absolute end instant.
 public struct TimedBlock: Equatable, Sendable {
     public var target: String
-    public var untilMs: WallInstant
-    public init(target: String, untilMs: WallInstant) {
+    public var until: WallInstant
+    public init(target: String, until: WallInstant) {
         self.target = target.lowercased()
-        self.untilMs = untilMs
+        self.until = until
     }
 }
 
@@ -118,9 +118,9 @@ struct HardRules {
         // Almost always no timed block: then no set of names to build.
         if !ledger.timedBlocks.isEmpty {
             let targets = Set(groups.map { $0.name.lowercased() }).union(window.identifiers)
-            for block in ledger.timedBlocks where targets.contains(block.target) && block.untilMs > t {
+            for block in ledger.timedBlocks where targets.contains(block.target) && block.until > t {
                 let group = groups.first { $0.name.lowercased() == block.target }?.name
-                found.append(Active(reason: .timedBlock, group: group, end: block.untilMs))
+                found.append(Active(reason: .timedBlock, group: group, end: block.until))
             }
         }
         for group in groups {

@@ -347,7 +347,7 @@ public final class Ledger {
     public func timedBlocks(activeAt: WallInstant) -> [TimedBlock] {
         lastAsked = activeAt
         return blocks.filter { $0.value > activeAt }
-            .map { TimedBlock(target: $0.key, untilMs: $0.value) }
+            .map { TimedBlock(target: $0.key, until: $0.value) }
             .sorted { $0.target < $1.target }
     }
 

@@ -344,7 +344,7 @@ struct NextRuleChangeTests {
     @Test func aTimedBlockEndingIsTheNextWakeUp() {
         let config = Config(daemon: poll, groups: [group("social", apps: ["discord"])])
         var h = MeterHarness(config: config, balance: 3_600_000)
-        h.ledger.timedBlocks = [TimedBlock(target: "social", untilMs: h.wall + 4_000)]
+        h.ledger.timedBlocks = [TimedBlock(target: "social", until: h.wall + 4_000)]
         let out = h.tick(after: 0, discord)
         #expect(out.decision.shield?.reason == .timedBlock)
         #expect(out.wakeAt == h.monotonic + 4_000)

@@ -17,7 +17,7 @@ import Testing
     @Test func aFiveMinuteTimedBlock() {
         let z = zone("Europe/Paris")
         let start = at(z, "2026-11-30", "14:30")
-        let block = TimedBlock(target: "social", untilMs: start + 5 * minute)
+        let block = TimedBlock(target: "social", until: start + 5 * minute)
         let g = [group("social", apps: ["discord"])]
         let d = decide(g, zone: z, blocks: [block], at: start)
         #expect(d.shield?.reason == .timedBlock)
@@ -29,7 +29,7 @@ import Testing
 
     @Test func aTimedBlockOnAnAppCoversItWhateverItsTitle() {
         let g = [group("video", apps: ["firefox"], titles: ["YouTube"])]
-        let block = TimedBlock(target: "Firefox", untilMs: 10 * minute)
+        let block = TimedBlock(target: "Firefox", until: 10 * minute)
         let d = decide(g, zone: .utc, blocks: [block], window: Window(wmClass: "firefox", title: "docs"), at: 0)
         #expect(d.shield?.reason == .timedBlock)
         #expect(d.shield?.group == nil)
@@ -143,7 +143,7 @@ import Testing
     @Test func aTimedBlockEndingInsideBedtimeLeavesBedtimeUp() {
         let z = zone("Europe/Paris")
         let g = [group("social", apps: ["discord"], schedules: [schedule("daily", "22:30", "07:00")])]
-        let block = TimedBlock(target: "discord", untilMs: at(z, "2026-11-30", "23:00"))
+        let block = TimedBlock(target: "discord", until: at(z, "2026-11-30", "23:00"))
         let d = decide(g, zone: z, blocks: [block], at: at(z, "2026-11-30", "22:00"))
         #expect(d.shield?.reason == .timedBlock)
         #expect(d.shield?.until == at(z, "2026-12-01", "07:00"))                         // chained through bedtime
@@ -174,7 +174,7 @@ import Testing
 
     @Test func aHardBlockOverAnEmptyBalanceLiftsOnlyByEarning() {
         let g = [group("social", apps: ["discord"])]
-        let d = decide(g, zone: .utc, balance: 0, blocks: [TimedBlock(target: "social", untilMs: 10 * minute)], at: 0)
+        let d = decide(g, zone: .utc, balance: 0, blocks: [TimedBlock(target: "social", until: 10 * minute)], at: 0)
         #expect(d.shield?.reason == .timedBlock)
         #expect(d.shield?.reasons == [.timedBlock, .balance])
         #expect(d.shield?.until == nil)

@@ -51,7 +51,7 @@ private struct Model {
 
     mutating func active(at instant: WallInstant) -> [TimedBlock] {
         lastAsked = instant
-        return blocks.filter { $0.value > instant }.map { TimedBlock(target: $0.key, untilMs: $0.value) }
+        return blocks.filter { $0.value > instant }.map { TimedBlock(target: $0.key, until: $0.value) }
             .sorted { $0.target < $1.target }
     }
 }

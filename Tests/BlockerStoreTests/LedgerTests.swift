@@ -139,7 +139,7 @@ struct TimedBlockTests {
         #expect(try ledger.setTimedBlock(target: "Discord", until: t0 + 3_600_000) == t0 + 3_600_000)
         #expect(try ledger.setTimedBlock(target: "discord", until: t0 + 300_000) == t0 + 3_600_000)  // shorter: ignored
         #expect(try ledger.setTimedBlock(target: "DISCORD", until: t0 + 7_200_000) == t0 + 7_200_000)  // longer: wins
-        #expect(ledger.timedBlocks(activeAt: t0) == [TimedBlock(target: "discord", untilMs: t0 + 7_200_000)])
+        #expect(ledger.timedBlocks(activeAt: t0) == [TimedBlock(target: "discord", until: t0 + 7_200_000)])
         let stored = try ledger.database.rows("SELECT target, until_ms FROM timed_blocks") { "\($0.text(0)) \($0.int64(1))" }
         #expect(stored == ["discord \((t0 + 7_200_000).ms)"])
     }
@@ -169,7 +169,7 @@ struct TimedBlockTests {
         #expect(try ledger.removeTimedBlock(target: "STEAM") == true)
         #expect(try ledger.removeTimedBlock(target: "steam") == false)
         #expect(try ledger.removeTimedBlock(target: "never-blocked") == false)
-        #expect(ledger.timedBlocks(activeAt: t0) == [TimedBlock(target: "social", untilMs: t0 + 300_000)])
+        #expect(ledger.timedBlocks(activeAt: t0) == [TimedBlock(target: "social", until: t0 + 300_000)])
         // A block that already ran out is not reported as removed.
         _ = ledger.timedBlocks(activeAt: t0 + 400_000)
         #expect(try ledger.removeTimedBlock(target: "social") == false)
