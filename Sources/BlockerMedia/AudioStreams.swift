@@ -10,7 +10,7 @@ public struct AudioError: Error, CustomStringConvertible {
 }
 
 public enum AudioStreams {
-    public static let timeoutMs: Int64 = 500
+    public static let timeoutMs: Milliseconds = 500
 
     public static func list() -> Result<[AudioStream], AudioError> {
         switch pactl(["list", "sink-inputs"]) {

@@ -11,12 +11,12 @@ public final class CommandProbe: ForegroundProbe {
     public let name = "command"
     public let argv: [String]
     /// A probe that hangs is killed after this long and its sample fails.
-    public let timeoutMs: Int64
+    public let timeoutMs: Milliseconds
 
     /// Runs the program for us when set (blockerd); else each sample spawns it here.
     private let launcher: ProbeLauncher?
 
-    public init(argv: [String], timeoutMs: Int64, launcher: ProbeLauncher? = nil) {
+    public init(argv: [String], timeoutMs: Milliseconds, launcher: ProbeLauncher? = nil) {
         self.argv = argv
         self.timeoutMs = timeoutMs
         self.launcher = launcher
@@ -66,7 +66,7 @@ public final class CommandProbe: ForegroundProbe {
             let window = app.map { app in
                 Window(appID: app, exe: pid.flatMap(executables.name(pid:)), title: title ?? "", pid: pid)
             }
-            return .success(Reading(window: window, locked: locked ?? false, idle: idle))
+            return .success(Reading(window: window, locked: locked ?? false, idle: idle.map(Milliseconds.init(ms:))))
         } catch {
             return .failure(error)
         }

@@ -31,11 +31,11 @@ public protocol ForegroundProbe: AnyObject {
     /// Ends whatever the probe runs on its own (a streaming program): blockerd
     /// calls it when it stops, since an exiting process runs no deinit.
     func shutdown()
-    /// A monotonic instant (ms) at which the loop calls `check()` even if no
+    /// A monotonic instant at which the loop calls `check()` even if no
     /// event came (the kde probe asks KWin then whether its script still
     /// runs); nil: events and the poll are enough.
-    var nextCheckMs: Int64? { get }
-    /// Asks what `nextCheckMs` is due for, without waiting and without a
+    var nextCheck: MonotonicInstant? { get }
+    /// Asks what `nextCheck` is due for, without waiting and without a
     /// sample: the answer arrives as an event, and ticks only if it changes something.
     func check()
     /// Why this backend never knows a window's pid (wlroots: the protocol has
@@ -59,7 +59,7 @@ extension ForegroundProbe {
     public var pidUnavailable: String? { nil }
     public func inputIdle() -> Milliseconds? { nil }
     public var eventBurstUs: UInt64 { 0 }
-    public var nextCheckMs: Int64? { nil }
+    public var nextCheck: MonotonicInstant? { nil }
     public func check() {}
 }
 

@@ -8,9 +8,9 @@ public enum GraphicalSessions {
     /// A service that does not answer within this long counts as missing.
     static let callTimeoutUs: UInt64 = 1_000_000
 
-    /// When (unix ms) each graphical session of `uid` began, or why logind
+    /// When (on the wall clock) each graphical session of `uid` began, or why logind
     /// could not say (no system bus, no logind): one line for the log.
-    public static func startsMs(uid: UInt32, environment: [String: String]) -> Result<[Int64], Unavailable> {
+    public static func starts(uid: UInt32, environment: [String: String]) -> Result<[WallInstant], Unavailable> {
         let address = BusAddress.system(environment: environment)
         let bus: BusConnection
         do { bus = try BusConnection(address: address) } catch {
@@ -34,7 +34,7 @@ public enum GraphicalSessions {
                     }
                 }
             } catch { throw .system(error) }
-            var starts: [Int64] = []
+            var starts: [WallInstant] = []
             for session in sessions where session.uid == uid {
                 let values = try bus.allProperties(destination: "org.freedesktop.login1", path: session.path,
                                                    interface: "org.freedesktop.login1.Session",
@@ -44,7 +44,8 @@ public enum GraphicalSessions {
                 let state: String
                 if case let .string(text)? = values["State"] { state = text } else { state = "" }
                 if Unguarded.isGraphical(type: type, sessionClass: sessionClass, state: state) {
-                    starts.append(Int64(clamping: createdUs / 1000))
+                    // logind's Timestamp: unix µs.
+                    starts.append(WallInstant(ms: Int64(clamping: createdUs / 1000)))
                 }
             }
             return .success(starts)

@@ -26,9 +26,9 @@ public final class HyprlandProbe: ForegroundProbe {
     public var eventDescriptor: Int32? { events?.rawValue }
 
     /// How long one request may take before the sample fails.
-    let timeoutMs: Int32
+    let timeoutMs: Milliseconds
     /// The event socket.
-    private let link = Reconnecting<UnixSocket>(initialMs: 100, capMs: 2_000)
+    private let link = Reconnecting<UnixSocket>(initial: 100, cap: 2_000)
     private var events: UnixSocket? { link.connection }
     private var eventLines = HyprlandEventLines()
     /// Event lines read by `drainEvents`, newest last (a few are kept for tests and `--watch`).
@@ -41,14 +41,14 @@ public final class HyprlandProbe: ForegroundProbe {
     var requestSocketPath: String { socketDirectory + "/.socket.sock" }
     var eventSocketPath: String { socketDirectory + "/.socket2.sock" }
 
-    init(socketDirectory: String, timeoutMs: Int32) {
+    init(socketDirectory: String, timeoutMs: Milliseconds) {
         self.socketDirectory = socketDirectory
         self.timeoutMs = timeoutMs
     }
 
     /// The probe for the Hyprland instance of this session, connected to its
     /// event socket, or why there is none.
-    public static func open(environment: [String: String], timeoutMs: Int32 = 1000) -> Result<HyprlandProbe, ProbeUnavailable> {
+    public static func open(environment: [String: String], timeoutMs: Milliseconds = 1000) -> Result<HyprlandProbe, ProbeUnavailable> {
         guard let signature = environment["HYPRLAND_INSTANCE_SIGNATURE"], !signature.isEmpty else {
             return .failure(ProbeUnavailable(probe: "hyprland", reason: "HYPRLAND_INSTANCE_SIGNATURE is not set"))
         }
@@ -127,7 +127,7 @@ public final class HyprlandProbe: ForegroundProbe {
 
     /// One request on a fresh connection, read to its end, closed at once.
     func request(_ command: String) throws(UnixSocket.Failure) -> [UInt8] {
-        let deadline = Deadline.after(ms: timeoutMs)
+        let deadline = Deadline.after(timeoutMs)
         let socket = try UnixSocket.connect(to: requestSocketPath)
         defer { socket.close() }
         try socket.writeAll(Array(command.utf8), deadline: deadline)
@@ -135,7 +135,7 @@ public final class HyprlandProbe: ForegroundProbe {
     }
 
     private func connectIfDue() -> ProbeFailure? {
-        switch link.connectIfDue(now: MonotonicClock.nowMs, { () throws(UnixSocket.Failure) -> UnixSocket in
+        switch link.connectIfDue(now: MonotonicClock.now, { () throws(UnixSocket.Failure) -> UnixSocket in
             let socket = try UnixSocket.connect(to: eventSocketPath)
             eventLines = HyprlandEventLines()
             return socket

@@ -21,9 +21,9 @@ public struct KWinShell: ReportingShell {
     let scriptCandidates: [String]
     /// KWin says nothing when a script is unloaded (System Settings, a
     /// `qdbus` call): the probe asks this often whether it still runs.
-    public let pluginCheckEveryMs: Int64?
+    public let pluginCheckEveryMs: Milliseconds?
 
-    public init(environment: [String: String], scriptCheckEveryMs: Int64 = 3_000) {
+    public init(environment: [String: String], scriptCheckEveryMs: Milliseconds = 3_000) {
         let data = XDGPaths(environment: environment)
         scriptCandidates = data.dataSearchPath.map { $0 + "/kwin/scripts/\(Self.scriptName)/contents/code/main.js" }
         pluginCheckEveryMs = scriptCheckEveryMs

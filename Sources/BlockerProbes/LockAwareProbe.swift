@@ -19,7 +19,7 @@ public final class LockAwareProbe: ForegroundProbe {
     public func shutdown() { inner.shutdown() }
     public var pidUnavailable: String? { inner.pidUnavailable }
     public var eventBurstUs: UInt64 { inner.eventBurstUs }
-    public var nextCheckMs: Int64? { inner.nextCheckMs }
+    public var nextCheck: MonotonicInstant? { inner.nextCheck }
     public func check() { inner.check() }
 
     public func sample() -> Result<Reading, ProbeFailure> {

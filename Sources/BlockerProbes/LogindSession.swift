@@ -53,7 +53,7 @@ final class LogindSession {
         var idle: Milliseconds?
         // The monotonic twin is immune to wall-clock jumps; 0 means "not recorded".
         let nowUs = now / 1000
-        if idleHint && idleSinceUs > 0 && idleSinceUs <= nowUs { idle = Milliseconds((nowUs - idleSinceUs) / 1000) }
+        if idleHint && idleSinceUs > 0 && idleSinceUs <= nowUs { idle = Milliseconds(ms: Int64((nowUs - idleSinceUs) / 1000)) }
         return (locked, idle)
     }
 

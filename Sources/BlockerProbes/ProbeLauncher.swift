@@ -21,15 +21,15 @@ public final class ProbeLauncher {
     /// The helper's pid while it runs (for tests and `ps`).
     public var helperPID: pid_t? { pid > 0 ? pid : nil }
 
-    public func run(_ argv: [String], timeoutMs: Int64) -> Result<Subprocess.Output, Subprocess.Failure> {
+    public func run(_ argv: [String], timeoutMs: Milliseconds) -> Result<Subprocess.Output, Subprocess.Failure> {
         if socket < 0, let failure = start() { return .failure(failure) }
         var request = Wire()
-        request.u32(UInt32(clamping: timeoutMs))
+        request.u32(UInt32(clamping: timeoutMs.ms))
         request.u32(UInt32(argv.count))
         for arg in argv { request.bytes(Array(arg.utf8)) }
         // The helper answers within the probe's timeout; a second more is its own hang.
         guard Wire.send(request.data, to: socket),
-              let reply = Wire.receive(from: socket, deadline: .after(ms: timeoutMs + 1000)) else {
+              let reply = Wire.receive(from: socket, deadline: .after(timeoutMs + .seconds(1))) else {
             stop()
             return .failure(.cannotStart("the probe launcher (\(executable) --probe-launcher)", errno: .brokenPipe))
         }
@@ -61,7 +61,7 @@ public final class ProbeLauncher {
         // group and exits. SIGKILL is for a helper that does not.
         if socket >= 0 { close(socket) }
         socket = -1
-        if pid > 0 { ChildProcesses.stop(pid, graceMs: 500, group: false) }
+        if pid > 0 { ChildProcesses.stop(pid, grace: 500, group: false) }
         pid = 0
     }
 
@@ -83,11 +83,11 @@ public final class ProbeLauncher {
                 argv.append(String(decoding: arg, as: UTF8.self))
             }
             var reply = Wire()
-            switch Subprocess.run(argv, timeoutMs: Int64(timeout), cancelWhenHungUp: fd) {
+            switch Subprocess.run(argv, timeoutMs: Milliseconds(ms: Int64(timeout)), cancelWhenHungUp: fd) {
             case let .success(output):
                 reply.u32(0); reply.u32(UInt32(bitPattern: output.status)); reply.bytes(output.stdout); reply.bytes(output.stderr)
             case let .failure(.cannotStart(program, errno)): reply.u32(1); reply.u32(UInt32(bitPattern: errno.rawValue)); reply.bytes(Array(program.utf8))
-            case let .failure(.timedOut(ms)): reply.u32(2); reply.u32(UInt32(clamping: ms)); reply.bytes([])
+            case let .failure(.timedOut(ms)): reply.u32(2); reply.u32(UInt32(clamping: ms.ms)); reply.bytes([])
             case let .failure(.tooMuchOutput(limit)): reply.u32(3); reply.u32(UInt32(clamping: limit)); reply.bytes([])
             }
             ChildProcesses.reapExited()
@@ -104,7 +104,7 @@ public final class ProbeLauncher {
         switch kind {
         case 0: return .success(Subprocess.Output(status: Int32(bitPattern: code), stdout: payload, stderr: reader.bytes() ?? []))
         case 1: return .failure(.cannotStart(String(decoding: payload, as: UTF8.self), errno: Errno(rawValue: Int32(bitPattern: code))))
-        case 2: return .failure(.timedOut(ms: Int64(code)))
+        case 2: return .failure(.timedOut(ms: Milliseconds(ms: Int64(code))))
         default: return .failure(.tooMuchOutput(limit: Int(code)))
         }
     }

@@ -34,7 +34,7 @@ public protocol ReportingShell {
     func followPlugin(on connection: BusConnection, changed: @escaping (PluginState) -> Void)
         throws(SystemdError) -> BusSubscription?
     /// How often to ask whether the plugin runs; nil: the shell signals it.
-    var pluginCheckEveryMs: Int64? { get }
+    var pluginCheckEveryMs: Milliseconds? { get }
     /// Asks whether the plugin runs, without waiting: `answer` is called as
     /// the probe's connection is processed (a loop never waits on the shell).
     func askPlugin(on connection: BusConnection, answer: @escaping (PluginState) -> Void)
@@ -53,7 +53,7 @@ extension ReportingShell {
     public var opensWithoutPlugin: Bool { false }
     public func followPlugin(on connection: BusConnection, changed: @escaping (PluginState) -> Void)
         throws(SystemdError) -> BusSubscription? { nil }
-    public var pluginCheckEveryMs: Int64? { nil }
+    public var pluginCheckEveryMs: Milliseconds? { nil }
     public func askPlugin(on connection: BusConnection, answer: @escaping (PluginState) -> Void) {}
 }
 
@@ -68,7 +68,7 @@ public final class ShellReportProbe: ForegroundProbe {
     public var eventDescriptor: Int32? { session?.connection.fileDescriptor }
 
     private let address: String
-    private let link = Reconnecting<Session>(initialMs: 100, capMs: 2_000)
+    private let link = Reconnecting<Session>(initial: 100, cap: 2_000)
     private var session: Session? { link.connection }
     /// The last accepted report; nil before the first, after the shell left
     /// and while its plugin is off.
@@ -78,7 +78,7 @@ public final class ShellReportProbe: ForegroundProbe {
     private var pluginStopped: String?
     /// When to ask the shell about its plugin next (`pluginCheckEveryMs`), and
     /// whether an answer is awaited.
-    private var nextPluginCheckMs: Int64?
+    private var nextPluginCheck: MonotonicInstant?
     private var pluginAsked = false
     /// The shell's unique name on the bus ("" while it is not there).
     private var shellOwner = ""
@@ -144,7 +144,7 @@ public final class ShellReportProbe: ForegroundProbe {
 
     /// When the loop must sample even without events: the shell is asked
     /// about its plugin then.
-    public var nextCheckMs: Int64? { session == nil ? nil : nextPluginCheckMs }
+    public var nextCheck: MonotonicInstant? { session == nil ? nil : nextPluginCheck }
 
     public func check() { askPluginIfDue() }
 
@@ -175,7 +175,7 @@ public final class ShellReportProbe: ForegroundProbe {
     // MARK: the bus
 
     private func connectIfDue() -> ProbeFailure? {
-        switch link.connectIfDue(now: MonotonicClock.nowMs, describe: \.message, connect) {
+        switch link.connectIfDue(now: MonotonicClock.now, describe: \.message, connect) {
         case .connected: return nil
         case .waiting: return ProbeFailure("\(shell.displayName): \(link.downBecause)")
         case let .failed(failure): return failure
@@ -217,7 +217,7 @@ public final class ShellReportProbe: ForegroundProbe {
         latest = nil
         pluginStopped = nil
         pluginAsked = false
-        nextPluginCheckMs = shell.pluginCheckEveryMs.map { MonotonicClock.nowMs + $0 }
+        nextPluginCheck = shell.pluginCheckEveryMs.map { MonotonicClock.now + $0 }
         if !shellOwner.isEmpty { shell.requestReport(on: connection) }
         return Session(connection: connection, export: export, ownerWatch: watch, pluginWatch: pluginWatch)
     }
@@ -227,9 +227,9 @@ public final class ShellReportProbe: ForegroundProbe {
     private func askPluginIfDue() {
         guard let every = shell.pluginCheckEveryMs, let connection = session?.connection, !shellOwner.isEmpty,
               !pluginAsked else { return }
-        let now = MonotonicClock.nowMs
-        if let next = nextPluginCheckMs, now < next { return }
-        nextPluginCheckMs = now + every
+        let now = MonotonicClock.now
+        if let next = nextPluginCheck, now < next { return }
+        nextPluginCheck = now + every
         pluginAsked = true
         shell.askPlugin(on: connection) { [weak self] state in
             self?.pluginAsked = false
@@ -255,7 +255,7 @@ public final class ShellReportProbe: ForegroundProbe {
 
     private func disconnect(because reason: String) {
         answerChanges += 1
-        link.drop(because: reason, backingOffAt: MonotonicClock.nowMs)
+        link.drop(because: reason, backingOffAt: MonotonicClock.now)
         latest = nil
         shellOwner = ""
     }

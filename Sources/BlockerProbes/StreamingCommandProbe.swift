@@ -17,7 +17,7 @@ public final class StreamingCommandProbe: ForegroundProbe {
 
     private let executables = ExecutableNameCache()
     /// The program while it runs; why it is not running (`downBecause`).
-    private let link = Reconnecting<Running>(initialMs: 500, capMs: 10_000, downBecause: "probe command is not running")
+    private let link = Reconnecting<Running>(initial: 500, cap: 10_000, downBecause: "probe command is not running")
     private var running: Running? { link.connection }
     private var lines = LineBuffer()
     /// What the last complete line said; nil until the first line.
@@ -35,7 +35,7 @@ public final class StreamingCommandProbe: ForegroundProbe {
     public var eventDescriptor: Int32? { running?.events }
 
     public func sample() -> Result<Reading, ProbeFailure> {
-        switch link.connectIfDue(now: MonotonicClock.nowMs, describe: \.message, start) {
+        switch link.connectIfDue(now: MonotonicClock.now, describe: \.message, start) {
         case .connected: break
         case let .waiting(ms):
             return .failure(ProbeFailure("\(link.downBecause); starting it again in \(ms) ms"))
@@ -86,7 +86,7 @@ public final class StreamingCommandProbe: ForegroundProbe {
         for fd in [child.stdout, child.stderr] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         guard let events = try? ReadableSet.make(watching: [child.stdout, child.stderr]) else {
             let code = Errno.current
-            ChildProcesses.stop(child.pid, graceMs: 0, group: true)
+            ChildProcesses.stop(child.pid, grace: 0, group: true)
             close(child.stdout); close(child.stderr)
             throw ProbeFailure("cannot watch the probe command's output: \(code)")
         }
@@ -102,7 +102,7 @@ public final class StreamingCommandProbe: ForegroundProbe {
         running.stderr.drain()
         let said = running.stderr.lastLine.map { ": \($0)" } ?? ""
         let status = Self.stop(running)
-        link.drop(because: "probe command \(status)\(said)", backingOffAt: MonotonicClock.nowMs)
+        link.drop(because: "probe command \(status)\(said)", backingOffAt: MonotonicClock.now)
         latest = nil
     }
 
@@ -112,7 +112,7 @@ public final class StreamingCommandProbe: ForegroundProbe {
 
     private static func stop(_ running: Running) -> String {
         // Give a program that closed stdout on its way out a moment to exit on its own.
-        let stopped = ChildProcesses.stop(running.pid, graceMs: 100, group: true)
+        let stopped = ChildProcesses.stop(running.pid, grace: 100, group: true)
         close(running.stdout)
         if running.stderr.fd >= 0 { close(running.stderr.fd) }
         close(running.events)

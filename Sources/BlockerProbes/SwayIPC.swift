@@ -104,10 +104,10 @@ package enum SwayIPCError: Error, Equatable, Sendable, CustomStringConvertible {
 package final class SwayIPCConnection {
     package let path: String
     package let socket: UnixSocket
-    private let timeoutMs: Int32
+    private let timeoutMs: Milliseconds
     private var isOpen = true
 
-    private init(path: String, socket: UnixSocket, timeoutMs: Int32) {
+    private init(path: String, socket: UnixSocket, timeoutMs: Milliseconds) {
         self.path = path
         self.socket = socket
         self.timeoutMs = timeoutMs
@@ -115,14 +115,14 @@ package final class SwayIPCConnection {
 
     deinit { close() }
 
-    package static func connect(path: String, timeoutMs: Int32) throws(SwayIPCError) -> SwayIPCConnection {
+    package static func connect(path: String, timeoutMs: Milliseconds) throws(SwayIPCError) -> SwayIPCConnection {
         do { return SwayIPCConnection(path: path, socket: try UnixSocket.connect(to: path), timeoutMs: timeoutMs) }
         catch { throw .socket(error) }
     }
 
     /// Sends one message and returns the payload of its reply.
     package func request(_ type: SwayIPC.MessageType, payload: String = "") throws(SwayIPCError) -> [UInt8] {
-        let deadline = Deadline.after(ms: timeoutMs)
+        let deadline = Deadline.after(timeoutMs)
         do {
             try socket.writeAll(SwayIPC.frame(type: type.rawValue, payload: Array(payload.utf8)), deadline: deadline)
             while true {

@@ -24,8 +24,8 @@ public final class SwayProbe: ForegroundProbe {
     public var eventDescriptor: Int32? { connection?.events.socket.rawValue }
 
     /// How long one exchange with sway may take before the sample fails.
-    let timeoutMs: Int32
-    private let link = Reconnecting<(commands: SwayIPCConnection, events: SwayIPCConnection)>(initialMs: 100, capMs: 2_000)
+    let timeoutMs: Milliseconds
+    private let link = Reconnecting<(commands: SwayIPCConnection, events: SwayIPCConnection)>(initial: 100, cap: 2_000)
     private var connection: (commands: SwayIPCConnection, events: SwayIPCConnection)? { link.connection }
     private var eventBuffer = SwayIPC.MessageBuffer()
     /// Connections tried so far: tests check that a missing sway costs no spin.
@@ -37,14 +37,14 @@ public final class SwayProbe: ForegroundProbe {
     /// The last tree's answer, until an event (or a lost connection) says it may have changed.
     private var cached: Reading?
 
-    init(socketPath: String, timeoutMs: Int32) {
+    init(socketPath: String, timeoutMs: Milliseconds) {
         self.configuredSocketPath = socketPath
         self.socketPath = socketPath
         self.timeoutMs = timeoutMs
     }
 
     /// The probe for the sway at `SWAYSOCK`, connected, or why there is none.
-    public static func open(environment: [String: String], timeoutMs: Int32 = 1000) -> Result<SwayProbe, ProbeUnavailable> {
+    public static func open(environment: [String: String], timeoutMs: Milliseconds = 1000) -> Result<SwayProbe, ProbeUnavailable> {
         guard let path = environment["SWAYSOCK"], !path.isEmpty else {
             return .failure(ProbeUnavailable(probe: "sway", reason: "SWAYSOCK is not set"))
         }
@@ -112,7 +112,7 @@ public final class SwayProbe: ForegroundProbe {
     /// Connects both connections unless connected, or says why not (also
     /// while the backoff after a failed attempt has not run out).
     private func connectIfDue() -> ProbeFailure? {
-        switch link.connectIfDue(now: MonotonicClock.nowMs, describe: \.message, connectBoth) {
+        switch link.connectIfDue(now: MonotonicClock.now, describe: \.message, connectBoth) {
         case .connected: return nil
         case let .waiting(ms):
             return ProbeFailure("cannot connect to sway at \(socketPath): \(link.downBecause) (next try in \(ms) ms)")

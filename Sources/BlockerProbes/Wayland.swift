@@ -42,7 +42,7 @@ enum WaylandFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// The compositor reported a protocol error about one of our objects.
     case protocolError(interface: String, code: UInt32)
     /// No answer before the deadline.
-    case timedOut(ms: Int32)
+    case timedOut(ms: Milliseconds)
     /// libwayland could not set up a client object (out of memory).
     case setup(String)
 
@@ -176,9 +176,9 @@ final class WaylandConnection {
 
     /// Reads until `.syncDone` of a fresh sync arrives (everything requested so far
     /// has been answered), waiting at most `timeoutMs` in all: the events, in order.
-    func roundTrip(timeoutMs: Int32) throws(WaylandFailure) -> [WaylandEvent] {
+    func roundTrip(timeoutMs: Milliseconds) throws(WaylandFailure) -> [WaylandEvent] {
         let id = try sync()
-        let deadline = Deadline.after(ms: timeoutMs)
+        let deadline = Deadline.after(timeoutMs)
         var events: [WaylandEvent] = []
         while true {
             let read = try readEvents()

@@ -33,10 +33,10 @@ public final class WlrootsProbe: ForegroundProbe {
 
     static let managerInterface = "zwlr_foreign_toplevel_manager_v1"
     /// How long connecting may wait for the compositor's answers.
-    let timeoutMs: Int32
+    let timeoutMs: Milliseconds
 
     /// Its `downBecause`: why there is no connection.
-    private let link = Reconnecting<WaylandConnection>(initialMs: 100, capMs: 2_000)
+    private let link = Reconnecting<WaylandConnection>(initial: 100, cap: 2_000)
     private var connection: WaylandConnection? { link.connection }
     private var toplevels = ToplevelList()
     /// What the last change made; nil when a change came since.
@@ -46,17 +46,17 @@ public final class WlrootsProbe: ForegroundProbe {
     /// Connections tried (tests: a missing compositor costs no spin).
     var connectionAttempts: Int { link.attempts }
 
-    private init(display: String, socketPath: String, timeoutMs: Int32) {
+    private init(display: String, socketPath: String, timeoutMs: Milliseconds) {
         self.display = display
         self.socketPath = socketPath
         self.timeoutMs = timeoutMs
     }
 
     /// The probe for the compositor at `WAYLAND_DISPLAY`, connected, or why there is none.
-    public static func open(environment: [String: String], timeoutMs: Int32 = 1000) -> Result<WlrootsProbe, ProbeUnavailable> {
+    public static func open(environment: [String: String], timeoutMs: Milliseconds = 1000) -> Result<WlrootsProbe, ProbeUnavailable> {
         socketAddress(in: environment).flatMap { display, path in
             let probe = WlrootsProbe(display: display, socketPath: path, timeoutMs: timeoutMs)
-            if case let .failed(failure) = probe.link.connectIfDue(now: MonotonicClock.nowMs, probe.connectToCompositor) {
+            if case let .failed(failure) = probe.link.connectIfDue(now: MonotonicClock.now, probe.connectToCompositor) {
                 return .failure(ProbeUnavailable(probe: "wlroots", reason: failure.message))
             }
             return .success(probe)
@@ -78,7 +78,7 @@ public final class WlrootsProbe: ForegroundProbe {
     }
 
     public func sample() -> Result<Reading, ProbeFailure> {
-        switch link.connectIfDue(now: MonotonicClock.nowMs, describe: \.message, connectToCompositor) {
+        switch link.connectIfDue(now: MonotonicClock.now, describe: \.message, connectToCompositor) {
         case .connected: break
         case let .waiting(ms): return .failure(ProbeFailure("\(link.downBecause); retrying in \(ms) ms"))
         case let .failed(failure): return .failure(failure)
@@ -150,7 +150,7 @@ public final class WlrootsProbe: ForegroundProbe {
     }
 
     private func lose(_ problem: String) {
-        link.drop(because: problem, backingOffAt: MonotonicClock.nowMs)   // closes the socket: the loop stops watching it
+        link.drop(because: problem, backingOffAt: MonotonicClock.now)   // closes the socket: the loop stops watching it
         cached = nil
     }
 

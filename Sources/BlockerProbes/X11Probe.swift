@@ -56,7 +56,7 @@ public final class X11Probe: ForegroundProbe {
     /// back is found within half a second of the next sample, and one that
     /// stays away costs two failed connects a second.
     /// Its `downBecause`: why the connection is down, for every sample until it is back.
-    private let link = Reconnecting<XConnection>(initialMs: 50, capMs: 500)
+    private let link = Reconnecting<XConnection>(initial: 50, cap: 500)
 
     public var eventDescriptor: Int32? { connection?.fileDescriptor }
     /// A window manager changes several root properties per focus change:
@@ -78,7 +78,7 @@ public final class X11Probe: ForegroundProbe {
             return .failure(ProbeUnavailable(probe: "x11", reason: "DISPLAY is not set"))
         }
         let probe = X11Probe(display: display, followsIdle: followsIdle)
-        switch probe.link.connectIfDue(now: MonotonicClock.nowMs, probe.openConnection) {
+        switch probe.link.connectIfDue(now: MonotonicClock.now, probe.openConnection) {
         case .connected, .waiting: return .success(probe)
         case let .failed(.cannotConnect(error)):
             return .failure(ProbeUnavailable(probe: "x11", reason: "cannot connect to \(display): \(error)"))
@@ -118,7 +118,7 @@ public final class X11Probe: ForegroundProbe {
             switch c.reply(cookie, deadline: deadline) {
             case let .success(info):
                 saverState = info.state
-                idle = Milliseconds(info.msSinceUserInput)
+                idle = Milliseconds(ms: Int64(info.msSinceUserInput))
             case let .failure(failure): return .failure(fail(failure))
             }
         }
@@ -133,7 +133,7 @@ public final class X11Probe: ForegroundProbe {
     public func inputIdle() -> Milliseconds? {
         guard let c = connection, let cookie = c.requestScreenSaverInfo(),
               case let .success(info) = c.reply(cookie, deadline: Deadline(atNs: MonotonicClock.nowNs + replyTimeoutNs)) else { return nil }
-        return Milliseconds(info.msSinceUserInput)
+        return Milliseconds(ms: Int64(info.msSinceUserInput))
     }
 
     public func drainEvents() { _ = drainEventsMayHaveChanged() }
@@ -199,7 +199,7 @@ public final class X11Probe: ForegroundProbe {
     }
 
     private func connected() -> Result<XConnection, ProbeFailure> {
-        let now = MonotonicClock.nowMs
+        let now = MonotonicClock.now
         let attempt = link.connectIfDue(now: now, describe: { [display] (failure: SetupFailure) in
             switch failure {
             case let .cannotConnect(error): "cannot connect to the X server at \(display): \(error)"
@@ -209,7 +209,7 @@ public final class X11Probe: ForegroundProbe {
         switch attempt {
         case let .connected(c): return .success(c)
         case let .waiting(ms): return .failure(ProbeFailure("\(link.downBecause); retrying in \(ms) ms"))
-        case .failed: return .failure(ProbeFailure("\(link.downBecause); retrying in \(link.waitMs(now: now)) ms"))
+        case .failed: return .failure(ProbeFailure("\(link.downBecause); retrying in \(link.wait(now: now)) ms"))
         }
     }
 
@@ -217,7 +217,7 @@ public final class X11Probe: ForegroundProbe {
     private func lose(_ error: XConnectionError) -> ProbeFailure {
         previousConnectionsRequests += connection?.requestsSent ?? 0
         // xcb_disconnect closes the fd as the last reference goes.
-        link.drop(because: "lost the connection to the X server at \(display): \(error)", backingOffAt: MonotonicClock.nowMs)
+        link.drop(because: "lost the connection to the X server at \(display): \(error)", backingOffAt: MonotonicClock.now)
         watched = .none
         recent = RecentWindows(capacity: recent.capacity)
         cached = nil

@@ -5,7 +5,7 @@ import TestSupport
 import BlockerCore
 
 @Suite struct CommandProbeTests {
-    func probe(printing text: String, timeoutMs: Int64 = 2000) -> CommandProbe {
+    func probe(printing text: String, timeoutMs: Milliseconds = 2000) -> CommandProbe {
         CommandProbe(argv: ["/usr/bin/printf", "%s", text], timeoutMs: timeoutMs)
     }
 

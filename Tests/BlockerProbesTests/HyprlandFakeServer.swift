@@ -95,7 +95,7 @@ final class FakeHyprlandServer: Sendable {
     func send(_ text: String) {
         state.withLock { state in
             for client in state.eventClients {
-                try? client.writeAll(Array(text.utf8), deadline: .after(ms: 1000))
+                try? client.writeAll(Array(text.utf8), deadline: .after(1000))
             }
         }
     }
@@ -114,14 +114,14 @@ final class FakeHyprlandServer: Sendable {
 
     private func answer(_ client: UnixSocket) {
         // Hyprland reads the request in one go.
-        let request = (try? client.read(upTo: 8192, deadline: .after(ms: 1000))).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let request = (try? client.read(upTo: 8192, deadline: .after(1000))).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let (reply, hangs) = state.withLock { state in
             state.requests.append(request)
             if state.hangs { state.heldRequests.append(client) }
             return (request == "j/activewindow" ? state.activeWindow : "unknown request", state.hangs)
         }
         guard !hangs else { return }
-        try? client.writeAll(Array(reply.utf8), deadline: .after(ms: 1000))
+        try? client.writeAll(Array(reply.utf8), deadline: .after(1000))
         client.close()
     }
 }

@@ -30,7 +30,7 @@ import BlockerCore
 
         /// The probe, once the fake has accepted its event connection (so
         /// every later `setActiveWindow` reaches it, as with Hyprland).
-        func openProbe(timeoutMs: Int32 = 1000) throws -> HyprlandProbe {
+        func openProbe(timeoutMs: Milliseconds = 1000) throws -> HyprlandProbe {
             let clients = server.eventClientCount
             let probe = try HyprlandProbe.open(environment: environment, timeoutMs: timeoutMs).get()
             try waitUntil("the fake accepts the event connection") { server.eventClientCount > clients }

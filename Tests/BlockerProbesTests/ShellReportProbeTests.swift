@@ -200,7 +200,7 @@ import TestSupport
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_DATA_HOME": data.path]
         let shell = KWinShell(environment: environment, scriptCheckEveryMs: 300)
         let probe = try ShellReportProbe.open(shell, environment: environment).get()
-        #expect(probe.nextCheckMs != nil)
+        #expect(probe.nextCheck != nil)
         try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "discord"], from: "org.kde.KWin")
         try waitForWindow(probe, "discord")
 

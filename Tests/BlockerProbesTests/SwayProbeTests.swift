@@ -8,7 +8,7 @@ import BlockerCore
 /// windows from foot and xterm, focus changed with swaymsg. A missing sway
 /// fails these tests; it never skips them.
 @Suite(.serialized) struct SwayProbeTests {
-    func openProbe(_ sway: SwayHeadless, timeoutMs: Int32 = 1000) throws -> SwayProbe {
+    func openProbe(_ sway: SwayHeadless, timeoutMs: Milliseconds = 1000) throws -> SwayProbe {
         try SwayProbe.open(environment: ["SWAYSOCK": sway.socketPath], timeoutMs: timeoutMs).get()
     }
 
