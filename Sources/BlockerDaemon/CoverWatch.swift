@@ -3,8 +3,8 @@ import BlockerSystem
 
 /// A shield with no cover drawn over it, while it lasts (wall ms).
 struct UncoveredStretch: Equatable {
-    var fromMs: Int64
-    var toMs: Int64
+    var from: WallInstant
+    var to: WallInstant
     var app: String
     /// Why nothing was drawn, in words.
     var why: String
@@ -29,24 +29,24 @@ extension Daemon {
 
     /// Whether a shield, were it up from now, has a cover: the meter charges
     /// the coming interval under a shield only when it has none.
-    func coveredIfShielded(at monotonic: Int64) -> Bool {
+    func coveredIfShielded(at monotonic: MonotonicInstant) -> Bool {
         guard supervisesCover else { return true }
         var prospective = covers
         prospective.shieldChanged(up: true, at: monotonic)
         return prospective.isCovered(at: monotonic)
     }
 
-    /// When a cover client's grace ends (CLOCK_MONOTONIC ms): the loop
-    /// samples then, to start charging if it has not drawn.
-    public var coverDeadlineMs: Int64? {
+    /// When a cover client's grace ends: the loop samples then, to start
+    /// charging if it has not drawn.
+    public var coverDeadline: MonotonicInstant? {
         guard supervisesCover else { return nil }
-        if case let .awaiting(until) = covers.coverage(at: MonotonicClock.nowMs) { return until }
+        if case let .awaiting(until) = covers.coverage(at: MonotonicClock.now) { return until }
         return nil
     }
 
     /// After a tick: follows the shield, keeps the record of a stretch with
     /// no cover, and asks for blocker-overlay back when none is on the bus.
-    func superviseCover(_ outcome: TickOutcome, monotonic: Int64, wall: Int64) {
+    func superviseCover(_ outcome: TickOutcome, monotonic: MonotonicInstant, wall: WallInstant) {
         covers.shieldChanged(up: shield != nil, at: monotonic)
         uncovered?.chargedMs += outcome.uncoveredMs
         guard supervisesCover, covers.coverage(at: monotonic) == .missing, let shield else {
@@ -55,24 +55,24 @@ extension Daemon {
         }
         if uncovered == nil {
             let why = covers.clients.isEmpty ? "no \(OverlayIdentity.name) running" : "\(OverlayIdentity.name) drew nothing"
-            uncovered = UncoveredStretch(fromMs: wall, toMs: wall, app: shield.app, why: why)
+            uncovered = UncoveredStretch(from: wall, to: wall, app: shield.app, why: why)
             log.write(LogEvent(.coverMissing, "No cover drawn over \(shield.app) under its shield (\(why)): "
                                + "its time is charged until one is", fields: [("APP", shield.app)]))
         }
-        uncovered?.toMs = wall
+        uncovered?.to = wall
         if covers.clients.isEmpty { observer?.coverMissing() }
     }
 
     /// A cover is drawn again, the shield went down, or blockerd stops: the
     /// stretch without a cover is said with how long it lasted and what it charged.
-    func endUncovered(wall: Int64) {
+    func endUncovered(wall: WallInstant) {
         guard var stretch = uncovered else { return }
         uncovered = nil
-        stretch.toMs = max(wall, stretch.fromMs)
-        log.write(LogEvent(.coverBack, "Uncovered \(DurationText.format(stretch.toMs - stretch.fromMs)): \(stretch.text)",
-                           fields: [("APP", stretch.app), ("FROM_MS", "\(stretch.fromMs)"), ("TO_MS", "\(stretch.toMs)"),
+        stretch.to = max(wall, stretch.from)
+        log.write(LogEvent(.coverBack, "Uncovered \(DurationText.format(stretch.to - stretch.from)): \(stretch.text)",
+                           fields: [("APP", stretch.app), ("FROM_MS", "\(stretch.from)"), ("TO_MS", "\(stretch.to)"),
                                     ("CHARGED_MS", "\(stretch.chargedMs)")]))
-        keep(IntegrityNote(kind: .uncovered, fromMs: stretch.fromMs, toMs: stretch.toMs, text: stretch.text))
+        keep(IntegrityNote(kind: .uncovered, from: stretch.from, to: stretch.to, text: stretch.text))
     }
 
     /// Whether blockerd follows its cover (always, but in tests that run none).
@@ -81,7 +81,7 @@ extension Daemon {
     // MARK: what the bus says
 
     /// A checked blocker-overlay (`client`: its unique name) drew or hid its cover.
-    public func coverReported(client: String, pid: Int32, drawn: Bool, at monotonic: Int64 = MonotonicClock.nowMs) {
+    public func coverReported(client: String, pid: Int32, drawn: Bool, at monotonic: MonotonicInstant = MonotonicClock.now) {
         covers.clientReported(client, pid: pid, drawn: drawn, at: monotonic)
     }
 
@@ -106,7 +106,7 @@ extension Daemon {
     /// and how): ignored, and said.
     public func coverRefused(_ what: String) {
         log.write(LogEvent(.coverRefused, "Ignored a cover that is not blocker's: \(what)", fields: [("WHO", what)]))
-        let now = WallClock.nowMs
-        keep(IntegrityNote(kind: .coverRefused, fromMs: now, toMs: now, text: "ignored a cover that is not blocker's: \(what)"))
+        let now = WallClock.now
+        keep(IntegrityNote(kind: .coverRefused, from: now, to: now, text: "ignored a cover that is not blocker's: \(what)"))
     }
 }

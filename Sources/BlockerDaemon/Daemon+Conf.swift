@@ -56,15 +56,15 @@ extension Daemon {
     }
 
     func logAdoption(_ adoption: ConfigAdoption) {
-        guard case let .pending(applyMs, changes) = adoption else { return }
-        let when = ShieldText.clock(applyMs, now: WallClock.nowMs, zone: meter.zone)
+        guard case let .pending(applyAt, changes) = adoption else { return }
+        let when = ShieldText.clock(applyAt, now: WallClock.now, zone: meter.zone)
         log.write(LogEvent(.configPending, "Strict mode: \(changes.count) loosening \(changes.count == 1 ? "change waits" : "changes wait") "
-                           + "until \(when) (\(applyMs) Unix ms): \(changes.joined(separator: "; ")); what tightens applies now",
-                           fields: [("APPLY_MS", "\(applyMs)"), ("CHANGES", changes.joined(separator: "\n"))]))
+                           + "until \(when) (\(applyAt) Unix ms): \(changes.joined(separator: "; ")); what tightens applies now",
+                           fields: [("APPLY_MS", "\(applyAt)"), ("CHANGES", changes.joined(separator: "\n"))]))
     }
 
     /// Puts in force every waiting change whose instant has come (each tick).
-    func applyDueConfigVersions(wall: Int64) {
+    func applyDueConfigVersions(wall: WallInstant) {
         // One version (no strict change waiting), as almost always: nothing
         // to copy every tick.
         guard configVersions.count > 1 else { return }
@@ -83,9 +83,9 @@ extension Daemon {
 
     /// `blockerctl config cancel`: the waiting loosenings never apply (the
     /// tightenings stay). Returns how many versions were cancelled.
-    public func cancelPendingConfig(wall: Int64 = WallClock.nowMs) throws(StoreError) -> Int {
-        let count = try ledger.cancelPendingConfigVersions(nowMs: wall)
-        for index in configVersions.indices where configVersions[index].stored.applyMs > wall {
+    public func cancelPendingConfig(wall: WallInstant = WallClock.now) throws(StoreError) -> Int {
+        let count = try ledger.cancelPendingConfigVersions(now: wall)
+        for index in configVersions.indices where configVersions[index].stored.applyAt > wall {
             configVersions[index].stored.cancelled = true
         }
         if count > 0 {
@@ -111,7 +111,7 @@ extension Daemon {
     /// Re-reads the config and the time zone. A bad config is logged and the
     /// old one stays in force; so does the old zone when the new one cannot be read.
     @discardableResult
-    public func reload(monotonic: Int64 = MonotonicClock.nowMs, wall: Int64 = WallClock.nowMs) -> Result<Void, ConfigError> {
+    public func reload(monotonic: MonotonicInstant = MonotonicClock.now, wall: WallInstant = WallClock.now) -> Result<Void, ConfigError> {
         rereadTimeZone()
         let source = options.configSource(environment: environment)
         do throws(ConfigError) {
@@ -137,7 +137,7 @@ extension Daemon {
             endConfigUnreadable(wall: wall)
             publish(wall: wall)
             if let folded = reloadLines.admit(at: monotonic) {
-                let more = folded > 0 ? " (and \(folded) more reloads in the \(reloadLines.interval / 1000) s before)" : ""
+                let more = folded > 0 ? " (and \(folded) more reloads in the \(reloadLines.interval.seconds) s before)" : ""
                 log.write(LogEvent(.reload, "Configuration reloaded from \(source.path)\(more)"))
             }
             return .success(())

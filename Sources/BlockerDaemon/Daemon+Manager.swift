@@ -16,11 +16,8 @@ extension Daemon {
     /// driving the clocks): every interval keeps its cap. `lock`: what the
     /// session says of the screen lock and idle now (the loop reads `session`,
     /// whose signals it follows; nil: read here), merged into an answering sample.
-    public func tick(monotonic monotonicNow: MonotonicInstant = MonotonicInstant(ms: MonotonicClock.nowMs),
-                     boottime: BoottimeInstant? = nil, wall wallNow: WallInstant = WallInstant(ms: WallClock.nowMs),
-                     lock: SessionState? = nil) {
-        // The daemon's own bookkeeping (commits, covers, notes) is still in raw ms.
-        let monotonic = monotonicNow.ms, wall = wallNow.ms
+    public func tick(monotonic: MonotonicInstant = MonotonicClock.now, boottime: BoottimeInstant? = nil,
+                     wall: WallInstant = WallClock.now, lock: SessionState? = nil) {
         applyDueConfigVersions(wall: wall)
         checkLedgerIfChanged(wall: wall)
         touchRun(wall: wall)
@@ -33,12 +30,12 @@ extension Daemon {
         let reading = withoutTheCover(merged).map { judgeLock($0, monotonic: monotonic, wall: wall) }
         let streakWasLogged = probeFailureLogged
         noteProbe(reading, monotonic: monotonic, wall: wall)
-        let day = meter.zone.localDate(atMs: wall)
+        let day = meter.zone.localDate(at: wall)
         let before = snapshot(at: wall, day: day)
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
         let heartbeat = probe.eventDescriptor != nil ? Self.commitEveryMs : nil
-        let outcome = meter.tick(TickInput(monotonic: monotonicNow, boottime: boottime, wall: wallNow, reading: reading,
+        let outcome = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: wall, reading: reading,
                                            heartbeat: heartbeat, covered: coveredIfShielded(at: monotonic)),
                                  ledger: before)
         lastTick = outcome
@@ -52,20 +49,20 @@ extension Daemon {
             // commitEveryMs, and at once where the ledger decides something (a
             // shield, a warning) or a write failed.
             let boundary = outcome.decision.shield != shield || !outcome.warnings.isEmpty || storageError != nil
-            let since = uncommittedSinceMs ?? monotonic
+            let since = uncommittedSince ?? monotonic
             let due = boundary || monotonic - since >= Self.commitEveryMs || monotonic < since
             committing = due
             do {
                 try ledger.record(record, commit: due)
                 if due {
-                    uncommittedSinceMs = nil
+                    uncommittedSince = nil
                     noteStorage(nil)
                 }
             } catch {
                 noteStorage(error)   // kept in memory by the ledger for the next tick
             }
         }
-        if uncommittedSinceMs == nil, meter.isCharging || ledger.hasPending { uncommittedSinceMs = monotonic }
+        if uncommittedSince == nil, meter.isCharging || ledger.hasPending { uncommittedSince = monotonic }
         // When spending starts or stops, and with each commit of what it
         // spent: listeners count down between (Status's `spending`), so a
         // focus change costs no signal, and no throttle timer after it.
@@ -89,7 +86,7 @@ extension Daemon {
     }
 
     /// The desktop notifications this state calls for (the snapshot's view of it).
-    func sendNotifications(app: String?, crossed: [Milliseconds], raised: Shield?, now: Int64) {
+    func sendNotifications(app: String?, crossed: [Milliseconds], raised: Shield?, now: WallInstant) {
         guard let notify else { return }
         let text = raised.map {
             ShieldText.reason($0.reason, group: $0.group, until: $0.until, now: now, zone: meter.zone)
@@ -101,7 +98,7 @@ extension Daemon {
 
     /// The balance as of `monotonic`: the ledger's, less what the interval
     /// open since the last sample has spent (a status between samples).
-    public func balance(at monotonic: Int64 = MonotonicClock.nowMs) -> Milliseconds {
+    public func balance(at monotonic: MonotonicInstant = MonotonicClock.now) -> Milliseconds {
         state.balance(at: monotonic)
     }
 
@@ -114,22 +111,22 @@ extension Daemon {
     public var isSpending: Bool { meter.isSpending && ledger.balance > 0 }
 
     /// The ledger as the policy needs it at `wall` (on the local `day` of it).
-    public func snapshot(at wall: Int64, day: CivilDate? = nil) -> LedgerSnapshot {
-        let today = day ?? meter.zone.localDate(atMs: wall)
+    public func snapshot(at wall: WallInstant, day: CivilDate? = nil) -> LedgerSnapshot {
+        let today = day ?? meter.zone.localDate(at: wall)
         return LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
-                              timedBlocks: ledger.timedBlocks(activeAtMs: wall))
+                              timedBlocks: ledger.timedBlocks(activeAt: wall))
     }
 
     /// Re-decides the shield now without sampling (after an earning or a block).
-    public func redecide(wall: Int64 = WallClock.nowMs, afterEarning: Bool = false) {
+    public func redecide(wall: WallInstant = WallClock.now, afterEarning: Bool = false) {
         guard lastTick != nil else { return publish(wall: wall, afterEarning: afterEarning) }
-        let day = meter.zone.localDate(atMs: wall)
+        let day = meter.zone.localDate(at: wall)
         let snapshot = snapshot(at: wall, day: day)
-        let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: WallInstant(ms: wall))
+        let decision = meter.decide(window: meter.lastWindow, ledger: snapshot, now: wall)
         let shown = show(decision.shield, balance: snapshot.balance)
         publish(wall: wall, day: day, afterEarning: afterEarning)
         if shown.changed { observer?.shieldChanged(state.shield, balance: snapshot.balance) }
-        covers.shieldChanged(up: shield != nil, at: MonotonicClock.nowMs)
+        covers.shieldChanged(up: shield != nil, at: MonotonicClock.now)
         if shown.raised != nil {
             sendNotifications(app: state.front?.app, crossed: [], raised: shown.raised, now: wall)
         }
@@ -156,11 +153,11 @@ extension Daemon {
     /// A failure that heals within this long is no warning for the journal: a
     /// shell's first report racing the first sample, a window closing under an
     /// X11 query. `status` shows it at once all the same.
-    static let probeFailureLogAfterMs: Int64 = 2_000
+    static let probeFailureLogAfterMs: Milliseconds = .seconds(2)
 
     /// Logs a failing probe once per streak that lasts, and its recovery; such
     /// a streak is blind time, recorded in the ledger from its first failure.
-    func noteProbe(_ reading: Result<Reading, ProbeFailure>, monotonic: Int64, wall: Int64) {
+    func noteProbe(_ reading: Result<Reading, ProbeFailure>, monotonic: MonotonicInstant, wall: WallInstant) {
         switch reading {
         case let .failure(failure):
             probeError = failure.message
@@ -172,7 +169,7 @@ extension Daemon {
                                    fields: [("PROBE", probe.name)]))
                 if let runID {
                     do throws(StoreError) {
-                        blindID = try ledger.beginBlind(runID: runID, fromMs: since.wall, reason: "\(probe.name): \(failure.message)")
+                        blindID = try ledger.beginBlind(runID: runID, from: since.wall, reason: "\(probe.name): \(failure.message)")
                     } catch { noteStorage(error) }
                 }
             }
@@ -182,7 +179,7 @@ extension Daemon {
                 log.write(LogEvent(.probeRecovered, "Probe \(probe.name) answers again", fields: [("PROBE", probe.name)]))
             } else if let since = probeFailingSince, monotonic - since.monotonic >= Self.probeFailureLogAfterMs {
                 // One or two hung samples: the streak lasted, though no failed sample saw it last.
-                recordShortStreak(fromMs: since.wall, toMs: wall, why: probeError ?? "failing")
+                recordShortStreak(from: since.wall, to: wall, why: probeError ?? "failing")
             }
             endBlind(wall: wall)
             probeError = nil
@@ -195,25 +192,25 @@ extension Daemon {
     /// call) makes streaks too short to be logged as they run. Each that
     /// lasted is blind time all the same: stretches less than
     /// `intermittentEveryMs` apart are one row of `blind`, made longer.
-    static let intermittentEveryMs: Int64 = 60_000
+    static let intermittentEveryMs: Milliseconds = .minutes(1)
 
-    func recordShortStreak(fromMs: Int64, toMs: Int64, why: String) {
+    func recordShortStreak(from: WallInstant, to: WallInstant, why: String) {
         guard let runID else { return }
         do throws(StoreError) {
-            if let last = intermittentBlind, fromMs - last.toMs <= Self.intermittentEveryMs, fromMs >= last.toMs {
-                try ledger.extendBlind(last.id, toMs: toMs)
-                intermittentBlind = (last.id, toMs)
+            if let last = intermittentBlind, from - last.to <= Self.intermittentEveryMs, from >= last.to {
+                try ledger.extendBlind(last.id, to: to)
+                intermittentBlind = (last.id, to)
             } else {
-                let id = try ledger.beginBlind(runID: runID, fromMs: fromMs, reason: "\(probe.name): \(why) (now and then)")
-                try ledger.endBlind(id, toMs: toMs)
-                intermittentBlind = (id, toMs)
+                let id = try ledger.beginBlind(runID: runID, from: from, reason: "\(probe.name): \(why) (now and then)")
+                try ledger.endBlind(id, to: to)
+                intermittentBlind = (id, to)
             }
         } catch { noteStorage(error) }
     }
 
 
     func noteIntermittentFailures(_ blind: BlindInterval?, failure: String?, streakWasLogged: Bool,
-                                          monotonic: Int64) {
+                                          monotonic: MonotonicInstant) {
         if let failure {
             streakFailures = (streakFailures.count + 1, failure)
             return
@@ -241,10 +238,10 @@ extension Daemon {
                                     ("CHARGED_MS", "\(unsaid.chargedMs)")]))
     }
 
-    func endBlind(wall: Int64) {
+    func endBlind(wall: WallInstant) {
         guard let id = blindID else { return }
         blindID = nil
-        do throws(StoreError) { try ledger.endBlind(id, toMs: wall) } catch { noteStorage(error) }
+        do throws(StoreError) { try ledger.endBlind(id, to: wall) } catch { noteStorage(error) }
     }
 
     /// `EarnOnce` called again with `requestID` (its client timed out, then
@@ -262,18 +259,18 @@ extension Daemon {
     /// Credits `reps` of `exercise`; committed to disk before it returns.
     /// Beyond `[earn] max-per-day` or `min-gap` nothing is credited.
     /// `requestID`: the client's id for it (`earnedBefore(requestID:)`).
-    public func earn(exercise: Exercise, reps: Int, requestID: String? = nil, wall: Int64 = WallClock.nowMs) throws(EarnFailure)
+    public func earn(exercise: Exercise, reps: Int, requestID: String? = nil, wall: WallInstant = WallClock.now) throws(EarnFailure)
         -> (earned: Milliseconds, balance: Milliseconds) {
-        let today = meter.zone.localDate(atMs: wall)
+        let today = meter.zone.localDate(at: wall)
         let limits = config.earnLimits
         // An edit made since the last tick is seen before the limits are checked.
         checkLedgerIfChanged(wall: wall)
         let history: EarnLimits.History
         do { history = try earningHistory(day: today) } catch { throw .storage(error) }
         if limits != EarnLimits() {
-            let (earning, overflow) = Int64(reps).multipliedReportingOverflow(by: exercise.perRep)
-            if let refusal = limits.refusal(earning: overflow ? .max : earning, now: wall, history: history,
-                                            nextDayMs: meter.zone.startOfDay(today.adding(days: 1))) {
+            let (earning, overflow) = Int64(reps).multipliedReportingOverflow(by: exercise.perRep.ms)
+            if let refusal = limits.refusal(earning: overflow ? .max : Milliseconds(ms: earning), now: wall, history: history,
+                                            nextDay: meter.zone.startOfDay(today.adding(days: 1))) {
                 let message = refusal.message(now: wall, zone: meter.zone)
                 log.write(LogEvent(.earnRefused, "Earning refused: \(reps) \(exercise.name): \(message)",
                                    fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)")]))
@@ -285,7 +282,7 @@ extension Daemon {
         try? ledger.flushPending()
         let result: (earned: Milliseconds, balance: Milliseconds)
         do {
-            result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, atMs: wall,
+            result = try ledger.earn(exercise: exercise.name, reps: reps, perRep: exercise.perRep, at: wall,
                                      day: today, requestID: requestID)
         } catch { throw .storage(error) }
         noteEarned(result.earned, day: today, before: history, wall: wall)
@@ -299,11 +296,11 @@ extension Daemon {
     }
 
     /// Blocks `target` (a group name or an app, already resolved) until
-    /// `untilMs`, durably; a running block is only ever extended. Returns
+    /// `until`, durably; a running block is only ever extended. Returns
     /// the block's end and re-decides the shield at once.
-    public func block(target: String, untilMs: Int64, wall: Int64 = WallClock.nowMs) throws(StoreError) -> Int64 {
-        let end = try ledger.setTimedBlock(target: target, untilMs: untilMs)
-        log.write(LogEvent(priority: .info, "Timed block on \(target) until \(untilMs) (Unix ms), "
+    public func block(target: String, until: WallInstant, wall: WallInstant = WallClock.now) throws(StoreError) -> WallInstant {
+        let end = try ledger.setTimedBlock(target: target, until: until)
+        log.write(LogEvent(priority: .info, "Timed block on \(target) until \(until) (Unix ms), "
                            + "\(DurationText.format(max(end - wall, 0))) from now"))
         redecide(wall: wall)
         return end
@@ -312,9 +309,9 @@ extension Daemon {
     /// Ends the timed block on `target`; false when none was running (nothing
     /// is written then). Schedules and daily limits are untouched: the shield
     /// is recomputed from whatever rules remain.
-    public func unblock(target: String, wall: Int64 = WallClock.nowMs) throws(StoreError) -> Bool {
+    public func unblock(target: String, wall: WallInstant = WallClock.now) throws(StoreError) -> Bool {
         let key = target.lowercased()
-        guard ledger.timedBlocks(activeAtMs: wall).contains(where: { $0.target == key }) else { return false }
+        guard ledger.timedBlocks(activeAt: wall).contains(where: { $0.target == key }) else { return false }
         _ = try ledger.removeTimedBlock(target: key)
         log.write(LogEvent(priority: .info, "Timed block on \(key) lifted"))
         redecide(wall: wall)
@@ -324,21 +321,21 @@ extension Daemon {
     /// Charges the interval open since the last sample up to this instant
     /// (what `status` showed), flushes the ledger; never raises a shield
     /// (stopping must not block).
-    public func shutdown(reason: String = "stopped", monotonic: Int64 = MonotonicClock.nowMs,
-                         wall: Int64 = WallClock.nowMs) {
+    public func shutdown(reason: String = "stopped", monotonic: MonotonicInstant = MonotonicClock.now,
+                         wall: WallInstant = WallClock.now) {
         // A failure streak still open stays unsettled, as `status` showed it.
-        let last = meter.closeInterval(at: MonotonicInstant(ms: monotonic), wall: WallInstant(ms: wall), balance: ledger.balance,
+        let last = meter.closeInterval(at: monotonic, wall: wall, balance: ledger.balance,
                                         failed: probeError != nil)
         uncovered?.chargedMs += last.uncovered
         endUncovered(wall: wall)
         probe.shutdown()
         launcher?.stop()
         endBlind(wall: wall)
-        let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(atMs: wall), usage: last.usage)
+        let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(at: wall), usage: last.usage)
         do { try ledger.record(record) } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
         extendConfigUnreadable(wall: wall)
         if let runID {
-            do { try ledger.endRun(runID, nowMs: wall, reason: reason) } catch {
+            do { try ledger.endRun(runID, now: wall, reason: reason) } catch {
                 log.write(LogEvent(.storageError, "Cannot record the stop: \(error)"))
             }
         }

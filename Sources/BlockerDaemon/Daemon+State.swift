@@ -25,8 +25,8 @@ extension DaemonSnapshot {
 extension Daemon {
     /// Builds the state as of `wall` (on the local `day`, computed once a
     /// tick by the caller) and publishes it when it differs from the last.
-    func publish(wall: Int64, day: CivilDate? = nil, afterEarning: Bool = false) {
-        let day = day ?? meter.zone.localDate(atMs: wall)
+    func publish(wall: WallInstant, day: CivilDate? = nil, afterEarning: Bool = false) {
+        let day = day ?? meter.zone.localDate(at: wall)
         let balance = ledger.balance
         let next = DaemonSnapshot(
             balanceMs: balance, openSpend: meter.openSpend, front: meter.lastWindow, decision: meter.lastDecision,

@@ -70,21 +70,21 @@ public final class Daemon {
     /// Spending is written at most this often (and at a shield or warning, an
     /// earning and at stop): a kill -9 may lose up to this much *debit*, in the
     /// user's favour, and never an earning, which is committed on its own.
-    public static let commitEveryMs: Int64 = 10_000
-    /// Since when spending has gone uncommitted (CLOCK_MONOTONIC ms); the
-    /// interval open while something is charged counts from its start.
-    var uncommittedSinceMs: Int64?
+    public static let commitEveryMs: Milliseconds = .seconds(10)
+    /// Since when spending has gone uncommitted; the interval open while
+    /// something is charged counts from its start.
+    var uncommittedSince: MonotonicInstant?
     /// What the last BalanceChanged said (and whether spending went on then).
     var announced = (balance: Milliseconds(0), spending: false)
     /// When what is being spent must be committed, so a kill -9 loses at most
     /// `commitEveryMs` of it: a daemon that samples only on events ticks then.
-    public var nextCommitMs: Int64? { uncommittedSinceMs.map { $0 + Self.commitEveryMs } }
+    public var nextCommit: MonotonicInstant? { uncommittedSince.map { $0 + Self.commitEveryMs } }
     /// The shield as last shown (changes are logged and signalled).
     public internal(set) var shield: Shield?
     /// The current probe failure streak's message, nil while the probe answers.
     public internal(set) var probeError: String?
     /// When the current streak of failed samples began, and whether it made the journal.
-    var probeFailingSince: (monotonic: Int64, wall: Int64)?
+    var probeFailingSince: (monotonic: MonotonicInstant, wall: WallInstant)?
     var probeFailureLogged = false
     /// The ledger's row for the blind stretch a logged streak is (`Ledger.beginBlind`).
     var blindID: Int64?
@@ -96,18 +96,18 @@ public final class Daemon {
     public var notify: ((NotificationRequest) -> Void)?
     var notificationPlan: NotificationPlan
     /// A reload storm logs one line per 10 s, not one per reload.
-    var reloadLines = LogRateLimit(intervalMs: 10_000)
+    var reloadLines = LogRateLimit<Monotonic>(interval: .seconds(10))
 
     /// When each graphical session of a user began, from logind; a parameter
     /// so in-process tests need no system bus.
     public typealias SessionStarts = (_ uid: UInt32, _ environment: [String: String])
-        -> Result<[Int64], GraphicalSessions.Unavailable>
+        -> Result<[WallInstant], GraphicalSessions.Unavailable>
 
     /// `anchors`: where the ledger's anchors go and are read back (the
     /// journal in blockerd; nil: none, as in tests that do not ask for them).
     public init(options: DaemonOptions, log: LogSink, environment: [String: String],
-                wall: Int64 = WallClock.nowMs, monotonic: Int64 = MonotonicClock.nowMs,
-                sessionStarts: SessionStarts = GraphicalSessions.startsMs,
+                wall: WallInstant = WallClock.now, monotonic: MonotonicInstant = MonotonicClock.now,
+                sessionStarts: SessionStarts = GraphicalSessions.starts,
                 anchors: LedgerAnchorStore? = nil) throws(StartFailure) {
         self.options = options
         self.log = log
@@ -145,7 +145,7 @@ public final class Daemon {
                 throw .config(error)
             }
             (config, adoption) = (running, .unchanged)
-            configUnreadable = ConfigUnreadable(error: error.description, sinceMs: wall)
+            configUnreadable = ConfigUnreadable(error: error.description, since: wall)
         }
         configVersions = versions
         let zone: TimeZoneRules
@@ -154,8 +154,8 @@ public final class Daemon {
             throw .timeZone(error)
         }
         let previousRun: RunRecord?
-        do { (runID, previousRun) = try ledger.beginRun(pid: getpid(), nowMs: wall) } catch { throw .storage(error) }
-        lastRunTouchMs = wall
+        do { (runID, previousRun) = try ledger.beginRun(pid: getpid(), now: wall) } catch { throw .storage(error) }
+        lastRunTouch = wall
         meter = Meter(config: Self.metering(config, systemDefault: configFile.systemDefault), zone: zone)
         covers = CoverSupervisor(startedAt: monotonic)
         notificationPlan = NotificationPlan(thresholds: config.warnBefore)
@@ -165,7 +165,7 @@ public final class Daemon {
         logAdoption(adoption)
         logObservingOnly()
         let unguardedSince = noteUnguarded(previous: previousRun, now: wall, sessionStarts: sessionStarts)
-        if let gap = Self.gapEvent(previous: previousRun, now: wall, zone: meter.zone, unguardedSinceMs: unguardedSince) {
+        if let gap = Self.gapEvent(previous: previousRun, now: wall, zone: meter.zone, unguardedSince: unguardedSince) {
             log.write(gap)
         }
         recordStartFindings(start.found, anchor: start.anchor, wall: wall)
@@ -182,7 +182,7 @@ public final class Daemon {
         self.probe = probe
         session = nil
         overlayFilter = OverlayFilter()
-        publish(wall: WallClock.nowMs)
+        publish(wall: WallClock.now)
     }
 
     /// Who draws the cover, and whether one is drawn (see CoverWatch.swift).
@@ -199,7 +199,7 @@ public final class Daemon {
     /// The first earning not following from the one before, as last checked.
     var knownBrokenEarning: Int64?
     /// When the last anchor went out, and the ledger's commit count then.
-    var lastAnchor: (ms: Int64, commits: Int) = (0, -1)
+    var lastAnchor: (at: WallInstant, commits: Int) = (WallInstant(ms: 0), -1)
     /// What blockerd itself knows was earned on `day` (see `earningHistory`).
     var earnedFloor: (day: CivilDate, history: EarnLimits.History)?
 
@@ -212,13 +212,13 @@ public final class Daemon {
         log.write(LogEvent(.ledgerEdited, "The ledger \(ledger.path) was edited outside blocker\(what); "
                            + "noted in its ledger_edits table (blockerctl doctor shows it), running on",
                            fields: [("LEDGER", ledger.path), ("FOUND", found.joined(separator: "\n"))]))
-        let now = WallClock.nowMs
-        keep(IntegrityNote(kind: .ledgerEdited, fromMs: now, toMs: now, text: "the ledger was edited outside blocker\(what)"))
+        let now = WallClock.now
+        keep(IntegrityNote(kind: .ledgerEdited, from: now, to: now, text: "the ledger was edited outside blocker\(what)"))
     }
 
     /// This run's row in the ledger (`runs`), and when it last noted it was alive.
     var runID: Int64?
-    var lastRunTouchMs: Int64 = 0
+    var lastRunTouch = WallInstant(ms: 0)
 
     /// Strict mode's stored config versions, oldest first (see StrictConfig.swift).
     var configVersions: [LoadedConfigVersion] = []
@@ -231,17 +231,17 @@ public final class Daemon {
     /// The stalls of the last minutes, one note (see IntegrityNotes.swift).
     var stallRun: StallRun?
     /// A stop/continue loop logs one stall line a minute.
-    var stallLines = LogRateLimit(intervalMs: 60_000)
+    var stallLines = LogRateLimit<Wall>(interval: .minutes(1))
 
 
     // MARK: probe failure streaks (see Daemon+Manager.swift)
 
     /// The row of `blind` that short streaks less than `intermittentEveryMs` apart extend.
-    var intermittentBlind: (id: Int64, toMs: Int64)?
+    var intermittentBlind: (id: Int64, to: WallInstant)?
     /// Blind time of streaks too short for their own line, said once it adds
     /// up to `probeFailureLogAfterMs`, then at most every `intermittentEveryMs`.
     var unsaidBlind: (ms: Milliseconds, chargedMs: Milliseconds, failures: Int, app: String, why: String)?
-    var blindSaidAt: Int64?
+    var blindSaidAt: MonotonicInstant?
     /// The running streak's failed samples, and the last one's why.
     var streakFailures = (count: 0, why: "")
 

@@ -28,7 +28,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     /// Callers refused as the cover, said once each.
     private var refusedCallers: Set<String> = []
     /// When blockerd last asked the user manager for blocker-overlay, and what failed then.
-    private var overlayStart: (atMs: Int64, failure: String?)?
+    private var overlayStart: (at: MonotonicInstant, failure: String?)?
 
     init(daemon: Daemon, export: BlockerExport, reload: @escaping () -> Result<Void, ConfigError>,
          ledgerChanged: @escaping () -> Void) {
@@ -45,7 +45,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     /// what the interval open since the last sample has spent.
     public func status() throws(MethodError) -> StatusReport {
         let state = daemon.state
-        let monotonic = MonotonicClock.nowMs
+        let monotonic = MonotonicClock.now
         let balance = state.balance(at: monotonic)
         let foreground = state.foreground.map {
             StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: state.decision.groups)
@@ -58,22 +58,22 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
                                   spending: state.isSpending && balance > 0)
         report.strictDelayMs = state.strict.delayMs
         report.systemConfig = state.systemConfig
-        let pending = state.pendingChanges(at: WallClock.nowMs)
+        let pending = state.pendingChanges(at: WallClock.now)
         report.pendingChanges = UInt32(clamping: pending.count)
-        report.pendingNextMs = pending.first?.applyMs
+        report.pendingNext = pending.first?.applyAt
         report.configProblem = state.strict.configProblem
         return report
     }
 
-    public func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {
+    public func earn(exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Milliseconds, balanceMs: Milliseconds) {
         try earn(exercise: exercise, reps: reps, requestID: nil)
     }
 
-    public func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {
+    public func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(MethodError) -> (earnedMs: Milliseconds, balanceMs: Milliseconds) {
         try earn(exercise: exercise, reps: reps, requestID: requestID)
     }
 
-    private func earn(exercise: String, reps: UInt32, requestID: String?) throws(MethodError) -> (earnedMs: Int64, balanceMs: Int64) {
+    private func earn(exercise: String, reps: UInt32, requestID: String?) throws(MethodError) -> (earnedMs: Milliseconds, balanceMs: Milliseconds) {
         // A retry is answered before anything else is looked at (a reload may have renamed the exercise since).
         if let requestID {
             let first: (earned: Milliseconds, balance: Milliseconds)?
@@ -97,14 +97,15 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         }
     }
 
-    public func blockFor(target: String, seconds: UInt64) throws(MethodError) -> Int64 {
+    public func blockFor(target: String, seconds: UInt64) throws(MethodError) -> WallInstant {
         let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.configFile.path)
-        let wall = WallClock.nowMs
-        if let refusal = daemon.strictRefusal(block: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) {
+        let wall = WallClock.now
+        let end = wall + .seconds(Int64(seconds))
+        if let refusal = daemon.strictRefusal(block: key, until: end, wall: wall) {
             throw .refused(refusal)
         }
-        let until: Int64
-        do { until = try daemon.block(target: key, untilMs: wall + Int64(seconds) * 1000, wall: wall) } catch {
+        let until: WallInstant
+        do { until = try daemon.block(target: key, until: end, wall: wall) } catch {
             throw .storageError("nothing was blocked: \(error)")
         }
         ledgerChanged()
@@ -124,7 +125,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     }
 
     public func history(days: UInt32) throws(MethodError) -> [HistoryRow] {
-        let today = daemon.meter.zone.localDate(atMs: WallClock.nowMs)
+        let today = daemon.meter.zone.localDate(at: WallClock.now)
         let first = today.adding(days: -(Int(days) - 1))
         let summaries: [DaySummary]
         do { summaries = try daemon.ledger.history(fromDay: first, toDay: today) } catch {
@@ -150,17 +151,17 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     }
 
     public func gaps(days: UInt32) throws(MethodError) -> [Gap] {
-        do { return try daemon.gaps(sinceMs: startOfDays(days)) } catch { throw .storageError("\(error)") }
+        do { return try daemon.gaps(since: startOfDays(days)) } catch { throw .storageError("\(error)") }
     }
 
     public func notes(days: UInt32) throws(MethodError) -> [IntegrityNote] {
-        do { return try daemon.notes(sinceMs: startOfDays(days)) } catch { throw .storageError("\(error)") }
+        do { return try daemon.notes(since: startOfDays(days)) } catch { throw .storageError("\(error)") }
     }
 
     /// The start of the local day `days - 1` days before today.
-    private func startOfDays(_ days: UInt32) -> Int64 {
+    private func startOfDays(_ days: UInt32) -> WallInstant {
         let zone = daemon.meter.zone
-        return zone.startOfDay(zone.localDate(atMs: WallClock.nowMs).adding(days: -(Int(days) - 1)))
+        return zone.startOfDay(zone.localDate(at: WallClock.now).adding(days: -(Int(days) - 1)))
     }
 
     /// blocker-overlay drew or hid its cover. Only the program installed
@@ -221,8 +222,8 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     /// user manager to start it (`systemctl --user stop` is no crash, so
     /// `Restart=` does not), at most every 10 s; a failure is said once.
     public func coverMissing() {
-        let now = MonotonicClock.nowMs
-        if let last = overlayStart, now - last.atMs < 10_000 { return }
+        let now = MonotonicClock.now
+        if let last = overlayStart, now - last.at < .seconds(10) { return }
         overlayStart = (now, overlayStart?.failure)
         let connection = export.connection
         do {

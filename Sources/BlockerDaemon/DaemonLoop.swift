@@ -197,15 +197,14 @@ public final class DaemonLoop {
         // The sample reads the probe's events so far, a burst's included.
         burstTimer.disarm()
         probeSource?.isEnabled = true
-        daemon.tick(monotonic: MonotonicInstant(ms: MonotonicClock.nowMs), boottime: BoottimeInstant(ms: BoottimeClock.nowMs),
-                    lock: daemon.session?.read())
+        daemon.tick(monotonic: MonotonicClock.now, boottime: BoottimeClock.now, lock: daemon.session?.read())
         // A strict-mode change applies at its wall instant, as a rule would.
-        let configAt = monotonic(wall: daemon.nextConfigApplyMs)
+        let configAt = monotonic(wall: daemon.nextConfigApply)
         // A cover client's grace ends: if nothing is drawn by then, charging starts.
-        if let wakeAt = [daemon.lastTick?.wakeAt?.ms, configAt, daemon.coverDeadlineMs].compactMap({ $0 }).min() {
+        if let wakeAt = [daemon.lastTick?.wakeAt, configAt, daemon.coverDeadline].compactMap({ $0 }).min() {
             // Sample again the moment the balance runs out or a rule starts or
             // ends (a schedule, a daily limit, a timed block), not up to a poll later.
-            wakeTimer.arm(atMicroseconds: UInt64(max(wakeAt, 0)) * 1000)
+            wakeTimer.arm(atMicroseconds: Self.microseconds(wakeAt))
         } else {
             wakeTimer.disarm()
         }
@@ -238,8 +237,8 @@ public final class DaemonLoop {
 
     /// The probe's own check comes on time, whether or not the loop polls.
     private func armCheck() {
-        if let at = daemon.probe.nextCheckMs {
-            checkTimer.arm(atMicroseconds: UInt64(max(at, 0)) * 1000)
+        if let at = daemon.probe.nextCheck {
+            checkTimer.arm(atMicroseconds: Self.microseconds(at))
         } else {
             checkTimer.disarm()
         }
@@ -248,18 +247,23 @@ public final class DaemonLoop {
     /// The instant what is being spent must be committed (the bound on what a
     /// kill -9 can lose): with an event-driven probe, the heartbeat while charging.
     private var nextCommitUs: UInt64? {
-        daemon.nextCommitMs.map { UInt64(max($0, 0)) * 1000 }
+        daemon.nextCommit.map(Self.microseconds)
     }
 
     /// The run's row says it is alive at least once a minute (the bound on a
     /// kill -9 gap), watchdog or not.
     private var nextRunTouchUs: UInt64? {
-        monotonic(wall: daemon.nextRunTouchMs).map { UInt64(max($0, 0)) * 1000 }
+        monotonic(wall: daemon.nextRunTouch).map(Self.microseconds)
     }
 
-    /// A wall instant (ms) as the monotonic instant (ms) it falls at, from now.
-    private func monotonic(wall: Int64?) -> Int64? {
-        wall.map { MonotonicClock.nowMs + max($0 - WallClock.nowMs, 0) }
+    /// A wall instant as the monotonic instant it falls at, from now.
+    private func monotonic(wall: WallInstant?) -> MonotonicInstant? {
+        wall.map { MonotonicClock.now + max($0 - WallClock.now, 0) }
+    }
+
+    /// An instant as sd-event's timers take it: CLOCK_MONOTONIC µs.
+    private static func microseconds(_ instant: MonotonicInstant) -> UInt64 {
+        UInt64(max(instant.ms, 0)) * 1000
     }
 
     /// Half a WatchdogSec after the last ping, so pings stay at most half the

@@ -58,7 +58,7 @@ public struct DaemonSnapshot: Equatable, Sendable {
     }
 
     /// The balance as of `monotonic`: less what the open interval has spent.
-    public func balance(at monotonic: Int64) -> Milliseconds {
+    public func balance(at monotonic: MonotonicInstant) -> Milliseconds {
         balanceMs - (openSpend?.debit(at: monotonic, balance: balanceMs) ?? 0)
     }
 
@@ -70,13 +70,13 @@ public struct DaemonSnapshot: Equatable, Sendable {
     public var foreground: Window? { probe.error == nil ? front : nil }
 
     /// Time used today up to `monotonic`.
-    public func usedToday(at monotonic: Int64) -> Milliseconds {
+    public func usedToday(at monotonic: MonotonicInstant) -> Milliseconds {
         today.usedMs + balanceMs - balance(at: monotonic)
     }
 
     /// The waiting changes still to come at `wall`.
-    public func pendingChanges(at wall: Int64) -> [PendingChange] {
-        strict.pending.filter { $0.applyMs > wall }
+    public func pendingChanges(at wall: WallInstant) -> [PendingChange] {
+        strict.pending.filter { $0.applyAt > wall }
     }
 
     /// One human line for `systemctl status` (sd_notify STATUS=).

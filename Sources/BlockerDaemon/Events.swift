@@ -1,3 +1,5 @@
+import BlockerCore
+
 /// Syslog priorities, as journald stores them in PRIORITY=.
 public enum Priority: Int, Sendable, Comparable {
     case emergency = 0, alert, critical, error, warning, notice, info, debug
@@ -137,16 +139,16 @@ public final class MemoryLog: LogSink {
 /// storm (`blockerctl reload` in a loop): the first line goes out, the next
 /// ones within the interval are only counted, and the first line after it
 /// says how many it stands for. Pure: the caller passes the monotonic time.
-struct LogRateLimit {
-    let interval: Int64
-    private var windowStart: Int64?
+struct LogRateLimit<Clock: ClockKind> {
+    let interval: Milliseconds
+    private var windowStart: Instant<Clock>?
     private var folded = 0
 
-    init(intervalMs: Int64) { interval = intervalMs }
+    init(interval: Milliseconds) { self.interval = interval }
 
     /// nil: stay quiet. Otherwise log now, mentioning the returned count of
     /// lines folded into this one.
-    mutating func admit(at now: Int64) -> Int? {
+    mutating func admit(at now: Instant<Clock>) -> Int? {
         if let start = windowStart, now - start < interval {
             folded += 1
             return nil

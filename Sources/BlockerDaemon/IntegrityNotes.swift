@@ -9,7 +9,7 @@ extension Daemon {
     /// when the ledger refused it (said as a storage error; the journal has it).
     @discardableResult
     func record(_ note: IntegrityNote, message: String, fields: [(String, String)] = []) -> Int64? {
-        log.write(LogEvent(EventKind(note.kind), message, fields: [("FROM_MS", "\(note.fromMs)"), ("TO_MS", "\(note.toMs)")] + fields))
+        log.write(LogEvent(EventKind(note.kind), message, fields: [("FROM_MS", "\(note.from)"), ("TO_MS", "\(note.to)")] + fields))
         do { return try ledger.addNote(note) } catch {
             noteStorage(error)
             return nil
@@ -22,14 +22,14 @@ extension Daemon {
     }
 
     /// Moves the end of a stored note (a stretch that goes on), quietly.
-    func extend(_ id: Int64?, toMs: Int64, text: String) {
+    func extend(_ id: Int64?, to: WallInstant, text: String) {
         guard let id else { return }
-        do { try ledger.extendNote(id, toMs: toMs, text: text) } catch { noteStorage(error) }
+        do { try ledger.extendNote(id, to: to, text: text) } catch { noteStorage(error) }
     }
 
-    /// The notes overlapping the last `sinceMs…now`, oldest first.
-    public func notes(sinceMs: Int64) throws(StoreError) -> [IntegrityNote] {
-        try ledger.notes(sinceMs: sinceMs)
+    /// The notes overlapping `since…now`, oldest first.
+    public func notes(since: WallInstant) throws(StoreError) -> [IntegrityNote] {
+        try ledger.notes(since: since)
     }
 }
 
@@ -51,8 +51,8 @@ extension EventKind {
 /// Stalls close together (a `kill -STOP`/`-CONT` loop) make one note.
 struct StallRun {
     var noteID: Int64?
-    var fromMs: Int64
-    var toMs: Int64
+    var from: WallInstant
+    var to: WallInstant
     var count = 0
     var chargedMs: Milliseconds = 0
     var unchargedMs: Milliseconds = 0
@@ -72,18 +72,18 @@ extension Daemon {
     /// A stall shorter than this is charged (or not) without a note: a busy machine.
     static let stallNoteAfterMs: Milliseconds = 2_000
     /// A stall within this long of the last one's end joins its note.
-    static let stallJoinWithinMs: Int64 = 60_000
+    static let stallJoinWithinMs: Milliseconds = .minutes(1)
 
     /// Records a stall the meter measured (it charged it already, or not).
-    func noteStall(_ stall: Stall, wall: Int64) {
+    func noteStall(_ stall: Stall, wall: WallInstant) {
         guard stall.ms >= Self.stallNoteAfterMs else { return }
         let from = wall - stall.ms
         var run: StallRun
-        if let last = stallRun, from - last.toMs <= Self.stallJoinWithinMs {
+        if let last = stallRun, from - last.to <= Self.stallJoinWithinMs {
             run = last
-            run.toMs = wall
+            run.to = wall
         } else {
-            run = StallRun(fromMs: from, toMs: wall)
+            run = StallRun(from: from, to: wall)
         }
         run.count += 1
         if stall.charged { run.chargedMs += stall.ms } else { run.unchargedMs += stall.ms }
@@ -92,10 +92,10 @@ extension Daemon {
             + (stall.charged ? "charged" : "not charged, another window was in front after it")
         let fields = [("STALL_MS", "\(stall.ms)"), ("CHARGED", stall.charged ? "1" : "0"), ("APP", stall.app)]
         if run.noteID == nil {
-            run.noteID = record(IntegrityNote(kind: .stall, fromMs: run.fromMs, toMs: run.toMs, text: run.text),
+            run.noteID = record(IntegrityNote(kind: .stall, from: run.from, to: run.to, text: run.text),
                                 message: message, fields: fields)
         } else {
-            extend(run.noteID, toMs: run.toMs, text: run.text)
+            extend(run.noteID, to: run.to, text: run.text)
             if let folded = stallLines.admit(at: wall) {
                 let more = folded > 0 ? " (and \(folded) more stalls in the minute before)" : ""
                 log.write(LogEvent(.stall, message + more, fields: [("FROM_MS", "\(from)"), ("TO_MS", "\(wall)")] + fields))
@@ -108,7 +108,7 @@ extension Daemon {
 extension Daemon {
     /// At start: keeps this run's environment, and records what changed since
     /// the last run's (a new "today", another ledger, a blind probe, a shim).
-    func noteEnvironment(wall: Int64) {
+    func noteEnvironment(wall: WallInstant) {
         guard let runID else { return }
         let now = RunEnvironment(stateDirectory: options.stateDirectory, configPath: configFile.path,
                                  zone: meter.zone.identifier, probe: probe.name, environment: environment)
@@ -121,7 +121,7 @@ extension Daemon {
         let changes = now.changes(since: RunEnvironment(text: previous))
         guard !changes.isEmpty else { return }
         let text = "started with another environment than the last run: " + changes.joined(separator: "; ")
-        record(IntegrityNote(kind: .environment, fromMs: wall, toMs: wall, text: text),
+        record(IntegrityNote(kind: .environment, from: wall, to: wall, text: text),
                message: "blockerd " + text, fields: [("CHANGES", changes.joined(separator: "\n"))])
     }
 }
@@ -129,17 +129,17 @@ extension Daemon {
 extension Daemon {
     /// `reading` with a lock nothing vouches for honoured or not
     /// (`LockClaimCheck`); a lock not honoured is said and recorded.
-    func judgeLock(_ reading: Reading, monotonic: Int64, wall: Int64) -> Reading {
+    func judgeLock(_ reading: Reading, monotonic: MonotonicInstant, wall: WallInstant) -> Reading {
         let (judged, event) = lockCheck.judge(reading, monotonic: monotonic, wall: wall)
         switch event {
         case let .notHonoured(source, reason, since)?:
             let text = "\(source) said the screen is locked, but \(reason): not honoured, charged from "
                 + ShieldText.clock(wall, now: wall, zone: meter.zone)
-            lockNote = (record(IntegrityNote(kind: .lockNotHonoured, fromMs: since, toMs: wall, text: text),
+            lockNote = (record(IntegrityNote(kind: .lockNotHonoured, from: since, to: wall, text: text),
                                message: "Lock not honoured: " + text, fields: [("SOURCE", source), ("REASON", reason)]),
                         text)
         case .ended?:
-            if let lockNote { extend(lockNote.id, toMs: wall, text: lockNote.text) }
+            if let lockNote { extend(lockNote.id, to: wall, text: lockNote.text) }
             lockNote = nil
         case nil:
             break

@@ -49,11 +49,11 @@ extension LogEvent {
     init(anchor: LedgerAnchor, ledgerPath: String) {
         var fields = [("LEDGER", ledgerPath), ("RUN", "\(anchor.runID)"), ("SEAL", anchor.seal),
                       ("SEAL_FORMAT", "\(anchor.sealFormat)"), ("EARNINGS", "\(anchor.earnings)"), ("CHAIN", anchor.chain),
-                      ("EARNED_TOTAL_MS", "\(anchor.earnedTotalMs)"), ("SPENT_TOTAL_MS", "\(anchor.spentTotalMs)"),
-                      ("FINAL", anchor.final ? "1" : "0"), ("AT_MS", "\(anchor.atMs)"), ("DAY", anchor.day),
-                      ("EARNED_DAY_MS", "\(anchor.earnedOnDayMs)")]
+                      ("EARNED_TOTAL_MS", "\(anchor.earnedTotalMs.ms)"), ("SPENT_TOTAL_MS", "\(anchor.spentTotalMs.ms)"),
+                      ("FINAL", anchor.final ? "1" : "0"), ("AT_MS", "\(anchor.at.ms)"), ("DAY", anchor.day),
+                      ("EARNED_DAY_MS", "\(anchor.earnedOnDayMs.ms)")]
         if let broken = anchor.brokenEarning { fields.append(("BROKEN_EARNING", "\(broken)")) }
-        if let last = anchor.lastEarningAtMs { fields.append(("LAST_EARNING_MS", "\(last)")) }
+        if let last = anchor.lastEarningAt { fields.append(("LAST_EARNING_MS", "\(last.ms)")) }
         self.init(.ledgerAnchor, "Ledger anchored\(anchor.final ? " at the stop" : ""): run #\(anchor.runID), "
                   + "\(anchor.earnings) earnings, seal \(anchor.seal)", fields: fields)
     }
@@ -66,23 +66,24 @@ extension LedgerAnchor {
         guard let run = number("RUN"), let seal = fields["BLOCKER_SEAL"], let format = number("SEAL_FORMAT"),
               let earnings = number("EARNINGS"), let chain = fields["BLOCKER_CHAIN"], let earned = number("EARNED_TOTAL_MS"),
               let spent = number("SPENT_TOTAL_MS"), let at = number("AT_MS") else { return nil }
-        self.init(runID: run, seal: seal, sealFormat: format, earnings: earnings, chain: chain, earnedTotalMs: earned,
-                  spentTotalMs: spent, brokenEarning: number("BROKEN_EARNING"), final: fields["BLOCKER_FINAL"] == "1", atMs: at)
+        self.init(runID: run, seal: seal, sealFormat: format, earnings: earnings, chain: chain, earnedTotalMs: Milliseconds(ms: earned),
+                  spentTotalMs: Milliseconds(ms: spent), brokenEarning: number("BROKEN_EARNING"),
+                  final: fields["BLOCKER_FINAL"] == "1", at: WallInstant(ms: at))
         day = fields["BLOCKER_DAY"] ?? ""
-        earnedOnDayMs = number("EARNED_DAY_MS") ?? 0
-        lastEarningAtMs = number("LAST_EARNING_MS")
+        earnedOnDayMs = Milliseconds(ms: number("EARNED_DAY_MS") ?? 0)
+        lastEarningAt = number("LAST_EARNING_MS").map(WallInstant.init(ms:))
     }
 }
 
 extension Daemon {
     /// While anything was committed, an anchor at most this often (and at
     /// start, each earning, an edit found and the stop).
-    static let anchorEveryMs: Int64 = 300_000
+    static let anchorEveryMs: Milliseconds = .minutes(5)
 
     /// At start, before anything writes: the file against the last anchor and
     /// its earnings chain. Returns what departs (said and noted by
     /// `recordStartFindings` once the daemon is whole) and the anchor.
-    static func checkLedgerAtStart(_ ledger: Ledger, anchors: LedgerAnchorStore?, wall: Int64,
+    static func checkLedgerAtStart(_ ledger: Ledger, anchors: LedgerAnchorStore?, wall: WallInstant,
                                    log: LogSink) -> (found: [String], anchor: LedgerAnchor?, broken: Int64?) {
         var anchor: LedgerAnchor?
         let broken: Int64?
@@ -92,7 +93,7 @@ extension Daemon {
             if let anchors {
                 anchor = try newestAnchor(ledger, anchors: anchors, log: log)
                 if let anchor {
-                    let file = try ledger.anchor(sealFormat: anchor.sealFormat, brokenEarning: broken, final: false, atMs: wall)
+                    let file = try ledger.anchor(sealFormat: anchor.sealFormat, brokenEarning: broken, final: false, at: wall)
                     found = anchor.departures(of: file, chainAtAnchoredCount: try ledger.chain(atEarning: anchor.earnings))
                 }
             }
@@ -110,7 +111,7 @@ extension Daemon {
     /// stop's anchor may still be on its way into the journal (a restart):
     /// asked again for up to half a second.
     private static func newestAnchor(_ ledger: Ledger, anchors: LedgerAnchorStore, log: LogSink) throws(StoreError) -> LedgerAnchor? {
-        let fileRun = try ledger.anchor(brokenEarning: nil, final: false, atMs: 0).runID
+        let fileRun = try ledger.anchor(brokenEarning: nil, final: false, at: WallInstant(ms: 0)).runID
         for attempt in 0..<6 {
             switch anchors.newest(ledgerPath: ledger.path) {
             case let .failure(error):
@@ -132,32 +133,32 @@ extension Daemon {
     }
 
     /// Says and notes what the start check found (the daemon is whole now).
-    func recordStartFindings(_ found: [String], anchor: LedgerAnchor?, wall: Int64) {
-        let today = meter.zone.localDate(atMs: wall)
+    func recordStartFindings(_ found: [String], anchor: LedgerAnchor?, wall: WallInstant) {
+        let today = meter.zone.localDate(at: wall)
         if let anchor, anchor.day == today.description {
             earnedFloor = (today, EarnLimits.History(earnedToday: anchor.earnedOnDayMs,
-                                                          lastEarningAtMs: anchor.lastEarningAtMs))
+                                                          lastEarningAt: anchor.lastEarningAt))
         }
         guard !found.isEmpty else { return }
         // The seal check of the start's first write may have noted this edit already.
         if ledger.editsFound == 0 {
-            do throws(StoreError) { try ledger.noteEdit(sinceMs: anchor?.atMs ?? wall) } catch { noteStorage(error) }
+            do throws(StoreError) { try ledger.noteEdit(since: anchor?.at ?? wall) } catch { noteStorage(error) }
         }
         noteLedgerEdits(found)
     }
 
     /// Each tick and before an earning: when another connection committed (a
     /// hand edit while blockerd runs), the seal and the earnings chain now.
-    func checkLedgerIfChanged(wall: Int64) {
+    func checkLedgerIfChanged(wall: WallInstant) {
         guard ledger.changedOutside() else { return }
-        let since = ledger.lastWriteMs ?? wall
+        let since = ledger.lastWrite ?? wall
         do throws(StoreError) {
             let sealed = try ledger.checkSeal()
             let broken = try ledger.firstBrokenEarning()
             var found: [String] = []
             if let broken, broken != knownBrokenEarning {
                 found.append("earning #\(broken) does not follow from the one before it (changed, inserted, or one before it removed)")
-                if !sealed { try ledger.noteEdit(sinceMs: since) }
+                if !sealed { try ledger.noteEdit(since: since) }
             }
             knownBrokenEarning = broken
             if sealed || !found.isEmpty {
@@ -170,13 +171,13 @@ extension Daemon {
     }
 
     /// Sends an anchor of the ledger as it is now.
-    func anchorLedger(final: Bool = false, wall: Int64) {
+    func anchorLedger(final: Bool = false, wall: WallInstant) {
         guard let anchors else { return }
         do throws(StoreError) {
-            var anchor = try ledger.anchor(brokenEarning: knownBrokenEarning, final: final, atMs: wall)
-            let today = meter.zone.localDate(atMs: wall)
+            var anchor = try ledger.anchor(brokenEarning: knownBrokenEarning, final: final, at: wall)
+            let today = meter.zone.localDate(at: wall)
             let earned = try earningHistory(day: today)
-            (anchor.day, anchor.earnedOnDayMs, anchor.lastEarningAtMs) = (today.description, earned.earnedToday, earned.lastEarningAtMs)
+            (anchor.day, anchor.earnedOnDayMs, anchor.lastEarningAt) = (today.description, earned.earnedToday, earned.lastEarningAt)
             anchors.write(anchor, ledgerPath: ledger.path)
             lastAnchor = (wall, ledger.commits)
         } catch {
@@ -186,8 +187,8 @@ extension Daemon {
 
     /// After a tick: an anchor when anything was committed since the last
     /// one and `anchorEveryMs` has passed.
-    func anchorIfDue(wall: Int64) {
-        guard ledger.commits != lastAnchor.commits, wall - lastAnchor.ms >= Self.anchorEveryMs || wall < lastAnchor.ms else { return }
+    func anchorIfDue(wall: WallInstant) {
+        guard ledger.commits != lastAnchor.commits, wall - lastAnchor.at >= Self.anchorEveryMs || wall < lastAnchor.at else { return }
         anchorLedger(wall: wall)
     }
 
@@ -198,11 +199,11 @@ extension Daemon {
         let file = try ledger.earningHistory(day: day)
         guard let floor = earnedFloor, floor.day == day else { return file }
         return EarnLimits.History(earnedToday: max(file.earnedToday, floor.history.earnedToday),
-                                  lastEarningAtMs: [file.lastEarningAtMs, floor.history.lastEarningAtMs].compactMap { $0 }.max())
+                                  lastEarningAt: [file.lastEarningAt, floor.history.lastEarningAt].compactMap { $0 }.max())
     }
 
     /// After an earning of `ms` at `wall` on `day`, on top of `before` (`earningHistory`).
-    func noteEarned(_ ms: Milliseconds, day: CivilDate, before: EarnLimits.History, wall: Int64) {
-        earnedFloor = (day, EarnLimits.History(earnedToday: before.earnedToday + ms, lastEarningAtMs: wall))
+    func noteEarned(_ ms: Milliseconds, day: CivilDate, before: EarnLimits.History, wall: WallInstant) {
+        earnedFloor = (day, EarnLimits.History(earnedToday: before.earnedToday + ms, lastEarningAt: wall))
     }
 }

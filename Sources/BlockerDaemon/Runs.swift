@@ -43,18 +43,18 @@ extension StopCause {
 
 extension Daemon {
     /// How often a run notes that it is alive: the most a kill -9 gap is off by.
-    static let runTouchEveryMs: Int64 = 60_000
+    static let runTouchEveryMs: Milliseconds = .minutes(1)
 
     /// The journal line for the gap before this start (nil: none worth a line).
-    /// `unguardedSinceMs`: see `Unguarded` (nil: logind did not say).
-    static func gapEvent(previous: RunRecord?, now: Int64, zone: TimeZoneRules, unguardedSinceMs: Int64? = nil) -> LogEvent? {
+    /// `unguardedSince`: see `Unguarded` (nil: logind did not say).
+    static func gapEvent(previous: RunRecord?, now: WallInstant, zone: TimeZoneRules, unguardedSince: WallInstant? = nil) -> LogEvent? {
         guard let previous else { return nil }
-        let from = previous.lastSignMs
+        let from = previous.lastSign
         guard now > from else { return nil }
         let reason = previous.endReason ?? Gap.unknown
         var message = "blockerd was off \(DurationText.format(now - from)) (since \(ShieldText.clock(from, now: now, zone: zone))): \(reason)"
         var fields = [("GAP_MS", "\(now - from)"), ("FROM_MS", "\(from)"), ("REASON", reason)]
-        if let unguarded = Gap(fromMs: from, toMs: now, reason: reason, unguardedSinceMs: unguardedSinceMs).unguardedMs {
+        if let unguarded = Gap(from: from, to: now, reason: reason, unguardedSince: unguardedSince).unguarded {
             message += unguarded > 0 ? "; \(DurationText.format(unguarded)) of it in the graphical session"
                                      : "; none of it in a graphical session logind still has"
             fields.append(("UNGUARDED_MS", "\(unguarded)"))
@@ -65,37 +65,37 @@ extension Daemon {
     /// Asks logind which graphical sessions were there during the gap before
     /// this run and notes it with the run; nil (and one info line) when
     /// logind cannot say. Never fails the start.
-    func noteUnguarded(previous: RunRecord?, now: Int64, sessionStarts: SessionStarts) -> Int64? {
-        guard let previous, let runID, now > previous.lastSignMs else { return nil }
+    func noteUnguarded(previous: RunRecord?, now: WallInstant, sessionStarts: SessionStarts) -> WallInstant? {
+        guard let previous, let runID, now > previous.lastSign else { return nil }
         switch sessionStarts(getuid(), environment) {
         case let .failure(why):
             log.write(LogEvent(priority: .info, "No unguarded time for the gap before this start: \(why)"))
             return nil
         case let .success(starts):
-            let since = Unguarded.since(gapFromMs: previous.lastSignMs, gapToMs: now, sessionStartsMs: starts)
-            do throws(StoreError) { try ledger.noteUnguarded(runID, sinceMs: since) } catch { noteStorage(error) }
+            let since = Unguarded.since(gapFrom: previous.lastSign, gapTo: now, sessionStarts: starts)
+            do throws(StoreError) { try ledger.noteUnguarded(runID, since: since) } catch { noteStorage(error) }
             return since
         }
     }
 
     /// The wall instant the run is next due to be noted alive: the loop ticks
     /// then even with nothing else to do (an event-driven probe, no watchdog).
-    var nextRunTouchMs: Int64? { runID.map { _ in lastRunTouchMs + Self.runTouchEveryMs } }
+    var nextRunTouch: WallInstant? { runID.map { _ in lastRunTouch + Self.runTouchEveryMs } }
 
     /// Notes the run alive, at most once a `runTouchEveryMs`.
-    func touchRun(wall: Int64) {
-        guard let runID, wall - lastRunTouchMs >= Self.runTouchEveryMs || wall < lastRunTouchMs else { return }
-        lastRunTouchMs = wall
-        do { try ledger.touchRun(runID, nowMs: wall) } catch { noteStorage(error) }
+    func touchRun(wall: WallInstant) {
+        guard let runID, wall - lastRunTouch >= Self.runTouchEveryMs || wall < lastRunTouch else { return }
+        lastRunTouch = wall
+        do { try ledger.touchRun(runID, now: wall) } catch { noteStorage(error) }
         extendConfigUnreadable(wall: wall)
-        if let lockNote { extend(lockNote.id, toMs: wall, text: lockNote.text) }
+        if let lockNote { extend(lockNote.id, to: wall, text: lockNote.text) }
     }
 
-    /// The gaps overlapping `sinceMs…now`, with the stretches blockerd ran
+    /// The gaps overlapping `since…now`, with the stretches blockerd ran
     /// blind (`Gap.blind`), oldest first.
-    public func gaps(sinceMs: Int64, now: Int64 = WallClock.nowMs) throws(StoreError) -> [Gap] {
-        let off = Gap.between(try ledger.runs(sinceMs: sinceMs))
-        let blind = try ledger.blindStretches(sinceMs: sinceMs, nowMs: now)
-        return (off + blind).filter { $0.toMs > sinceMs }.sorted { $0.fromMs < $1.fromMs }
+    public func gaps(since: WallInstant, now: WallInstant = WallClock.now) throws(StoreError) -> [Gap] {
+        let off = Gap.between(try ledger.runs(since: since))
+        let blind = try ledger.blindStretches(since: since, now: now)
+        return (off + blind).filter { $0.to > since }.sorted { $0.from < $1.from }
     }
 }

@@ -9,7 +9,7 @@ struct LoadedConfigVersion {
     var config: Config
 
     var version: StrictHistory.Version {
-        StrictHistory.Version(config: config, applyMs: stored.applyMs,
+        StrictHistory.Version(config: config, applyAt: stored.applyAt,
                               cancelled: stored.cancelled)
     }
 }
@@ -20,8 +20,8 @@ enum ConfigAdoption: Equatable {
     case unchanged
     /// In force at once (strict mode off, or the change only tightens).
     case applied
-    /// Tightenings in force; these loosenings wait until `applyMs`.
-    case pending(applyMs: Int64, changes: [String])
+    /// Tightenings in force; these loosenings wait until `applyAt`.
+    case pending(applyAt: WallInstant, changes: [String])
 }
 
 extension Daemon {
@@ -40,7 +40,7 @@ extension Daemon {
     }
 
     /// The config in force from the stored versions, nil when there are none.
-    static func inForce(_ versions: [LoadedConfigVersion], now: Int64) -> Config? {
+    static func inForce(_ versions: [LoadedConfigVersion], now: WallInstant) -> Config? {
         StrictHistory.inForce(versions.map(\.version), now: now)
     }
 
@@ -49,44 +49,44 @@ extension Daemon {
     /// mode) is in force at once, what loosens waits `[strict] delay`.
     /// Returns the config now in force.
     static func adopt(text: String, fresh: Config, running: Config?, versions: inout [LoadedConfigVersion],
-                      ledger: Ledger, wall: Int64) throws(StoreError) -> (Config, ConfigAdoption) {
+                      ledger: Ledger, wall: WallInstant) throws(StoreError) -> (Config, ConfigAdoption) {
         if let last = versions.last, last.stored.text == text, let running { return (running, .unchanged) }
         guard let running, let delay = running.strict.delay else {
-            try store(text: text, fresh: fresh, applyMs: wall, changes: [], prune: true, versions: &versions, ledger: ledger, wall: wall)
+            try store(text: text, fresh: fresh, applyAt: wall, changes: [], prune: true, versions: &versions, ledger: ledger, wall: wall)
             return (fresh, .applied)
         }
         let comparison = StrictRules.compare(running: running, wanted: fresh)
         guard !comparison.loosening.isEmpty else {
-            try store(text: text, fresh: fresh, applyMs: wall, changes: [], prune: true, versions: &versions, ledger: ledger, wall: wall)
+            try store(text: text, fresh: fresh, applyAt: wall, changes: [], prune: true, versions: &versions, ledger: ledger, wall: wall)
             return (fresh, .applied)
         }
         let changes = comparison.loosening.map(\.description)
-        try store(text: text, fresh: fresh, applyMs: wall + delay, changes: changes, prune: false,
+        try store(text: text, fresh: fresh, applyAt: wall + delay, changes: changes, prune: false,
                   versions: &versions, ledger: ledger, wall: wall)
-        return (comparison.tightened, .pending(applyMs: wall + delay, changes: changes))
+        return (comparison.tightened, .pending(applyAt: wall + delay, changes: changes))
     }
 
-    private static func store(text: String, fresh: Config, applyMs: Int64, changes: [String], prune: Bool,
-                              versions: inout [LoadedConfigVersion], ledger: Ledger, wall: Int64) throws(StoreError) {
-        let id = try ledger.addConfigVersion(text: text, receivedMs: wall, applyMs: applyMs, changes: changes, pruneOlder: prune)
-        let stored = StoredConfigVersion(id: id, text: text, receivedMs: wall, applyMs: applyMs, changes: changes, cancelled: false)
+    private static func store(text: String, fresh: Config, applyAt: WallInstant, changes: [String], prune: Bool,
+                              versions: inout [LoadedConfigVersion], ledger: Ledger, wall: WallInstant) throws(StoreError) {
+        let id = try ledger.addConfigVersion(text: text, receivedAt: wall, applyAt: applyAt, changes: changes, pruneOlder: prune)
+        let stored = StoredConfigVersion(id: id, text: text, receivedAt: wall, applyAt: applyAt, changes: changes, cancelled: false)
         if prune { versions = [] }
         versions.append(LoadedConfigVersion(stored: stored, config: fresh))
     }
 
     /// The changes still waiting at `now`, soonest first.
-    func pendingChanges(now: Int64 = WallClock.nowMs) -> [PendingChange] {
+    func pendingChanges(now: WallInstant = WallClock.now) -> [PendingChange] {
         let base = StrictHistory.baseIndex(configVersions.map(\.version), now: now)
         return configVersions.dropFirst(base + 1)
-            .filter { !$0.stored.cancelled && $0.stored.applyMs > now }
-            .map { PendingChange(applyMs: $0.stored.applyMs, receivedMs: $0.stored.receivedMs, changes: $0.stored.changes) }
-            .sorted { $0.applyMs < $1.applyMs }
+            .filter { !$0.stored.cancelled && $0.stored.applyAt > now }
+            .map { PendingChange(applyAt: $0.stored.applyAt, receivedAt: $0.stored.receivedAt, changes: $0.stored.changes) }
+            .sorted { $0.applyAt < $1.applyAt }
     }
 
-    /// When the next waiting change applies (wall ms).
-    public var nextConfigApplyMs: Int64? {
+    /// When the next waiting change applies.
+    public var nextConfigApply: WallInstant? {
         guard configVersions.count > 1 else { return nil }   // nothing waits
-        return StrictHistory.nextApply(configVersions.map(\.version), now: WallClock.nowMs)
+        return StrictHistory.nextApply(configVersions.map(\.version), now: WallClock.now)
     }
 }
 
@@ -101,12 +101,12 @@ extension Daemon {
 
     /// In strict mode a block shorter than the one running on `target` is
     /// refused (it could not shorten it anyway: the later end always wins).
-    public func strictRefusal(block target: String, untilMs: Int64, wall: Int64 = WallClock.nowMs) -> String? {
+    public func strictRefusal(block target: String, until: WallInstant, wall: WallInstant = WallClock.now) -> String? {
         guard config.strict.delay != nil,
-              let running = ledger.timedBlocks(activeAtMs: wall).first(where: { $0.target == target.lowercased() }),
-              running.untilMs > untilMs else { return nil }
+              let running = ledger.timedBlocks(activeAt: wall).first(where: { $0.target == target.lowercased() }),
+              running.until > until else { return nil }
         return "strict mode refuses a shorter block: \(target.lowercased()) is blocked until "
-            + "\(ShieldText.clock(running.untilMs, now: wall, zone: meter.zone)) (\(DurationText.format(running.untilMs - wall)) from now), "
+            + "\(ShieldText.clock(running.until, now: wall, zone: meter.zone)) (\(DurationText.format(running.until - wall)) from now), "
             + "and a block only ever runs to its end"
     }
 }
@@ -116,7 +116,7 @@ extension Daemon {
 struct ConfigUnreadable {
     /// The loader's message (`file:line:column: …`).
     var error: String
-    var sinceMs: Int64
+    var since: WallInstant
     /// Its note in the ledger (nil until stored, or when the ledger refused it).
     var noteID: Int64?
 }
@@ -131,24 +131,24 @@ extension Daemon {
     }
 
     /// At start: says that the file did not load and what runs instead.
-    func noteConfigUnreadable(wall: Int64) {
-        guard let problem = configProblem, let since = configUnreadable?.sinceMs else { return }
-        configUnreadable?.noteID = record(IntegrityNote(kind: .configUnreadable, fromMs: since, toMs: wall, text: problem),
+    func noteConfigUnreadable(wall: WallInstant) {
+        guard let problem = configProblem, let since = configUnreadable?.since else { return }
+        configUnreadable?.noteID = record(IntegrityNote(kind: .configUnreadable, from: since, to: wall, text: problem),
                                           message: "Strict mode: \(problem)", fields: [("CONFIG", configFile.path)])
     }
 
     /// While the file does not load, its note lasts until now (each minute, and at stop).
-    func extendConfigUnreadable(wall: Int64) {
+    func extendConfigUnreadable(wall: WallInstant) {
         guard let unreadable = configUnreadable, let problem = configProblem else { return }
-        extend(unreadable.noteID, toMs: wall, text: problem)
+        extend(unreadable.noteID, to: wall, text: problem)
     }
 
     /// A reload read the file: the note ends now.
-    func endConfigUnreadable(wall: Int64) {
+    func endConfigUnreadable(wall: WallInstant) {
         guard let unreadable = configUnreadable else { return }
         configUnreadable = nil
         let text = "\(configFile.path) did not load (\(unreadable.error)); strict mode kept the version in force from the ledger"
-        extend(unreadable.noteID, toMs: wall, text: text)
-        log.write(LogEvent(priority: .info, "\(configFile.path) loads again after \(DurationText.format(wall - unreadable.sinceMs))"))
+        extend(unreadable.noteID, to: wall, text: text)
+        log.write(LogEvent(priority: .info, "\(configFile.path) loads again after \(DurationText.format(wall - unreadable.since))"))
     }
 }

@@ -50,7 +50,7 @@ import TestSupport
         #expect(back.field("CHARGED_MS") == "6000" && back.field("APP") == "discord")
         #expect(log.events(.coverMissing).count == 1)
         // Kept for history and doctor too, not only said in the journal.
-        let notes = try daemon.notes(sinceMs: 0)
+        let notes = try daemon.notes(since: 0)
         #expect(notes.map(\.kind) == [.uncovered], "\(notes)")
         #expect(notes.first?.text.contains("6s charged") == true, "\(notes)")
     }

@@ -134,9 +134,9 @@ import BlockerStore
         let box = try Sandbox(pollInterval: "200ms", probeCommand: ["/bin/sleep", "30"])
         let log = MemoryLog()
         let daemon = try box.daemon(log: log)
-        let started = MonotonicClock.nowMs
+        let started = MonotonicClock.now
         daemon.tick()
-        let took = MonotonicClock.nowMs - started
+        let took = MonotonicClock.now - started
         #expect(took >= 400 && took < 3000)                                      // killed at 2 × poll-interval
         #expect(daemon.probeError?.contains("did not answer within 400 ms") == true)
         daemon.tick(monotonic: MonotonicInstant(ms: started + Daemon.probeFailureLogAfterMs))
@@ -178,20 +178,20 @@ import BlockerStore
         box.front("firefox")
         daemon.tick(clock)
         clock.advance(1000); daemon.tick(clock)
-        #expect(daemon.nextCommitMs == nil)                                   // nothing charged, nothing pending
+        #expect(daemon.nextCommit == nil)                                   // nothing charged, nothing pending
         box.front("discord")
         clock.advance(1000); daemon.tick(clock)
         let started = clock.monotonic
-        #expect(daemon.nextCommitMs == started + Daemon.commitEveryMs)
+        #expect(daemon.nextCommit == started + Daemon.commitEveryMs)
         for _ in 0..<9 { clock.advance(1000); daemon.tick(clock) }           // still the same batch
-        #expect(daemon.nextCommitMs == started + Daemon.commitEveryMs)
+        #expect(daemon.nextCommit == started + Daemon.commitEveryMs)
         clock.advance(1000); daemon.tick(clock)                              // committed; a new batch opens
-        #expect(daemon.nextCommitMs == clock.monotonic + Daemon.commitEveryMs)
+        #expect(daemon.nextCommit == clock.monotonic + Daemon.commitEveryMs)
         let committed = try Ledger.open(stateDirectory: box.stateDirectory).balance
         #expect(committed == 600_000 - 10_000, "\(committed) committed, \(daemon.ledger.balance) in memory")
         box.front("firefox")
         clock.advance(1000); daemon.tick(clock)                              // 1 s pending, uncommitted
-        #expect(daemon.nextCommitMs == clock.monotonic - 1000 + Daemon.commitEveryMs)
+        #expect(daemon.nextCommit == clock.monotonic - 1000 + Daemon.commitEveryMs)
     }
 
     /// A status bar counts the balance down between signals; it must hear when

@@ -42,7 +42,7 @@ import TestSupport
         }
         func sample() -> Result<Reading, ProbeFailure> {
             readEvents()
-            samplesAtMs.append(MonotonicClock.nowMs)
+            samplesAtMs.append(MonotonicClock.now)
             sampled?()
             return .success(Reading(window: Window(appID: "firefox")))
         }
@@ -67,7 +67,7 @@ import TestSupport
         let second = try driver.loop.timer { probe.event() }
         let stop = try driver.loop.timer { driver.loop.exit(code: 0) }
         stop.arm(afterMicroseconds: 200_000)
-        let firstAtMs = MonotonicClock.nowMs
+        let firstAtMs = MonotonicClock.now
         probe.event()
         if secondAfterTheSample {
             probe.sampled = {
@@ -107,13 +107,13 @@ import TestSupport
         let driver = try DaemonLoop(daemon: daemon)
         driver.tick()
         // Due 100 ms from now.
-        daemon.lastRunTouchMs = WallClock.nowMs - Daemon.runTouchEveryMs + 100
-        let due = daemon.lastRunTouchMs
+        daemon.lastRunTouch = WallClock.now - Daemon.runTouchEveryMs + 100
+        let due = daemon.lastRunTouch
         driver.tick()
         let stop = try driver.loop.timer { driver.loop.exit(code: 0) }
         stop.arm(afterMicroseconds: 600_000)
         #expect(try driver.loop.run() == 0)
-        #expect(daemon.lastRunTouchMs > due, "no tick noted the run alive")
+        #expect(daemon.lastRunTouch > due, "no tick noted the run alive")
     }
 
     /// A probe with no descriptor: what is in place while a reload swaps probes.

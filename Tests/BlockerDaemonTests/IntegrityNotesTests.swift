@@ -15,7 +15,7 @@ import TestSupport
         let log = MemoryLog()
         let daemon = try box.daemon(log: log)
         var clock = Clock()
-        var boottime: Int64 = 9_000_000
+        var boottime: BoottimeInstant = 9_000_000
         func step(_ ms: Int64) {
             clock.advance(ms)
             boottime += ms
@@ -29,11 +29,11 @@ import TestSupport
             step(1_000)
         }
         #expect(daemon.ledger.balance == 300_000 - 78_000)
-        let notes = try daemon.notes(sinceMs: 0)
+        let notes = try daemon.notes(since: 0)
         #expect(notes.count == 1)
         let note = try #require(notes.first)
         #expect(note.kind == .stall)
-        #expect(note.fromMs == start + 2_000 && note.toMs == clock.wall - 1_000)
+        #expect(note.from == start + 2_000 && note.to == clock.wall - 1_000)
         #expect(note.text == "blockerd did not run (SIGSTOP or a stall) 3 times with discord in front: 1m 09s past the cap, "
             + "charged (the same app in front before and after)", "\(note.text)")
         #expect(log.events(.stall).count == 2)   // the first, the second; the third folded into the minute's line
@@ -56,7 +56,7 @@ import TestSupport
                                              wall: clock.wall + 1000)
             let event = try #require(log.events(.environment).first)
             #expect(event.field("CHANGES") == "zone: UTC → Etc/GMT-14\nTZ: UTC → Etc/GMT-14\nLD_PRELOAD: unset → /tmp/shim.so")
-            let notes = try second.notes(sinceMs: 0)
+            let notes = try second.notes(since: 0)
             #expect(notes.map(\.kind) == [.environment])
             #expect(notes.first?.text == "started with another environment than the last run: zone: UTC → Etc/GMT-14; "
                 + "TZ: UTC → Etc/GMT-14; LD_PRELOAD: unset → /tmp/shim.so")
@@ -66,7 +66,7 @@ import TestSupport
         let third = try Daemon.reopened(options: box.options, log: MemoryLog(),
                                         environment: ["TZ": "Etc/GMT-14", "LD_PRELOAD": "/tmp/shim.so", "HOME": box.root],
                                         wall: clock.wall + 3000)
-        #expect(try third.notes(sinceMs: 0).count == 1)
+        #expect(try third.notes(since: 0).count == 1)
     }
 
     /// `[daemon] time-zone` names the zone: TZ from the environment no longer moves "today".
@@ -115,8 +115,8 @@ extension IntegrityNotesTests {
         probe.reading = Reading(window: discord)
         clock.advance(1000)
         daemon.tick(clock)
-        let note = try #require(try daemon.notes(sinceMs: 0).first)
-        #expect(note.kind == .lockNotHonoured && note.fromMs == since && note.toMs == clock.wall)
+        let note = try #require(try daemon.notes(since: 0).first)
+        #expect(note.kind == .lockNotHonoured && note.from == since && note.to == clock.wall)
         #expect(note.text.hasPrefix("logind's LockedHint said the screen is locked, but the window in front changed (notes → discord): "
             + "not honoured, charged from "), "\(note.text)")
     }

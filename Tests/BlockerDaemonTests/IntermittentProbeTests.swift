@@ -40,11 +40,11 @@ import TestSupport
         #expect(said.first?.field("APP") == "discord" && said.first?.field("BLIND_MS") == "4000")
 
         // One stretch of blind time, from the first hang to the last recovery.
-        let stretches = try daemon.ledger.blindStretches(sinceMs: start.wall, nowMs: clock.wall)
+        let stretches = try daemon.ledger.blindStretches(since: start.wall, now: clock.wall)
         #expect(stretches.count == 1)
         #expect(stretches.first?.reason.hasSuffix("command: probe command exited with status 1: hung (now and then)") == true)
         // From call 3 (2 s in) to call 31 (50 s in: ten hangs of 3 s, twenty calls 1 s apart).
-        #expect(stretches.first?.fromMs == start.wall + 2_000 && stretches.first?.toMs == start.wall + 50_000)
+        #expect(stretches.first?.from == start.wall + 2_000 && stretches.first?.to == start.wall + 50_000)
 
         // A stop inside a streak charges what status showed: none of the streak, which was not settled.
         clock.advance(1000); daemon.tick(clock)              // call 32 answers

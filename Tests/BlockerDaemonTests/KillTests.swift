@@ -27,7 +27,7 @@ import BlockerStore
 
     func seed(_ box: Sandbox, balance reps: Int) throws {
         let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
-        _ = try ledger.earn(exercise: "pushups", reps: reps, perRep: 30_000, atMs: 0, day: "2026-11-30")
+        _ = try ledger.earn(exercise: "pushups", reps: reps, perRep: 30_000, at: 0, day: "2026-11-30")
         ledger.close()
     }
 

@@ -42,7 +42,7 @@ import TestSupport
         daemon.tick(clock)                                                                // said once, not at every tick
         #expect(edits(log).count == 1)
         // Kept for history and doctor (the integrity notes), not only said in the journal.
-        let notes = try daemon.notes(sinceMs: 0).filter { $0.kind == .ledgerEdited }
+        let notes = try daemon.notes(since: 0).filter { $0.kind == .ledgerEdited }
         #expect(notes.count == 1 && notes.first?.text.contains("edited outside blocker") == true, "\(notes)")
     }
 
@@ -121,7 +121,7 @@ import TestSupport
 
     @Test func anAnchorReadsBackFromItsJournalFields() {
         var anchor = LedgerAnchor(runID: 3, seal: "0123456789abcdef", sealFormat: 2, earnings: 7, chain: "fedcba9876543210",
-                                  earnedTotalMs: 120_000, spentTotalMs: 30_000, brokenEarning: 5, final: true, atMs: 1_796_000_000_000)
+                                  earnedTotalMs: 120_000, spentTotalMs: 30_000, brokenEarning: 5, final: true, at: 1_796_000_000_000)
         (anchor.day, anchor.earnedOnDayMs, anchor.lastEarningAtMs) = ("2026-11-30", 60_000, 1_795_999_000_000)
         let fields = Dictionary(LogEvent(anchor: anchor, ledgerPath: "/x/blocker.db").journalFields, uniquingKeysWith: { $1 })
         #expect(fields["BLOCKER_LEDGER"] == "/x/blocker.db")
@@ -137,7 +137,7 @@ import TestSupport
         defer { db.close() }
         try db.transaction { () throws(SQLiteError) in
             try EarningChain.chainAll(db)
-            try LedgerSeal.seal(db, nowMs: 1_796_000_000_000)
+            try LedgerSeal.seal(db, now: 1_796_000_000_000)
         }
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
     }

@@ -63,8 +63,8 @@ import TestSupport
         #expect(gap.message.hasSuffix("stopped; 1h 09m of it in the graphical session"), "\(gap.message)")
         let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
         defer { ledger.close() }
-        let gaps = Gap.between(try ledger.runs(sinceMs: 0))
-        #expect(gaps == [Gap(fromMs: gapStart, toMs: clock.wall, reason: "stopped", unguardedSinceMs: gapStart + 60_000)])
+        let gaps = Gap.between(try ledger.runs(since: 0))
+        #expect(gaps == [Gap(from: gapStart, to: clock.wall, reason: "stopped", unguardedSince: gapStart + 60_000)])
         let unguarded: Int64? = 69 * 60_000
         #expect(gaps.first?.unguardedMs == unguarded)
     }
@@ -91,7 +91,7 @@ import TestSupport
     }
 
     @Test func theRealLogindQueryWithoutASystemBusSaysWhy() {
-        let result = GraphicalSessions.startsMs(uid: getuid(), environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        let result = GraphicalSessions.starts(uid: getuid(), environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
         guard case let .failure(why) = result else { Issue.record("answered without a bus: \(result)"); return }
         #expect(why.description.contains("/nonexistent/bus"))
     }
@@ -114,7 +114,7 @@ import TestSupport
         #expect(StopCause.record(stateDirectory: box.stateDirectory, environment: ["SERVICE_RESULT": "success"]) == nil)
         let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
         defer { ledger.close() }
-        let runs = try ledger.runs(sinceMs: 0)
+        let runs = try ledger.runs(since: 0)
         #expect(runs.map(\.endReason) == ["watchdog: it stopped answering and systemd killed it", "stopped"])
     }
 
@@ -134,7 +134,7 @@ import TestSupport
         let runs = [RunRecord(id: 1, pid: 1, startedMs: 0, lastTickMs: 5000, endedMs: 9000, endReason: "stopped"),
                     RunRecord(id: 2, pid: 2, startedMs: 9000, lastTickMs: 20_000, endedMs: nil, endReason: nil),
                     RunRecord(id: 3, pid: 3, startedMs: 80_000, lastTickMs: 80_000, endedMs: nil, endReason: nil)]
-        #expect(Gap.between(runs) == [Gap(fromMs: 20_000, toMs: 80_000, reason: Gap.unknown)])
+        #expect(Gap.between(runs) == [Gap(from: 20_000, to: 80_000, reason: Gap.unknown)])
     }
 }
 

@@ -104,9 +104,9 @@ import TestSupport
         try tick(daemon, &clock, until: "the probe to see again") { front(daemon) == "firefox" }
         let blindTo = clock.wall - 100
         #expect(log.events(.probeRecovered).count == 1)
-        let blind = try daemon.gaps(sinceMs: 0, now: clock.wall).filter { Gap.blindReason($0.reason) != nil }
+        let blind = try daemon.gaps(since: 0, now: clock.wall).filter { Gap.blindReason($0.reason) != nil }
         #expect(blind.count == 1, "\(blind)")
-        #expect(blind.first?.fromMs == blindFrom && blind.first?.toMs == blindTo, "\(blind) \(blindFrom) \(blindTo)")
+        #expect(blind.first?.from == blindFrom && blind.first?.to == blindTo, "\(blind) \(blindFrom) \(blindTo)")
         #expect(blind.first.flatMap { Gap.blindReason($0.reason) }
             == "gnome: GNOME Shell: the blocker extension is not enabled (state disabled): "
                 + "gnome-extensions enable blocker@blockerd.github.io")

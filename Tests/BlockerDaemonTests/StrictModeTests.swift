@@ -38,7 +38,7 @@ import TestSupport
         #expect(limit(daemon) == hour)
         #expect(daemon.config.group(named: "social")?.apps == ["discord", "slack"])
         let pending = daemon.pendingChanges(now: clock.wall)
-        #expect(pending.map(\.applyMs) == [clock.wall + hour])
+        #expect(pending.map(\.applyAt) == [clock.wall + hour])
         #expect(pending.first?.changes == ["group \"social\".daily-limit: 1h 00m → 2h 00m"])
         let event = try #require(log.events(.configPending).first)
         #expect(event.field("APPLY_MS") == "\(clock.wall + hour)")
@@ -68,7 +68,7 @@ import TestSupport
         do {
             let second = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
             #expect(limit(second) == hour)                                 // the ledger's, not the file's
-            #expect(second.pendingChanges(now: clock.wall).map(\.applyMs) == [clock.wall - 10 * 60_000 + hour])
+            #expect(second.pendingChanges(now: clock.wall).map(\.applyAt) == [clock.wall - 10 * 60_000 + hour])
         }
         clock.advance(hour)
         let third = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: env, wall: clock.wall)
@@ -101,7 +101,7 @@ import TestSupport
         clock.advance(60_000)
         try write(box, limit: "3h")
         _ = daemon.reload(wall: clock.wall)
-        #expect(daemon.pendingChanges(now: clock.wall).map(\.applyMs) == [clock.wall - 60_000 + hour, clock.wall + hour])
+        #expect(daemon.pendingChanges(now: clock.wall).map(\.applyAt) == [clock.wall - 60_000 + hour, clock.wall + hour])
         // The first applies at its own instant: 2h, not yet 3h.
         clock.advance(hour - 60_000)
         daemon.tick(clock)
@@ -184,9 +184,9 @@ import TestSupport
         #expect(throws: Never.self) { try daemon.reload(wall: clock.wall).get() }
         #expect(daemon.configProblem == nil)
         #expect(limit(daemon) == hour / 2)
-        let notes = try daemon.notes(sinceMs: 0)
+        let notes = try daemon.notes(since: 0)
         #expect(notes.map(\.kind) == [.configUnreadable])
-        #expect(notes.first?.toMs == clock.wall && notes.first?.fromMs == clock.wall - 5 * 60_000)
+        #expect(notes.first?.to == clock.wall && notes.first?.from == clock.wall - 5 * 60_000)
     }
 
     /// Another zone is another "today": in strict mode it waits like any loosening.
@@ -221,11 +221,11 @@ import TestSupport
         try write(box)
         let clock = Clock()
         let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": box.root], wall: clock.wall)
-        _ = try daemon.block(target: "social", untilMs: clock.wall + 2 * hour, wall: clock.wall)
+        _ = try daemon.block(target: "social", until: clock.wall + 2 * hour, wall: clock.wall)
         #expect(daemon.strictRefusal(unblock: "social")?.hasPrefix("strict mode ([strict] delay = 1h 00m) refuses unblock") == true)
-        #expect(daemon.strictRefusal(block: "social", untilMs: clock.wall + hour, wall: clock.wall)?
+        #expect(daemon.strictRefusal(block: "social", until: clock.wall + hour, wall: clock.wall)?
             .hasPrefix("strict mode refuses a shorter block: social is blocked until") == true)
-        #expect(daemon.strictRefusal(block: "social", untilMs: clock.wall + 3 * hour, wall: clock.wall) == nil)
+        #expect(daemon.strictRefusal(block: "social", until: clock.wall + 3 * hour, wall: clock.wall) == nil)
 
         let relaxed = try Sandbox()
         try write(relaxed, delay: nil)
@@ -239,7 +239,7 @@ extension Daemon {
     /// test's fork may still hold a copy of the lock's fd for the instant
     /// before its exec closes it (O_CLOEXEC): wait up to a second for that,
     /// never longer, so a daemon really left running still fails the test.
-    static func reopened(options: DaemonOptions, log: MemoryLog, environment: [String: String], wall: Int64 = WallClock.nowMs,
+    static func reopened(options: DaemonOptions, log: MemoryLog, environment: [String: String], wall: WallInstant = WallClock.now,
                          sessionStarts: SessionStarts? = nil, anchors: LedgerAnchorStore? = nil) throws -> Daemon {
         let deadline = Date().addingTimeInterval(1)
         while true {

@@ -40,8 +40,8 @@ final class Sandbox {
 
 /// Steps a daemon with a fake clock pair (the probe and ledger are real).
 struct Clock {
-    var monotonic: Int64 = 5_000_000
-    var wall: Int64 = 1_796_000_000_000
+    var monotonic: MonotonicInstant = 5_000_000
+    var wall: WallInstant = 1_796_000_000_000
     mutating func advance(_ ms: Int64) { monotonic += ms; wall += ms }
 }
 
