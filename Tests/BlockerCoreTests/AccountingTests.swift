@@ -8,10 +8,10 @@ struct MeterHarness {
     var meter: Meter
     var ledger: LedgerSnapshot
     var monotonic: MonotonicInstant = 1_000_000
-    var wall: Int64
+    var wall: WallInstant
     var debited: Milliseconds = 0
 
-    init(config: Config, balance: Milliseconds, wall: Int64 = utc("2026-11-30T12:00:00Z"), zone: TimeZoneRules = .utc) {
+    init(config: Config, balance: Milliseconds, wall: WallInstant = utc("2026-11-30T12:00:00Z"), zone: TimeZoneRules = .utc) {
         meter = Meter(config: config, zone: zone)
         ledger = LedgerSnapshot(balance: balance)
         self.wall = wall
@@ -23,17 +23,17 @@ struct MeterHarness {
     var boottime: BoottimeInstant?
 
     /// The machine sleeps `ms`: only CLOCK_BOOTTIME and the wall clock move.
-    mutating func suspend(_ ms: Int64) {
+    mutating func suspend(_ ms: Milliseconds) {
         boottime = boottime.map { $0 + ms }
         wall += ms
     }
 
     @discardableResult
-    mutating func tick(after ms: Int64, _ reading: Result<Reading, ProbeFailure>) -> TickOutcome {
+    mutating func tick(after ms: Milliseconds, _ reading: Result<Reading, ProbeFailure>) -> TickOutcome {
         monotonic += ms
         wall += ms
         boottime = boottime.map { $0 + ms }
-        let out = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: WallInstant(ms: wall), reading: reading,
+        let out = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: wall, reading: reading,
                                        heartbeat: heartbeat),
                              ledger: ledger)
         ledger = out.ledger
@@ -42,7 +42,7 @@ struct MeterHarness {
     }
 
     @discardableResult
-    mutating func tick(after ms: Int64, _ window: Window?, locked: Bool = false, idle: Milliseconds? = nil) -> TickOutcome {
+    mutating func tick(after ms: Milliseconds, _ window: Window?, locked: Bool = false, idle: Milliseconds? = nil) -> TickOutcome {
         tick(after: ms, .success(Reading(window: window, locked: locked, idle: idle)))
     }
 }
@@ -50,8 +50,8 @@ struct MeterHarness {
 @Suite struct AccountingTests {
     let discord = Window(appID: "discord", title: "chat", pid: 42)
     let notes = Window(appID: "notes")
-    let config = Config(daemon: DaemonSettings(pollInterval: 1000, idleAfter: 10 * 60_000),
-                        warnBefore: [5 * 60_000, 60_000],
+    let config = Config(daemon: DaemonSettings(pollInterval: 1000, idleAfter: .minutes(10)),
+                        warnBefore: [.minutes(5), 60_000],
                         groups: [group("social", apps: ["discord"]),
                                  group("tools", apps: ["notes"], metered: false)])
 
@@ -69,13 +69,13 @@ struct MeterHarness {
     @Test func aTenMinuteGapDebitsAtMostTheCap() {
         var h = MeterHarness(config: config, balance: 3_600_000)
         h.tick(after: 0, discord)
-        let out = h.tick(after: 10 * 60_000, discord)
+        let out = h.tick(after: .minutes(10), discord)
         #expect(out.debit == 2000)                           // max(2 × 1 s, 2 s)
         var slow = config
         slow.daemon.pollInterval = 5000
         var h2 = MeterHarness(config: slow, balance: 3_600_000)
         h2.tick(after: 0, discord)
-        #expect(h2.tick(after: 10 * 60_000, discord).debit == 10_000)
+        #expect(h2.tick(after: .minutes(10), discord).debit == 10_000)
     }
 
     /// An event-driven probe is sampled on every change and, while charging,
@@ -88,7 +88,7 @@ struct MeterHarness {
         #expect(h.tick(after: 10_000, discord).debit == 10_000)
         #expect(h.tick(after: 7_300, notes).debit == 7_300)   // a focus change between heartbeats
         h.tick(after: 0, discord)
-        #expect(h.tick(after: 10 * 60_000, discord).debit == 12_000)   // SIGSTOP: heartbeat + max(2 × 1 s, 2 s)
+        #expect(h.tick(after: .minutes(10), discord).debit == 12_000)   // SIGSTOP: heartbeat + max(2 × 1 s, 2 s)
     }
 
     /// `kill -STOP` for 25 s, `-CONT` for 1 s, again and again: with both
@@ -160,21 +160,21 @@ struct MeterHarness {
         var h = MeterHarness(config: config, balance: 5_000)
         h.heartbeat = 10_000
         h.tick(after: 0, discord)
-        #expect(h.meter.pendingDebit(at: (h.monotonic + 3_000).ms, balance: h.ledger.balance) == 3_000)
-        #expect(h.meter.pendingDebit(at: (h.monotonic + 9_000).ms, balance: h.ledger.balance) == 5_000)   // not below zero
+        #expect(h.meter.pendingDebit(at: h.monotonic + 3_000, balance: h.ledger.balance) == 3_000)
+        #expect(h.meter.pendingDebit(at: h.monotonic + 9_000, balance: h.ledger.balance) == 5_000)   // not below zero
         h.tick(after: 1_000, notes)                          // unmetered: nothing pending
-        #expect(h.meter.pendingDebit(at: (h.monotonic + 3_000).ms, balance: h.ledger.balance) == 0)
+        #expect(h.meter.pendingDebit(at: h.monotonic + 3_000, balance: h.ledger.balance) == 0)
     }
 
     /// However far apart the samples, each warning comes at its instant, and
     /// under the last threshold the countdown wants every poll.
     @Test func theNextWarningIsAWakeUpAndTheCountdownPolls() {
-        var h = MeterHarness(config: config, balance: 5 * 60_000 + 8_000)   // warn at 5 min and 1 min
+        var h = MeterHarness(config: config, balance: .minutes(5) + 8_000)   // warn at 5 min and 1 min
         h.heartbeat = 10_000
         #expect(h.tick(after: 0, discord).wakeAt == h.monotonic + 8_000)
         let crossed = h.tick(after: 8_000, discord)
-        #expect(crossed.warnings == [5 * 60_000])
-        #expect(crossed.wakeAt == h.monotonic + 4 * 60_000)
+        #expect(crossed.warnings == [.minutes(5)])
+        #expect(crossed.wakeAt == h.monotonic + .minutes(4))
         var last = MeterHarness(config: config, balance: 61_000)
         last.heartbeat = 10_000
         last.tick(after: 0, discord)
@@ -189,7 +189,7 @@ struct MeterHarness {
         var h = MeterHarness(config: config, balance: 60_000)
         h.tick(after: 0, discord, locked: true)
         #expect(h.tick(after: 1000, discord).debit == 0)      // the second before was locked
-        h.tick(after: 0, discord, idle: 10 * 60_000)
+        h.tick(after: 0, discord, idle: .minutes(10))
         #expect(h.tick(after: 1000, discord).debit == 0)      // idle past idle-after
         h.tick(after: 0, nil)
         #expect(h.tick(after: 1000, discord).debit == 0)      // nothing was in front
@@ -240,7 +240,7 @@ struct MeterHarness {
                                                 : .success(Reading(window: discord))).blind?.ms ?? 0
         }
         #expect(h.debited == elapsed)                // was a fifth: the hung call, the second before it and the one after went free
-        #expect(blind == 100 * 4000)                 // each hang: the second before it, its 2 s, the poll after
+        #expect(blind == Milliseconds(ms: 100 * 4000))                 // each hang: the second before it, its 2 s, the poll after
     }
 
     @Test func idleIsIgnoredUnlessConfigured() {
@@ -322,12 +322,12 @@ struct NextRuleChangeTests {
         var h = MeterHarness(config: config, balance: 3_600_000, wall: utc("2026-11-30T22:29:55Z"))
         let out = h.tick(after: 0, discord)
         #expect(out.decision.shield == nil)
-        #expect(out.nextRuleChange == WallInstant(ms: utc("2026-11-30T22:30:00Z")))
+        #expect(out.nextRuleChange == utc("2026-11-30T22:30:00Z"))
         #expect(out.wakeAt == h.monotonic + 5_000)
         // At that instant the schedule covers the app, until the morning.
         let then = h.tick(after: 5_000, discord)
         #expect(then.decision.shield?.reason == .schedule)
-        #expect(then.nextRuleChange == WallInstant(ms: utc("2026-12-01T07:00:00Z")))
+        #expect(then.nextRuleChange == utc("2026-12-01T07:00:00Z"))
     }
 
     @Test func aDailyLimitIsReachedAtItsInstantWhileCharged() {
@@ -335,7 +335,7 @@ struct NextRuleChangeTests {
         var h = MeterHarness(config: config, balance: 0)
         h.ledger.usedToday = ["social": 57_500]
         let out = h.tick(after: 0, discord)
-        #expect(out.nextRuleChange == WallInstant(ms: h.wall + 2_500))
+        #expect(out.nextRuleChange == h.wall + 2_500)
         // Locked: nothing is charged, so no limit is coming.
         let locked = h.tick(after: 1_000, discord, locked: true)
         #expect(locked.nextRuleChange == nil)

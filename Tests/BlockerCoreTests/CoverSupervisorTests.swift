@@ -2,7 +2,7 @@ import BlockerCore
 import Testing
 
 @Suite struct CoverSupervisorTests {
-    let grace = CoverSupervisor.graceMs
+    let grace = CoverSupervisor.grace
 
     @Test func noShieldNeedsNoCover() {
         let covers = CoverSupervisor(startedAt: 0)

@@ -4,7 +4,7 @@ import Testing
 @Suite struct DurationTests {
     @Test(arguments: [("90s", 90_000), ("5m", 300_000), ("1h30m", 5_400_000), ("2h", 7_200_000),
                       ("7d", 604_800_000), ("500ms", 500), ("1m30s", 90_000), ("1h0m5s", 3_605_000)])
-    func parses(text: String, ms: Int64) throws {
+    func parses(text: String, ms: Milliseconds) throws {
         #expect(try DurationText.parse(text) == ms)
     }
 
@@ -19,13 +19,13 @@ import Testing
 
     @Test(arguments: [(3_900_000, "1h 05m"), (270_000, "4m 30s"), (45_000, "45s"), (0, "0s"),
                       (999, "0s"), (86_400_000 + 7_200_000, "1d 02h"), (-90_000, "-1m 30s")])
-    func formats(ms: Int64, text: String) {
+    func formats(ms: Milliseconds, text: String) {
         #expect(DurationText.format(ms) == text)
     }
 
     @Test(arguments: [(0, "0m"), (45_000, "45s"), (89_999, "1m"), (3_900_000, "1h 05m"),
                       (86_400_000 + 7_200_000, "26h 00m")])
-    func formatsToTheMinute(ms: Int64, text: String) {
+    func formatsToTheMinute(ms: Milliseconds, text: String) {
         #expect(DurationText.format(ms, precision: .minutes) == text)
     }
 }

@@ -16,7 +16,7 @@ import Testing
     @Test func aQuietLockIsHonoured() {
         var check = LockClaimCheck()
         for second in 0..<120 {
-            let (reading, event) = check.judge(claimed(discord, idle: Int64(second) * 1000 + 500), monotonic: Int64(second) * 1000, wall: 0)
+            let (reading, event) = check.judge(claimed(discord, idle: .seconds(Int64(second)) + 500), monotonic: MonotonicInstant(ms: Int64(second) * 1000), wall: 0)
             #expect(reading.locked && event == nil)
         }
         #expect(check.isChecking)

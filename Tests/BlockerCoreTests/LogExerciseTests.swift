@@ -6,7 +6,7 @@ import Testing
     let pushups = Exercise(name: "pushups", perRep: 30_000)
     let squats = Exercise(name: "squats", perRep: 20_000)
 
-    func answered(_ exercises: [Exercise], balanceMs: Int64 = 900_000) -> LogExerciseForm {
+    func answered(_ exercises: [Exercise], balanceMs: Milliseconds = 900_000) -> LogExerciseForm {
         var form = LogExerciseForm()
         form.statusArrived(exercises: exercises, balanceMs: balanceMs)
         return form

@@ -6,10 +6,10 @@ import Testing
 
     func decide(_ groups: [AppGroup], zone: TimeZoneRules, balance: Milliseconds = 3_600_000,
                 used: [String: Milliseconds] = [:], blocks: [TimedBlock] = [], window: Window? = nil,
-                at now: Int64) -> Decision {
+                at now: WallInstant) -> Decision {
         let config = Config(groups: groups)
         return Policy.decide(config: config, zone: zone, matcher: Matcher(groups: groups), window: window ?? discord,
-                             ledger: LedgerSnapshot(balance: balance, usedToday: used, timedBlocks: blocks), now: WallInstant(ms: now))
+                             ledger: LedgerSnapshot(balance: balance, usedToday: used, timedBlocks: blocks), now: now)
     }
 
     // MARK: timed blocks
@@ -29,7 +29,7 @@ import Testing
 
     @Test func aTimedBlockOnAnAppCoversItWhateverItsTitle() {
         let g = [group("video", apps: ["firefox"], titles: ["YouTube"])]
-        let block = TimedBlock(target: "Firefox", until: 10 * minute)
+        let block = TimedBlock(target: "Firefox", until: WallInstant(ms: 0) + 10 * minute)
         let d = decide(g, zone: .utc, blocks: [block], window: Window(wmClass: "firefox", title: "docs"), at: 0)
         #expect(d.shield?.reason == .timedBlock)
         #expect(d.shield?.group == nil)
@@ -174,7 +174,7 @@ import Testing
 
     @Test func aHardBlockOverAnEmptyBalanceLiftsOnlyByEarning() {
         let g = [group("social", apps: ["discord"])]
-        let d = decide(g, zone: .utc, balance: 0, blocks: [TimedBlock(target: "social", until: 10 * minute)], at: 0)
+        let d = decide(g, zone: .utc, balance: 0, blocks: [TimedBlock(target: "social", until: WallInstant(ms: 0) + 10 * minute)], at: 0)
         #expect(d.shield?.reason == .timedBlock)
         #expect(d.shield?.reasons == [.timedBlock, .balance])
         #expect(d.shield?.until == nil)

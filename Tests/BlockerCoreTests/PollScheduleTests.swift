@@ -25,16 +25,19 @@ struct SeededRandom: RandomNumberGenerator {
     /// Discord in front from `from` to `to` ms into every `period` ms, from the first sample on.
     struct Switching {
         var name: String
-        var period: Int64, from: Int64, to: Int64
-        func inFront(_ t: Int64) -> Bool { (from..<to).contains(t % period) }
+        var period: Milliseconds, from: Milliseconds, to: Milliseconds
+        func inFront(_ t: Milliseconds) -> Bool { (from..<to).contains(t % period) }
         /// How long discord was in front in [0, t).
-        func frontMs(before t: Int64) -> Int64 { t / period * (to - from) + min(max(t % period - from, 0), to - from) }
+        func frontMs(before t: Milliseconds) -> Milliseconds {
+            (to - from) * t.count(of: period) + min(max(t % period - from, 0), to - from)
+        }
     }
 
     /// (charged, truly in front) over `samples` samples spaced by `nextDelayMs`.
-    func run(samples: Int, _ switching: Switching, nextDelayMs: () -> Int64) -> (charged: Int64, truth: Int64) {
+    func run(samples: Int, _ switching: Switching, nextDelayMs: () -> Milliseconds)
+        -> (charged: Milliseconds, truth: Milliseconds) {
         var h = MeterHarness(config: config, balance: .max / 4)
-        var t: Int64 = 0
+        var t: Milliseconds = 0
         h.tick(after: 0, switching.inFront(0) ? discord : notes)
         for _ in 0..<samples {
             let delay = nextDelayMs()
@@ -44,9 +47,9 @@ struct SeededRandom: RandomNumberGenerator {
         return (h.debited, switching.frontMs(before: t))
     }
 
-    func jittered(seed: UInt64) -> () -> Int64 {
+    func jittered(seed: UInt64) -> () -> Milliseconds {
         var random = SeededRandom(state: seed)
-        return { Int64(PollSchedule.nextDelayUs(pollInterval: 1000, using: &random) / 1000) }
+        return { Milliseconds(ms: Int64(PollSchedule.nextDelayUs(pollInterval: 1000, using: &random) / 1000)) }
     }
 
     /// The patterns, in step with a 1 s poll: discord in front for the
@@ -60,20 +63,20 @@ struct SeededRandom: RandomNumberGenerator {
     @Test func aRandomPhaseChargesTheTrueTimeOnAverage() {
         for (index, pattern) in patterns.enumerated() {
             let (charged, truth) = run(samples: 20_000, pattern, nextDelayMs: jittered(seed: 7 + UInt64(index)))
-            let error = Double(charged - truth) / Double(truth)
+            let error = Double((charged - truth).ms) / Double(truth.ms)
             #expect(abs(error) < 0.03, "\(pattern.name): charged \(charged) ms for \(truth) ms in front")
         }
     }
 
     /// The same check against a fixed poll: it fails, by far.
     @Test func aFixedPhaseIsAlwaysOrNeverSeen() {
-        for (offset, expectSeen) in [(Int64(100), false), (Int64(700), true)] {
+        for (offset, expectSeen) in [(Milliseconds(ms: 100), false), (Milliseconds(ms: 700), true)] {
             var first = true
             let (charged, truth) = run(samples: 2_000, patterns[0]) {
                 defer { first = false }
                 return first ? offset : 1000   // the phase the first poll fell on, then every second
             }
-            #expect(abs(Double(charged - truth) / Double(truth)) > 0.5)
+            #expect(abs(Double((charged - truth).ms) / Double(truth.ms)) > 0.5)
             #expect(expectSeen ? charged > 2 * truth : charged == 0)
         }
     }
@@ -83,13 +86,13 @@ struct SeededRandom: RandomNumberGenerator {
     /// interval is charged about 3/4 of its time.
     @Test func aRandomPhaseInAFixedGridWouldStillBeBiased() {
         var random = SeededRandom(state: 11)
-        var previousPhase: Int64 = 0
+        var previousPhase: Milliseconds = 0
         let (charged, truth) = run(samples: 20_000, Switching(name: "late half", period: 1000, from: 500, to: 1000)) {
-            let phase = Int64.random(in: 0..<1000, using: &random)
+            let phase = Milliseconds(ms: Int64.random(in: 0..<1000, using: &random))
             defer { previousPhase = phase }
             return 1000 - previousPhase + phase
         }
-        let ratio = Double(charged) / Double(truth)
+        let ratio = Double(charged.ms) / Double(truth.ms)
         #expect(ratio > 0.7 && ratio < 0.8, "\(ratio)")
     }
 
@@ -99,6 +102,6 @@ struct SeededRandom: RandomNumberGenerator {
         #expect(delays.allSatisfy { $0 >= 500_000 && $0 < 1_500_000 })
         let mean = Double(delays.reduce(0, +)) / Double(delays.count)
         #expect(abs(mean - 1_000_000) < 15_000)   // 5 standard errors
-        #expect(UInt64(1_500_000) < UInt64(config.daemon.sampleGapCap) * 1000)   // never cut by the cap
+        #expect(UInt64(1_500_000) < UInt64(config.daemon.sampleGapCap.ms) * 1000)   // never cut by the cap
     }
 }

@@ -8,16 +8,16 @@ func zone(_ name: String) -> TimeZoneRules {
     return try! TimeZoneRules(identifier: name, tzif: [UInt8](data))
 }
 
-/// Unix ms of a local wall time in `zone` (first occurrence; skipped times → end of gap).
-func at(_ zone: TimeZoneRules, _ iso: String, _ hhmm: String, seconds: Int = 0) -> Int64 {
+/// The instant of a local wall time in `zone` (first occurrence; skipped times → end of gap).
+func at(_ zone: TimeZoneRules, _ iso: String, _ hhmm: String, seconds: Int = 0) -> WallInstant {
     let parts = hhmm.split(separator: ":").map { Int($0)! }
-    return zone.instant(of: CivilDate(iso: iso)!, minuteOfDay: parts[0] * 60 + parts[1]) + Int64(seconds) * 1000
+    return zone.instant(of: CivilDate(iso: iso)!, minuteOfDay: parts[0] * 60 + parts[1]) + .seconds(Int64(seconds))
 }
 
-/// Unix ms of a UTC instant "2026-03-29T01:00:00Z".
-func utc(_ text: String) -> Int64 {
+/// The instant of a UTC time "2026-03-29T01:00:00Z".
+func utc(_ text: String) -> WallInstant {
     let f = ISO8601DateFormatter()
-    return Int64(f.date(from: text)!.timeIntervalSince1970 * 1000)
+    return WallInstant(ms: Int64(f.date(from: text)!.timeIntervalSince1970 * 1000))
 }
 
 func group(_ name: String, apps: [String], metered: Bool = true, titles: [String] = [],
@@ -31,5 +31,5 @@ func schedule(_ days: String, _ from: String, _ to: String) -> Schedule {
     return Schedule(days: try! Weekdays.parse(days).get(), span: .between(from: minutes(from), to: minutes(to)))
 }
 
-let minute: Int64 = 60_000
-let hour: Int64 = 3_600_000
+let minute: Milliseconds = .minutes(1)
+let hour: Milliseconds = .hours(1)

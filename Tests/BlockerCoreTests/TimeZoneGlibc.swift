@@ -9,8 +9,8 @@ func loadZone(_ zone: String) throws -> TimeZoneRules {
     try TimeZoneRules(identifier: zone, tzif: readFile("/usr/share/zoneinfo/" + zone))
 }
 
-func utcMs(_ date: CivilDate, _ hour: Int, _ minute: Int) -> Int64 {
-    (date.daysSinceEpoch * 86_400 + Int64(hour * 3600 + minute * 60)) * 1000
+func utcMs(_ date: CivilDate, _ hour: Int, _ minute: Int) -> WallInstant {
+    WallInstant(ms: (date.daysSinceEpoch * 86_400 + Int64(hour * 3600 + minute * 60)) * 1000)
 }
 
 /// A grid from `from` to `to` by `step`, plus the second before and at each transition.
@@ -27,7 +27,7 @@ func expectAgreesWithGlibc(_ rules: TimeZoneRules, tz: String, instants: [Int64]
     try #require(lines.count == instants.count, sourceLocation: sourceLocation)
     var mismatches = 0
     for (t, line) in zip(instants, lines) {
-        let (date, second) = rules.local(atMs: t * 1000)
+        let (date, second) = rules.local(at: WallInstant(ms: t * 1000))
         let abbreviation = rules.abbreviation(atUnixSeconds: t)
         let mine = formatOffset(rules.utcOffset(atUnixSeconds: t), abbreviation: abbreviation) + " " + abbreviation
             + " \(date) " + zeroPad(second / 3600) + ":" + zeroPad(second / 60 % 60) + ":" + zeroPad(second % 60)

@@ -267,8 +267,8 @@ import TestSupport
         #expect(paris.instant(of: day, minuteOfDay: 119) == utcMs(day, 0, 59))
         #expect(paris.instant(of: day, minuteOfDay: 180) == utcMs(day, 1, 0))
         #expect(paris.instant(of: day, minuteOfDay: 181) == utcMs(day, 1, 1))
-        #expect(paris.local(atMs: utcMs(day, 1, 0) - 1) == (day, 2 * 3600 - 1))
-        #expect(paris.local(atMs: utcMs(day, 1, 0)) == (day, 3 * 3600))
+        #expect(paris.local(at: utcMs(day, 1, 0) - 1) == (day, 2 * 3600 - 1))
+        #expect(paris.local(at: utcMs(day, 1, 0)) == (day, 3 * 3600))
         #expect(paris.startOfDay(day) == utcMs(day.adding(days: -1), 23, 0))
         #expect(paris.startOfDay(day.adding(days: 1)) == utcMs(day, 22, 0))
     }
@@ -281,8 +281,8 @@ import TestSupport
         #expect(paris.instant(of: day, minuteOfDay: 120) == utcMs(day, 0, 0))
         #expect(paris.instant(of: day, minuteOfDay: 179) == utcMs(day, 0, 59))
         #expect(paris.instant(of: day, minuteOfDay: 180) == utcMs(day, 2, 0))
-        #expect(paris.local(atMs: utcMs(day, 1, 0) - 1) == (day, 3 * 3600 - 1))
-        #expect(paris.local(atMs: utcMs(day, 1, 0)) == (day, 2 * 3600))
+        #expect(paris.local(at: utcMs(day, 1, 0) - 1) == (day, 3 * 3600 - 1))
+        #expect(paris.local(at: utcMs(day, 1, 0)) == (day, 2 * 3600))
         #expect(paris.startOfDay(day) == utcMs(day.adding(days: -1), 22, 0))
         #expect(paris.startOfDay(day.adding(days: 1)) == utcMs(day, 23, 0))
         #expect(paris.instant(of: day, minuteOfDay: 1440) == utcMs(day, 23, 0))
@@ -293,16 +293,16 @@ import TestSupport
         let spring = CivilDate(year: 2026, month: 3, day: 8)
         #expect(newYork.instant(of: spring, minuteOfDay: 150) == utcMs(spring, 7, 0))
         #expect(newYork.startOfDay(spring) == utcMs(spring, 5, 0))
-        #expect(newYork.local(atMs: utcMs(spring, 7, 0) - 1) == (spring, 2 * 3600 - 1))
-        #expect(newYork.local(atMs: utcMs(spring, 7, 0)) == (spring, 3 * 3600))
+        #expect(newYork.local(at: utcMs(spring, 7, 0) - 1) == (spring, 2 * 3600 - 1))
+        #expect(newYork.local(at: utcMs(spring, 7, 0)) == (spring, 3 * 3600))
         let fall = CivilDate(year: 2026, month: 11, day: 1)
         #expect(newYork.instant(of: fall, minuteOfDay: 90) == utcMs(fall, 5, 30))
         #expect(newYork.instant(of: fall, minuteOfDay: 120) == utcMs(fall, 7, 0))
         #expect(newYork.startOfDay(fall) == utcMs(fall, 4, 0))
-        #expect(newYork.local(atMs: utcMs(fall, 6, 0) - 1) == (fall, 2 * 3600 - 1))
-        #expect(newYork.local(atMs: utcMs(fall, 6, 0)) == (fall, 1 * 3600))
+        #expect(newYork.local(at: utcMs(fall, 6, 0) - 1) == (fall, 2 * 3600 - 1))
+        #expect(newYork.local(at: utcMs(fall, 6, 0)) == (fall, 1 * 3600))
         // A late-evening instant in New York is already the next day in UTC.
-        #expect(newYork.localDate(atMs: utcMs(CivilDate(year: 2026, month: 1, day: 2), 3, 0))
+        #expect(newYork.localDate(at: utcMs(CivilDate(year: 2026, month: 1, day: 2), 3, 0))
                 == CivilDate(year: 2026, month: 1, day: 1))
     }
 
@@ -324,8 +324,8 @@ import TestSupport
         let saoPaulo = try loadZone("America/Sao_Paulo")
         let day = CivilDate(year: 2018, month: 11, day: 4)
         #expect(saoPaulo.startOfDay(day) == utcMs(day, 3, 0))
-        #expect(saoPaulo.local(atMs: utcMs(day, 3, 0)) == (day, 3600))
-        #expect(saoPaulo.local(atMs: utcMs(day, 3, 0) - 1) == (day.adding(days: -1), 86_399))
+        #expect(saoPaulo.local(at: utcMs(day, 3, 0)) == (day, 3600))
+        #expect(saoPaulo.local(at: utcMs(day, 3, 0) - 1) == (day.adding(days: -1), 86_399))
     }
 
     @Test func lordHoweHalfHourShift() throws {
@@ -357,7 +357,7 @@ import TestSupport
                 // Transitions and offsets of these zones are whole quarter hours.
                 var t = target - 2 * 86_400
                 while t + Int64(rules.utcOffset(atUnixSeconds: t)) < target { t += 900 }
-                failures.check(rules.instant(of: date, minuteOfDay: minute) == t * 1000, "\(zone) \(date) minute \(minute)")
+                failures.check(rules.instant(of: date, minuteOfDay: minute) == WallInstant(ms: t * 1000), "\(zone) \(date) minute \(minute)")
             }
         }
         failures.expectNone()
@@ -365,12 +365,12 @@ import TestSupport
 
     @Test func floorForNegativeInstants() throws {
         let utc = TimeZoneRules.utc
-        #expect(utc.local(atMs: -1) == (CivilDate(year: 1969, month: 12, day: 31), 86_399))
-        #expect(utc.local(atMs: -1000) == (CivilDate(year: 1969, month: 12, day: 31), 86_399))
-        #expect(utc.local(atMs: -1001) == (CivilDate(year: 1969, month: 12, day: 31), 86_398))
-        #expect(utc.local(atMs: 0) == (CivilDate(year: 1970, month: 1, day: 1), 0))
-        #expect(utc.local(atMs: 999) == (CivilDate(year: 1970, month: 1, day: 1), 0))
-        #expect(utc.localDate(atMs: -86_400_001) == CivilDate(year: 1969, month: 12, day: 30))
+        #expect(utc.local(at: WallInstant(ms: -1)) == (CivilDate(year: 1969, month: 12, day: 31), 86_399))
+        #expect(utc.local(at: WallInstant(ms: -1000)) == (CivilDate(year: 1969, month: 12, day: 31), 86_399))
+        #expect(utc.local(at: WallInstant(ms: -1001)) == (CivilDate(year: 1969, month: 12, day: 31), 86_398))
+        #expect(utc.local(at: WallInstant(ms: 0)) == (CivilDate(year: 1970, month: 1, day: 1), 0))
+        #expect(utc.local(at: WallInstant(ms: 999)) == (CivilDate(year: 1970, month: 1, day: 1), 0))
+        #expect(utc.localDate(at: WallInstant(ms: -86_400_001)) == CivilDate(year: 1969, month: 12, day: 30))
         #expect(utc.utcOffset(atUnixSeconds: .max) == 0)
         let paris = try TimeZoneRules(posix: "CET-1CEST,M3.5.0,M10.5.0/3")
         // Absurd instants are clamped rather than overflowing the calendar arithmetic.

@@ -4,16 +4,16 @@ import BlockerCore
 /// The unguarded part of a gap: a suffix from the earliest graphical session logind still has.
 @Suite struct UnguardedTests {
     @Test func aSessionOlderThanTheGapMakesAllOfItUnguarded() {
-        #expect(Unguarded.since(gapFromMs: 1000, gapToMs: 5000, sessionStartsMs: [200]) == 1000)
+        #expect(Unguarded.since(gapFrom: 1000, gapTo: 5000, sessionStarts: [200]) == 1000)
     }
 
     @Test func aSessionBornDuringTheGapCountsFromItsStartTheEarliestWins() {
-        #expect(Unguarded.since(gapFromMs: 1000, gapToMs: 5000, sessionStartsMs: [4000, 2500]) == 2500)
+        #expect(Unguarded.since(gapFrom: 1000, gapTo: 5000, sessionStarts: [4000, 2500]) == 2500)
     }
 
     @Test func noSessionOrOneBornAfterTheGapLeavesNothingUnguarded() {
-        #expect(Unguarded.since(gapFromMs: 1000, gapToMs: 5000, sessionStartsMs: []) == 5000)
-        #expect(Unguarded.since(gapFromMs: 1000, gapToMs: 5000, sessionStartsMs: [6000]) == 5000)
+        #expect(Unguarded.since(gapFrom: 1000, gapTo: 5000, sessionStarts: []) == 5000)
+        #expect(Unguarded.since(gapFrom: 1000, gapTo: 5000, sessionStarts: [6000]) == 5000)
     }
 
     @Test func overlapOfIntervals() {
@@ -26,10 +26,10 @@ import BlockerCore
 
     @Test func aPartOfTheGapCountsOnlyItsShareOfTheUnguardedSuffix() {
         // Gap 0..<100, unguarded from 60: the part before midnight at 50 has none, the rest 40.
-        #expect(Unguarded.within(0..<50, gapToMs: 100, unguardedSinceMs: 60) == 0)
-        #expect(Unguarded.within(50..<100, gapToMs: 100, unguardedSinceMs: 60) == 40)
-        #expect(Unguarded.within(0..<100, gapToMs: 100, unguardedSinceMs: 100) == 0)
-        #expect(Unguarded.within(0..<100, gapToMs: 100, unguardedSinceMs: nil) == nil)
+        #expect(Unguarded.within(0..<50, gapTo: 100, unguardedSince: 60) == 0)
+        #expect(Unguarded.within(50..<100, gapTo: 100, unguardedSince: 60) == 40)
+        #expect(Unguarded.within(0..<100, gapTo: 100, unguardedSince: 100) == 0)
+        #expect(Unguarded.within(0..<100, gapTo: 100, unguardedSince: nil) == nil)
     }
 
     @Test(arguments: [

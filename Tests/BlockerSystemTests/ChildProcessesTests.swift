@@ -9,10 +9,10 @@ import Testing
 
     @Test func aChildThatExitsInTimeIsReapedWithItsStatus() throws {
         let pid = try spawn("exit 3")
-        let start = MonotonicClock.nowMs
-        let stopped = ChildProcesses.stop(pid, graceMs: 2_000, group: false)
+        let start = MonotonicClock.now
+        let stopped = ChildProcesses.stop(pid, grace: 2_000, group: false)
         #expect(stopped.exitedInTime && stopped.exitCode == 3)
-        #expect(MonotonicClock.nowMs - start < 1_000, "no waiting out the grace time")
+        #expect(MonotonicClock.now - start < 1_000, "no waiting out the grace time")
         #expect(waitpid(pid, nil, WNOHANG) == -1, "reaped: no zombie left")
     }
 
@@ -20,9 +20,9 @@ import Testing
     /// the end of its grace time, and reaped.
     @Test func aChildThatIgnoresTermIsKilledAfterTheGrace() throws {
         let pid = try spawn("trap '' TERM; while :; do sleep 1; done")
-        let start = MonotonicClock.nowMs
-        let stopped = ChildProcesses.stop(pid, graceMs: 200, group: false)
-        let took = MonotonicClock.nowMs - start
+        let start = MonotonicClock.now
+        let stopped = ChildProcesses.stop(pid, grace: 200, group: false)
+        let took = MonotonicClock.now - start
         #expect(!stopped.exitedInTime && stopped.exitCode == 128 + SIGKILL)
         #expect(took >= 200 && took < 1_500)
         #expect(waitpid(pid, nil, WNOHANG) == -1)
@@ -35,12 +35,12 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 32)
         let n = read(child.stdout, &buffer, buffer.count)
         let left = try #require(Int32(String(decoding: buffer[0..<max(0, n)].filter { $0 != 0x0A }, as: UTF8.self)))
-        let stopped = ChildProcesses.stop(child.pid, graceMs: 1_000, group: true)
+        let stopped = ChildProcesses.stop(child.pid, grace: 1_000, group: true)
         #expect(stopped.exitedInTime && stopped.exitCode == 0)
         // The orphaned sleep is gone (or a zombie until init reaps it).
-        let deadline = MonotonicClock.nowMs + 2_000
+        let deadline = MonotonicClock.now + 2_000
         var alive = true
-        while alive && MonotonicClock.nowMs < deadline {
+        while alive && MonotonicClock.now < deadline {
             let stat = (try? FileContents.read(atPath: "/proc/\(left)/stat", limit: 4096)).map { String(decoding: $0, as: UTF8.self) }
             alive = stat.map { !$0.contains(") Z ") } ?? false
             if alive { usleep(10_000) }

@@ -9,21 +9,21 @@ private let interruptions = Atomic<Int>(0)
 
 @Suite struct DeadlineTests {
     @Test func remainingTimeCountsDownToZero() {
-        let far = Deadline.after(ms: 10_000)
-        #expect(far.budgetMs == 10_000)
-        #expect(far.remainingMs <= 10_000 && far.remainingMs > 9_000)
+        let far = Deadline.after(10_000)
+        #expect(far.budget == 10_000)
+        #expect(far.pollTimeout <= 10_000 && far.pollTimeout > 9_000)
         #expect(!far.hasPassed)
         let passed = Deadline(atNs: MonotonicClock.nowNs - 1)
-        #expect(passed.remainingMs == 0)
+        #expect(passed.pollTimeout == 0)
         #expect(passed.hasPassed)
-        #expect(Deadline.after(ms: 0).remainingMs == 0)
+        #expect(Deadline.after(0).pollTimeout == 0)
     }
 
     @Test func aQuietDescriptorWaitsTheWholeBudget() throws {
         let pipe = try Pipe.make()
         defer { close(pipe.read); close(pipe.write) }
         let start = MonotonicClock.nowNs
-        #expect(try Deadline.after(ms: 100).wait(for: pipe.read) == false)
+        #expect(try Deadline.after(100).wait(for: pipe.read) == false)
         #expect(MonotonicClock.nowNs - start >= 100_000_000)
     }
 
@@ -34,7 +34,7 @@ private let interruptions = Atomic<Int>(0)
         #expect(write(pipe.write, &byte, 1) == 1)
         var descriptors = [pollfd(fd: pipe.read, events: Int16(POLLIN), revents: 0)]
         let start = MonotonicClock.nowNs
-        #expect(try Deadline.after(ms: 5_000).wait(for: &descriptors))
+        #expect(try Deadline.after(5_000).wait(for: &descriptors))
         #expect(descriptors[0].revents & Int16(POLLIN) != 0)
         #expect(MonotonicClock.nowNs - start < 1_000_000_000)
     }
@@ -50,7 +50,7 @@ private let interruptions = Atomic<Int>(0)
     @Test func noDescriptorsIsASleep() throws {
         var none: [pollfd] = []
         let start = MonotonicClock.nowNs
-        #expect(try Deadline.after(ms: 50).wait(for: &none) == false)
+        #expect(try Deadline.after(50).wait(for: &none) == false)
         #expect(MonotonicClock.nowNs - start >= 50_000_000)
     }
 
@@ -86,7 +86,7 @@ private let interruptions = Atomic<Int>(0)
         }
         let start = MonotonicClock.nowNs
         sender.start()
-        #expect(try Deadline.after(ms: 300).wait(for: pipe.read) == false)
+        #expect(try Deadline.after(300).wait(for: pipe.read) == false)
         let end = MonotonicClock.nowNs
         sent.wait()
         #expect(end - start >= 300_000_000)
