@@ -6,9 +6,9 @@ import Testing
 
     func up(_ app: String = "firefox", _ reason: ShieldReason? = .balance, group: String? = nil, until: WallInstant? = nil,
             balanceMs: Milliseconds = 0) -> ShieldState {
-        ShieldState(active: true, reason: reason, app: app, group: group, until: until, balance: balanceMs)
+        ShieldState(active: true, reason: reason, app: app, group: group, until: until, balanceMs: balanceMs)
     }
-    func down(balanceMs: Milliseconds) -> ShieldState { .down(balance: balanceMs, lastApp: "firefox") }
+    func down(balanceMs: Milliseconds) -> ShieldState { .down(balanceMs: balanceMs, lastApp: "firefox") }
 
     @Test func showsOnceForAnActiveShieldAndHidesWhenItGoesDown() {
         var model = OverlayModel()
@@ -23,7 +23,7 @@ import Testing
     @Test func neverShowsForAShieldThatIsNotActive() {
         var model = OverlayModel()
         // A daemon's "down" signal carries the last app and may carry a reason: still nothing to show.
-        let inactive = ShieldState(active: false, reason: .balance, app: "firefox", balance: 0)
+        let inactive = ShieldState(active: false, reason: .balance, app: "firefox", balanceMs: 0)
         #expect(model.shieldChanged(inactive) == .none)
         #expect(!model.isShown)
         #expect(model.card(now: 0, zone: paris) == nil)
@@ -180,7 +180,7 @@ import Testing
 
 @Suite struct OverlayModelShellCoverTests {
     func up(_ app: String = "firefox") -> ShieldState {
-        ShieldState(active: true, reason: .balance, app: app, balance: 0)
+        ShieldState(active: true, reason: .balance, app: app, balanceMs: 0)
     }
 
     @Test func staysHiddenWhileTheShellCoversAndShowsWhenItStops() {
@@ -202,7 +202,7 @@ import Testing
         #expect(model.shellCoverChanged(true) == .hide)
         #expect(model.shellCoverChanged(true) == .none)
         // The shield went down meanwhile: nothing to show when the shell lets go.
-        #expect(model.shieldChanged(.down(balance: 60_000, lastApp: "firefox")) == .none)
+        #expect(model.shieldChanged(.down(balanceMs: 60_000, lastApp: "firefox")) == .none)
         #expect(model.shellCoverChanged(false) == .none)
         #expect(!model.isShown)
     }
