@@ -30,6 +30,8 @@ public struct Milliseconds: Hashable, Comparable, Sendable, AdditiveArithmetic,
     @inlinable public static func - (a: Self, b: Self) -> Self { Self(ms: a.ms - b.ms) }
     @inlinable public static prefix func - (a: Self) -> Self { Self(ms: -a.ms) }
     @inlinable public static func * (a: Self, n: Int64) -> Self { Self(ms: a.ms * n) }
+    // Disfavoured, so `10 * 60_000` where a duration is wanted is 10 ms × 60000, not ambiguous.
+    @_disfavoredOverload
     @inlinable public static func * (n: Int64, a: Self) -> Self { Self(ms: n * a.ms) }
     /// A share of a duration, truncated toward zero.
     @inlinable public static func / (a: Self, n: Int64) -> Self { Self(ms: a.ms / n) }

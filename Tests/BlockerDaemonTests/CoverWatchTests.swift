@@ -79,7 +79,7 @@ import TestSupport
         box.front("discord")
         daemon.tick(clock)
         #expect(daemon.shield != nil)
-        #expect(daemon.covers.coverage(at: clock.monotonic) == .awaiting(until: clock.monotonic + CoverSupervisor.graceMs))
+        #expect(daemon.covers.coverage(at: clock.monotonic) == .awaiting(until: clock.monotonic + CoverSupervisor.grace))
         for _ in 0..<3 { clock.advance(1000); daemon.tick(clock) }
         #expect(used(daemon, clock) == 0, "within the grace")
         for _ in 0..<4 { clock.advance(1000); daemon.tick(clock) }

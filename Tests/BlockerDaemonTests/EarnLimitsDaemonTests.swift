@@ -20,12 +20,12 @@ import TestSupport
         let log = MemoryLog()
         let daemon = try Daemon.reopened(options: box.options, log: log, environment: ["TZ": "Europe/Paris", "HOME": box.root])
         // 2026-12-02 23:50 in Paris, 22:50 UTC.
-        let lateEvening: Int64 = 1_796_251_800_000
+        let lateEvening = WallInstant(ms: 1_796_251_800_000)
         _ = try daemon.earn(exercise: pushups, reps: 4, wall: lateEvening)
         #expect(daemon.ledger.balance == 120_000)
         let failure = #expect(throws: EarnFailure.self) { try daemon.earn(exercise: pushups, reps: 1, wall: lateEvening + 1000) }
         guard case let .refused(refusal, message)? = failure else { Issue.record("not refused: \(String(describing: failure))"); return }
-        #expect(refusal == .dailyCap(maxPerDay: 120_000, left: 0, nextDayMs: lateEvening + 600_000))
+        #expect(refusal == .dailyCap(maxPerDay: 120_000, left: 0, nextDay: lateEvening + 600_000))
         #expect(message.contains("earn again from Thu 2026-12-03 00:00:00"), "\(message)")
         #expect(daemon.ledger.balance == 120_000)
         #expect(try daemon.ledger.earnings(limit: 10).count == 1)
@@ -46,7 +46,7 @@ import TestSupport
         clock.advance(59_000)
         let failure = #expect(throws: EarnFailure.self) { try daemon.earn(exercise: pushups, reps: 1, wall: clock.wall) }
         guard case let .refused(refusal, message)? = failure else { Issue.record("not refused"); return }
-        #expect(refusal == .tooSoon(minGap: 60_000, possibleAtMs: clock.wall + 1000))
+        #expect(refusal == .tooSoon(minGap: 60_000, possibleAt: clock.wall + 1000))
         #expect(message.hasPrefix("too soon: [earn] min-gap is 1m 00s between earnings; earn again in 1s"), "\(message)")
         #expect(daemon.ledger.balance == 30_000)
         clock.advance(1000)

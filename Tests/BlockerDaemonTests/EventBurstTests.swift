@@ -20,7 +20,7 @@ import TestSupport
         private(set) var drains = 0
         /// Called after each sample.
         var sampled: (() -> Void)?
-        private(set) var samplesAtMs: [Int64] = []
+        private(set) var samplesAt: [MonotonicInstant] = []
 
         init(burstUs: UInt64) throws {
             eventBurstUs = burstUs
@@ -42,7 +42,7 @@ import TestSupport
         }
         func sample() -> Result<Reading, ProbeFailure> {
             readEvents()
-            samplesAtMs.append(MonotonicClock.now)
+            samplesAt.append(MonotonicClock.now)
             sampled?()
             return .success(Reading(window: Window(appID: "firefox")))
         }
@@ -55,7 +55,7 @@ import TestSupport
 
     /// Two events from a running loop: half a millisecond apart, or the second
     /// just after the first was sampled.
-    func twoEvents(burstUs: UInt64, secondAfterTheSample: Bool = false) throws -> (probe: BurstProbe, firstAtMs: Int64) {
+    func twoEvents(burstUs: UInt64, secondAfterTheSample: Bool = false) throws -> (probe: BurstProbe, firstAt: MonotonicInstant) {
         let box = try Sandbox()
         let daemon = try box.daemon()
         defer { daemon.shutdown(reason: "stopped") }
@@ -63,11 +63,11 @@ import TestSupport
         daemon.use(probe: probe)
         let driver = try DaemonLoop(daemon: daemon)
         driver.tick()                                   // as run() starts: the fd joins the loop
-        #expect(probe.samplesAtMs.count == 1)
+        #expect(probe.samplesAt.count == 1)
         let second = try driver.loop.timer { probe.event() }
         let stop = try driver.loop.timer { driver.loop.exit(code: 0) }
         stop.arm(afterMicroseconds: 200_000)
-        let firstAtMs = MonotonicClock.now
+        let firstAt = MonotonicClock.now
         probe.event()
         if secondAfterTheSample {
             probe.sampled = {
@@ -78,21 +78,21 @@ import TestSupport
             second.arm(afterMicroseconds: 500)
         }
         #expect(try driver.loop.run() == 0)
-        return (probe, firstAtMs)
+        return (probe, firstAt)
     }
 
     @Test func aBurstOfProbeEventsIsOneWakeUpAndOneSampleWhenItIsOver() throws {
-        let (probe, firstAtMs) = try twoEvents(burstUs: 2_000)
+        let (probe, firstAt) = try twoEvents(burstUs: 2_000)
         // Before: a wake-up and a sample per event, each at once.
-        #expect(probe.samplesAtMs.count == 2, "samples after a burst of two events: \(probe.samplesAtMs.count - 1)")
+        #expect(probe.samplesAt.count == 2, "samples after a burst of two events: \(probe.samplesAt.count - 1)")
         #expect(probe.drains == 1, "the loop woke for \(probe.drains) of the burst's 2 events")
-        let waited = (probe.samplesAtMs.last ?? 0) - firstAtMs
+        let waited = try #require(probe.samplesAt.last) - firstAt
         #expect(waited >= 2, "sampled \(waited) ms after the burst's first event")
     }
 
     @Test func aProbeWithoutBurstsIsReadAtEachEvent() throws {
         let (probe, _) = try twoEvents(burstUs: 0, secondAfterTheSample: true)
-        #expect(probe.samplesAtMs.count == 3)
+        #expect(probe.samplesAt.count == 3)
         #expect(probe.drains == 2)
     }
 

@@ -16,10 +16,10 @@ import TestSupport
         let daemon = try box.daemon(log: log)
         var clock = Clock()
         var boottime: BoottimeInstant = 9_000_000
-        func step(_ ms: Int64) {
+        func step(_ ms: Milliseconds) {
             clock.advance(ms)
             boottime += ms
-            daemon.tick(monotonic: MonotonicInstant(ms: clock.monotonic), boottime: BoottimeInstant(ms: boottime), wall: WallInstant(ms: clock.wall))
+            daemon.tick(monotonic: clock.monotonic, boottime: boottime, wall: clock.wall)
         }
         _ = try daemon.earn(exercise: Exercise(name: "pushups", perRep: 30_000), reps: 10, wall: clock.wall)
         step(0)

@@ -49,7 +49,7 @@ import BlockerStore
         daemon.waitUntilExit()
 
         let spent = 300_000 - (try balance(box))
-        let alive = Int64(killedAt.timeIntervalSince(started) * 1000)
+        let alive = Milliseconds(ms: Int64(killedAt.timeIntervalSince(started) * 1000))
         // Never more than it ran; never less than what it ran minus one batch
         // (10 s), the first sample (which charges nothing) and a poll of slack.
         #expect(spent <= alive, "debited \(spent) ms in \(alive) ms")

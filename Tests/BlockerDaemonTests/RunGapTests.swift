@@ -65,8 +65,8 @@ import TestSupport
         defer { ledger.close() }
         let gaps = Gap.between(try ledger.runs(since: 0))
         #expect(gaps == [Gap(from: gapStart, to: clock.wall, reason: "stopped", unguardedSince: gapStart + 60_000)])
-        let unguarded: Int64? = 69 * 60_000
-        #expect(gaps.first?.unguardedMs == unguarded)
+        let unguarded: Milliseconds? = .minutes(69)
+        #expect(gaps.first?.unguarded == unguarded)
     }
 
     @Test func withoutLogindAGapHasNoUnguardedFigureAndOneInfoLine() throws {
@@ -131,9 +131,9 @@ import TestSupport
     }
 
     @Test func aGapRunsFromTheLastSignOfLifeToTheNextStart() {
-        let runs = [RunRecord(id: 1, pid: 1, startedMs: 0, lastTickMs: 5000, endedMs: 9000, endReason: "stopped"),
-                    RunRecord(id: 2, pid: 2, startedMs: 9000, lastTickMs: 20_000, endedMs: nil, endReason: nil),
-                    RunRecord(id: 3, pid: 3, startedMs: 80_000, lastTickMs: 80_000, endedMs: nil, endReason: nil)]
+        let runs = [RunRecord(id: 1, pid: 1, started: 0, lastTick: 5000, ended: 9000, endReason: "stopped"),
+                    RunRecord(id: 2, pid: 2, started: 9000, lastTick: 20_000, ended: nil, endReason: nil),
+                    RunRecord(id: 3, pid: 3, started: 80_000, lastTick: 80_000, ended: nil, endReason: nil)]
         #expect(Gap.between(runs) == [Gap(from: 20_000, to: 80_000, reason: Gap.unknown)])
     }
 }

@@ -9,7 +9,7 @@ import TestSupport
 /// loosens waits in the ledger (across restarts and edits) and applies at its
 /// instant; what tightens applies at once.
 @Suite struct StrictModeTests {
-    let hour: Int64 = 3_600_000
+    let hour: Milliseconds = .hours(1)
 
     /// The sandbox's config with `[strict] delay` (nil: none) and social's daily limit.
     func write(_ box: Sandbox, delay: String? = "1h", limit: String = "1h", apps: String = "\"discord\"") throws {

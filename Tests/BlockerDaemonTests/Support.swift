@@ -42,9 +42,9 @@ final class Sandbox {
 struct Clock {
     var monotonic: MonotonicInstant = 5_000_000
     var wall: WallInstant = 1_796_000_000_000
-    mutating func advance(_ ms: Int64) { monotonic += ms; wall += ms }
+    mutating func advance(_ ms: Milliseconds) { monotonic += ms; wall += ms }
 }
 
 extension Daemon {
-    func tick(_ clock: Clock) { tick(monotonic: MonotonicInstant(ms: clock.monotonic), wall: WallInstant(ms: clock.wall)) }
+    func tick(_ clock: Clock) { tick(monotonic: clock.monotonic, wall: clock.wall) }
 }
