@@ -39,14 +39,14 @@ public struct Invocation {
     public var stderr: any TextOutput
     public var stdoutIsTerminal: Bool
     public var connect: ServiceFactory
-    /// Unix milliseconds now.
-    public var clock: () -> Int64
+    /// The wall clock now.
+    public var clock: () -> WallInstant
     /// Replaces the process (`logs`); returns only on failure, with the reason.
     public var replaceProcess: ([String]) -> String
 
     public init(environment: [String: String], stdout: any TextOutput, stderr: any TextOutput,
                 stdoutIsTerminal: Bool, connect: @escaping ServiceFactory,
-                clock: @escaping () -> Int64 = { WallClock.nowMs },
+                clock: @escaping () -> WallInstant = { WallClock.now },
                 replaceProcess: @escaping ([String]) -> String = SystemCalls.replaceProcess) {
         self.environment = environment
         self.stdout = stdout

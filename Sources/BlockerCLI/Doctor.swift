@@ -134,10 +134,10 @@ enum Doctor {
     /// Blind time: blockerd ran, but its probe could not see (how long, and the longest stretch's why).
     static func blind(_ facts: DoctorFacts) -> DoctorCheck? {
         guard let stretches = facts.blindStretches else { return nil }
-        guard let longest = stretches.max(by: { $0.toMs - $0.fromMs < $1.toMs - $1.fromMs }) else {
+        guard let longest = stretches.max(by: { $0.to - $0.from < $1.to - $1.from }) else {
             return DoctorCheck(.ok, "blind", "the probe answered throughout the last \(blindDays) days")
         }
-        let total = stretches.reduce(Int64(0)) { $0 + max($1.toMs - $1.fromMs, 0) }
+        let total = stretches.reduce(Milliseconds.zero) { $0 + max($1.to - $1.from, 0) }
         let count = stretches.count == 1 ? "1 stretch" : "\(stretches.count) stretches"
         return DoctorCheck(.warn, "blind", "in the last \(blindDays) days the probe could not see for "
                            + "\(DurationText.format(total)) in \(count); the longest: \(Gap.blindReason(longest.reason) ?? longest.reason)",

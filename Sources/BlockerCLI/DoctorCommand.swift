@@ -54,7 +54,7 @@ extension DoctorFacts {
             daemon = .success(try service.status())
             blind = HistoryGaps.fetch(service, days: Doctor.blindDays).filter { Gap.blindReason($0.reason) != nil }
             let zone = context.localClock.zone
-            notes = (try? service.notes(days: Doctor.blindDays))?.map { "\(zone.localDate(atMs: $0.fromMs)) " + $0.line(zone: zone) }
+            notes = (try? service.notes(days: Doctor.blindDays))?.map { "\(zone.localDate(at: $0.from)) " + $0.line(zone: zone) }
         } catch {
             daemon = .failure(error)
         }
@@ -99,15 +99,15 @@ extension DoctorFacts {
     }
 
     /// "on 2026-12-02 17:46, after blocker's write at 17:40" per edit found.
-    static func describe(_ integrity: LedgerIntegrity, clock: LocalClock, now: Int64) -> [String] {
-        func when(_ ms: Int64) -> String {
-            let (date, second) = clock.zone.local(atMs: ms)
+    static func describe(_ integrity: LedgerIntegrity, clock: LocalClock, now: WallInstant) -> [String] {
+        func when(_ instant: WallInstant) -> String {
+            let (date, second) = clock.zone.local(at: instant)
             return "\(date) \(ClockText.hoursMinutes(secondOfDay: second))\(clock.label)"
         }
         var lines = integrity.edits.map {
-            "on \(when($0.sealedMs)) or later (blocker's write before it; blockerd noticed it \(when($0.detectedMs)))"
+            "on \(when($0.sealed)) or later (blocker's write before it; blockerd noticed it \(when($0.detected)))"
         }
-        if let since = integrity.unsealedSinceMs {
+        if let since = integrity.unsealedSince {
             lines.append("on \(when(since)) or later (after blocker's last write; blockerd notes it at its next one)")
         }
         if let earning = integrity.brokenEarning {

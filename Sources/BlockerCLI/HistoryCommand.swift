@@ -160,22 +160,22 @@ struct HistoryDay: Equatable {
         .array(days.map { day in
             .object([
                 ("day", .string(day.day.description)),
-                ("earned_ms", .integer(day.earnedMs)),
-                ("used_ms", .integer(day.usedMs)),
-                ("groups", .object(day.groups.sorted { $0.name < $1.name }.map { ($0.name, .integer($0.usedMs)) })),
+                ("earned_ms", .integer(day.earnedMs.ms)),
+                ("used_ms", .integer(day.usedMs.ms)),
+                ("groups", .object(day.groups.sorted { $0.name < $1.name }.map { ($0.name, .integer($0.usedMs.ms)) })),
                 ("gaps", .array((gaps[day.day] ?? []).map { part in
                     .object([
-                        ("start_ms", .integer(part.startMs)),
-                        ("end_ms", .integer(part.endMs)),
+                        ("start_ms", .integer(part.start.ms)),
+                        ("end_ms", .integer(part.end.ms)),
                         ("reason", .string(part.reason)),
-                        ("unguarded_ms", part.unguardedMs.map(JSONValue.integer) ?? .null),
+                        ("unguarded_ms", part.unguardedMs.map { JSONValue.integer($0.ms) } ?? .null),
                     ])
                 })),
                 ("integrity", .array((notes[day.day] ?? []).map { note in
                     .object([
                         ("kind", .string(note.kind.rawValue)),
-                        ("start_ms", .integer(note.fromMs)),
-                        ("end_ms", .integer(note.toMs)),
+                        ("start_ms", .integer(note.from.ms)),
+                        ("end_ms", .integer(note.to.ms)),
                         ("text", .string(note.text)),
                     ])
                 })),
@@ -187,23 +187,23 @@ struct HistoryDay: Equatable {
 /// Each day's part of the gaps (a gap across midnight counts on both days).
 enum HistoryGaps {
     struct Part: Equatable {
-        var startMs: Int64
-        var endMs: Int64
+        var start: WallInstant
+        var end: WallInstant
         var reason: String
         /// nil: logind did not say.
-        var unguardedMs: Int64?
+        var unguardedMs: Milliseconds?
     }
 
     /// Local day → its parts, in the order they happened.
     static func byDay(_ gaps: [Gap], zone: TimeZoneRules) -> [CivilDate: [Part]] {
         var result: [CivilDate: [Part]] = [:]
-        for gap in gaps where gap.toMs > gap.fromMs {
-            var start = gap.fromMs
-            while start < gap.toMs {
-                let day = zone.localDate(atMs: start)
-                let end = max(start + 1, min(gap.toMs, zone.startOfDay(day.adding(days: 1))))
-                let unguarded = Unguarded.within(start..<end, gapToMs: gap.toMs, unguardedSinceMs: gap.unguardedSinceMs)
-                result[day, default: []].append(Part(startMs: start, endMs: end, reason: gap.reason,
+        for gap in gaps where gap.to > gap.from {
+            var start = gap.from
+            while start < gap.to {
+                let day = zone.localDate(at: start)
+                let end = max(start + 1, min(gap.to, zone.startOfDay(day.adding(days: 1))))
+                let unguarded = Unguarded.within(start..<end, gapTo: gap.to, unguardedSince: gap.unguardedSince)
+                result[day, default: []].append(Part(start: start, end: end, reason: gap.reason,
                                                                  unguardedMs: unguarded))
                 start = end
             }
@@ -225,10 +225,10 @@ enum HistoryGaps {
     /// nil (logind did not say) add nothing.
     static func describe(_ part: Part, duration: (Milliseconds) -> String = DurationText.format) -> String {
         if let why = Gap.blindReason(part.reason) {
-            return "probe blind \(duration(part.endMs - part.startMs)) (\(why))"
+            return "probe blind \(duration(part.end - part.start)) (\(why))"
         }
         let unguarded = part.unguardedMs.flatMap { $0 > 0 ? "; \(duration($0)) unguarded" : nil } ?? ""
-        return "off \(duration(part.endMs - part.startMs)) (\(part.reason)\(unguarded))"
+        return "off \(duration(part.end - part.start)) (\(part.reason)\(unguarded))"
     }
 
     static let csvHeader = ["day", "start_ms", "end_ms", "reason", "unguarded_ms"]
@@ -236,7 +236,7 @@ enum HistoryGaps {
     /// `history --csv --gaps`: one row per day's part of a gap, oldest first.
     static func csv(_ byDay: [CivilDate: [Part]]) -> String {
         HistoryCSV.table(csvHeader, byDay) { part in
-            [String(part.startMs), String(part.endMs), part.reason, part.unguardedMs.map(String.init) ?? ""]
+            [String(part.start.ms), String(part.end.ms), part.reason, part.unguardedMs.map { String($0.ms) } ?? ""]
         }
     }
 }
@@ -246,8 +246,8 @@ enum HistoryGaps {
 enum HistoryNotes {
     /// The notes overlapping the last `days` local days in `zone` (today is
     /// the one `now` falls on), by day. An older blockerd lacks Notes: none.
-    static func fetch(_ service: any BlockerCalls, days: UInt32, now: Int64, zone: TimeZoneRules) -> [CivilDate: [IntegrityNote]] {
-        let firstDay = zone.localDate(atMs: now).adding(days: -(Int(days) - 1))
+    static func fetch(_ service: any BlockerCalls, days: UInt32, now: WallInstant, zone: TimeZoneRules) -> [CivilDate: [IntegrityNote]] {
+        let firstDay = zone.localDate(at: now).adding(days: -(Int(days) - 1))
         return byDay((try? service.notes(days: days)) ?? [], firstDay: firstDay, zone: zone)
     }
 
@@ -255,16 +255,16 @@ enum HistoryNotes {
     /// began before `firstDay` reaches into the days shown, so it is under
     /// `firstDay` rather than left out.
     static func byDay(_ notes: [IntegrityNote], firstDay: CivilDate, zone: TimeZoneRules) -> [CivilDate: [IntegrityNote]] {
-        Dictionary(grouping: notes) { max(zone.localDate(atMs: $0.fromMs), firstDay) }
+        Dictionary(grouping: notes) { max(zone.localDate(at: $0.from), firstDay) }
     }
 
     /// The time `notes` concerned: the union of their spans, so a stretch
     /// two notes share (a stall while uncovered) counts once.
     static func concernedMs(_ notes: [IntegrityNote]) -> Milliseconds {
-        var total: Milliseconds = 0, reached = Int64.min
-        for note in notes.sorted(by: { $0.fromMs < $1.fromMs }) {
-            total += max(0, note.toMs - max(note.fromMs, reached))
-            reached = max(reached, note.toMs)
+        var total: Milliseconds = 0, reached = WallInstant(ms: .min)
+        for note in notes.sorted(by: { $0.from < $1.from }) {
+            total += max(0, note.to - max(note.from, reached))
+            reached = max(reached, note.to)
         }
         return total
     }
@@ -273,7 +273,7 @@ enum HistoryNotes {
 
     /// `history --csv --notes`: one row per note, oldest first.
     static func csv(_ byDay: [CivilDate: [IntegrityNote]]) -> String {
-        HistoryCSV.table(csvHeader, byDay) { note in [note.kind.rawValue, String(note.fromMs), String(note.toMs), note.text] }
+        HistoryCSV.table(csvHeader, byDay) { note in [note.kind.rawValue, String(note.from.ms), String(note.to.ms), note.text] }
     }
 }
 
@@ -286,10 +286,10 @@ enum HistoryCSV {
         var lines = [header]
         for day in days {
             let dayNotes = notes[day.day] ?? []
-            lines.append([day.day.description, "", String(day.usedMs), String(day.earnedMs), String(dayNotes.count),
-                          String(HistoryNotes.concernedMs(dayNotes))])
+            lines.append([day.day.description, "", String(day.usedMs.ms), String(day.earnedMs.ms), String(dayNotes.count),
+                          String(HistoryNotes.concernedMs(dayNotes).ms)])
             for group in day.groups.sorted(by: { $0.name < $1.name }) {
-                lines.append([day.day.description, group.name, String(group.usedMs), "0", "0", "0"])
+                lines.append([day.day.description, group.name, String(group.usedMs.ms), "0", "0", "0"])
             }
         }
         return document(lines)
@@ -376,8 +376,9 @@ enum HistoryChart {
     static func bar(_ ms: Milliseconds, scale: Milliseconds, width: Int) -> String {
         guard ms > 0, scale > 0, width > 0 else { return "" }
         let total = Int64(width) * 8
-        let (product, overflow) = min(ms, scale).multipliedReportingOverflow(by: total)
-        var eighths = overflow ? Int64(Double(min(ms, scale)) / Double(scale) * Double(total)) : (product + scale / 2) / scale
+        let (shown, whole) = (min(ms, scale).ms, scale.ms)
+        let (product, overflow) = shown.multipliedReportingOverflow(by: total)
+        var eighths = overflow ? Int64(Double(shown) / Double(whole) * Double(total)) : (product + whole / 2) / whole
         eighths = max(1, min(total, eighths))
         let full = Int(eighths / 8), part = Int(eighths % 8)
         return String(repeating: "█", count: full) + (part > 0 ? partialBlocks[part] : "")

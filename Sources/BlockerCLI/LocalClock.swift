@@ -7,9 +7,9 @@ struct LocalClock {
     var label = ""
 
     /// "14:35" today, "tomorrow 14:35", else "2025-06-03 14:35".
-    func describe(_ ms: Int64, now: Int64) -> String {
-        let (date, second) = zone.local(atMs: ms)
-        let today = zone.localDate(atMs: now)
+    func describe(_ instant: WallInstant, now: WallInstant) -> String {
+        let (date, second) = zone.local(at: instant)
+        let today = zone.localDate(at: now)
         let time = ClockText.hoursMinutes(secondOfDay: second)
         if date == today { return time + label }
         if date == today.adding(days: 1) { return "tomorrow " + time + label }
@@ -17,7 +17,7 @@ struct LocalClock {
     }
 
     /// "14:35:07", for `probe --watch` lines.
-    func timeOfDay(_ ms: Int64) -> String {
-        ClockText.hoursMinutesSeconds(secondOfDay: zone.local(atMs: ms).secondOfDay)
+    func timeOfDay(_ instant: WallInstant) -> String {
+        ClockText.hoursMinutesSeconds(secondOfDay: zone.local(at: instant).secondOfDay)
     }
 }

@@ -39,14 +39,14 @@ extension ReportLayout {
     /// The scale's step and top for the largest value shown (at least a minute).
     static func scale(for largest: Milliseconds) -> (step: Milliseconds, top: Milliseconds) {
         let largest = max(largest, 60_000)
-        let step = steps.first { (largest + $0 - 1) / $0 <= 5 } ?? steps[steps.count - 1]
-        return (step, (largest + step - 1) / step * step)
+        let step = steps.first { (largest + $0 - 1).count(of: $0) <= 5 } ?? steps[steps.count - 1]
+        return (step, step * (largest + step - 1).count(of: step))
     }
 
     /// Pixels for `ms` out of `scale` over `pixels`: rounded, and at least 1 for anything above zero.
     static func barHeight(_ ms: Milliseconds, scale: Milliseconds, pixels: Int) -> Int {
         guard ms > 0, scale > 0 else { return 0 }
-        let exact = Double(min(ms, scale)) / Double(scale) * Double(pixels)
+        let exact = Double(min(ms, scale).ms) / Double(scale.ms) * Double(pixels)
         return max(1, Int(exact.rounded()))
     }
 
@@ -76,21 +76,21 @@ extension ReportLayout {
             if !parts.isEmpty { count += 1 }
             for (day, dayParts) in parts {
                 byDay[day, default: []] += dayParts
-                ms += dayParts.reduce(0) { $0 + $1.endMs - $1.startMs }
+                ms += dayParts.reduce(Milliseconds.zero) { $0 + ($1.end - $1.start) }
             }
         }
-        return (byDay.mapValues { $0.sorted { $0.startMs < $1.startMs } }, ms, count)
+        return (byDay.mapValues { $0.sorted { $0.start < $1.start } }, ms, count)
     }
 
     /// Where `part` lies in the column `left..<left + pitch` of the day
-    /// `dayStartMs..<dayEndMs`: x and width, at least a pixel, inside the column.
-    static func offMark(_ part: HistoryGaps.Part, dayStartMs: Int64, dayEndMs: Int64, left: Int, pitch: Int)
+    /// `dayStart..<dayEnd`: x and width, at least a pixel, inside the column.
+    static func offMark(_ part: HistoryGaps.Part, dayStart: WallInstant, dayEnd: WallInstant, left: Int, pitch: Int)
         -> (x: Int, width: Int) {
-        let length = Double(max(1, dayEndMs - dayStartMs))
-        func offset(_ ms: Int64) -> Int {
-            min(pitch, max(0, Int((Double(ms - dayStartMs) / length * Double(pitch)).rounded())))
+        let length = Double(max(1, (dayEnd - dayStart).ms))
+        func offset(_ instant: WallInstant) -> Int {
+            min(pitch, max(0, Int((Double((instant - dayStart).ms) / length * Double(pitch)).rounded())))
         }
-        let start = offset(part.startMs), end = offset(part.endMs)
+        let start = offset(part.start), end = offset(part.end)
         let width = max(1, end - start)
         return (left + min(start, pitch - width), width)
     }

@@ -201,7 +201,7 @@ struct ReportLayout: Equatable {
             if let parts = off[day.day] {
                 let dayStart = zone.startOfDay(day.day), dayEnd = zone.startOfDay(day.day.adding(days: 1))
                 for part in parts {
-                    let mark = Self.offMark(part, dayStartMs: dayStart, dayEndMs: dayEnd,
+                    let mark = Self.offMark(part, dayStart: dayStart, dayEnd: dayEnd,
                                             left: plotLeft + index * pitch, pitch: pitch)
                     rects.append(Rect(x: mark.x, y: baseline + G.offStripGap, width: mark.width,
                                       height: G.offStripHeight, color: Palette.off, role: .off(day: day.day)))

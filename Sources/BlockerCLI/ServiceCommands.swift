@@ -60,7 +60,7 @@ struct EarnCommand: BlockerCommand {
 /// `blockerctl block TARGET --for DURATION`
 struct BlockCommand: BlockerCommand {
     static let shortest: Milliseconds = 60_000
-    static let longest: Milliseconds = 7 * 86_400_000
+    static let longest: Milliseconds = .days(7)
 
     static let spec = CommandSpec(
         ["block"],
@@ -95,7 +95,7 @@ struct BlockCommand: BlockerCommand {
     }
 
     func run(_ context: CommandContext) throws(CommandFailure) {
-        let (target, seconds) = (self.target, UInt64(durationMs / 1000))
+        let (target, seconds) = (self.target, UInt64(durationMs.seconds))
         let until = try context.call { service throws(BusFailure) in try service.blockFor(target: target, seconds: seconds) }
         let when = context.localClock.describe(until, now: context.invocation.clock())
         context.out.line("blocked \(target) until \(context.out.paint(when, .bold)) (\(DurationText.format(durationMs)))")
@@ -141,7 +141,7 @@ struct ReloadCommand: BlockerCommand {
         if let next = pending.first {
             let count = pending.reduce(0) { $0 + $1.changes.count }
             context.out.line("strict mode: \(count) loosening \(count == 1 ? "change waits" : "changes wait"); the next applies "
-                             + "\(context.localClock.describe(next.applyMs, now: context.invocation.clock())) (see: blockerctl config pending)")
+                             + "\(context.localClock.describe(next.applyAt, now: context.invocation.clock())) (see: blockerctl config pending)")
         }
     }
 }

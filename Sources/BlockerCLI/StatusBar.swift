@@ -48,7 +48,7 @@ enum StatusBar {
         return intoSecond == 0 ? 1000 : intoSecond
     }
 
-    static func line(_ report: StatusReport?, lowMs: Milliseconds, clock: LocalClock, now: Int64) -> Line {
+    static func line(_ report: StatusReport?, lowMs: Milliseconds, clock: LocalClock, now: WallInstant) -> Line {
         guard let report else {
             return Line(text: "blocker off", tooltip: "blockerd is not running — systemctl --user start blockerd",
                         state: .down, percentage: 0)
@@ -62,11 +62,11 @@ enum StatusBar {
             var shield = "shield up"
             if !report.shield.app.isEmpty { shield += " over \(report.shield.app)" }
             if let reason = report.shield.reason { shield += " — " + StatusText.reasonText(reason, group: report.shield.group) }
-            if let until = report.shield.untilMs { shield += " until " + clock.describe(until, now: now) }
+            if let until = report.shield.until { shield += " until " + clock.describe(until, now: now) }
             tooltip.append(shield)
         }
         tooltip.append("today \(DurationText.format(report.todayUsedMs)) used, \(DurationText.format(report.todayEarnedMs)) earned")
-        let percentage = Int(min(100, max(0, report.balanceMs) * 100 / fullBalanceMs))
+        let percentage = Int(min(100, (max(0, report.balanceMs) * 100).count(of: fullBalanceMs)))
         return Line(text: state == .shielded ? "\(balance) (covered)" : balance,
                     tooltip: tooltip.joined(separator: "\n"), state: state, percentage: percentage)
     }

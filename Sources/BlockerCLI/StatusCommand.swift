@@ -78,13 +78,13 @@ struct StatusCommand: BlockerCommand {
         let clock = context.localClock
         var last: String?
         var report: StatusReport?
-        var askedAt = MonotonicClock.nowMs
+        var askedAt = MonotonicClock.now
         func ask() {
             report = try? service.status()
-            askedAt = MonotonicClock.nowMs
+            askedAt = MonotonicClock.now
         }
         func emit() {
-            let now = StatusBar.projected(report, elapsedMs: MonotonicClock.nowMs - askedAt)
+            let now = StatusBar.projected(report, elapsedMs: MonotonicClock.now - askedAt)
             let line = StatusBar.render(StatusBar.line(now, lowMs: lowMs, clock: clock, now: context.invocation.clock()),
                                         format: format)
             if line != last { context.out.line(line) }
@@ -119,8 +119,8 @@ struct StatusCommand: BlockerCommand {
             emit()
             // blockerd signals when spending starts and stops, and every 10 s
             // between; the seconds in between are counted here.
-            let wait = StatusBar.nextSecond(report, elapsedMs: MonotonicClock.nowMs - askedAt)
-            do { try signals.waitAndDispatch(microseconds: wait.map { UInt64($0) * 1000 } ?? .max) } catch {
+            let wait = StatusBar.nextSecond(report, elapsedMs: MonotonicClock.now - askedAt)
+            do { try signals.waitAndDispatch(microseconds: wait.map { UInt64($0.ms) * 1000 } ?? .max) } catch {
                 withExtendedLifetime(subscriptions) {}
                 throw BusFailureText.failure(error)
             }
@@ -132,7 +132,7 @@ struct StatusCommand: BlockerCommand {
 enum StatusText {
     static func json(_ report: StatusReport) -> JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("balance_ms", .integer(report.balanceMs)),
+            ("balance_ms", .integer(report.balanceMs.ms)),
             ("metered", .bool(report.metered)),
             ("spending", .bool(report.spending)),
             ("locked", .bool(report.locked)),
@@ -142,14 +142,14 @@ enum StatusText {
                 ("reason", .optional(report.shield.active ? report.shield.reason?.rawValue : nil)),
                 ("app", .optional(report.shield.app.isEmpty ? nil : report.shield.app)),
                 ("group", .optional(report.shield.group)),
-                ("until_ms", .integer(report.shield.untilMs ?? 0)),
+                ("until_ms", .integer(report.shield.until?.ms ?? 0)),
             ])),
             ("today", .object([
-                ("used_ms", .integer(report.todayUsedMs)),
-                ("earned_ms", .integer(report.todayEarnedMs)),
+                ("used_ms", .integer(report.todayUsedMs.ms)),
+                ("earned_ms", .integer(report.todayEarnedMs.ms)),
             ])),
             ("exercises", .array(report.exercises.map {
-                .object([("name", .string($0.name)), ("ms_per_rep", .integer($0.perRep))])
+                .object([("name", .string($0.name)), ("ms_per_rep", .integer($0.perRep.ms))])
             })),
             ("probe", .object([
                 ("name", .string(report.probeName)),
@@ -174,7 +174,7 @@ enum StatusText {
     }
 
     /// `userConfigFile`: where this user's own blocker.toml goes (said while blockerd runs on the system's).
-    static func human(_ report: StatusReport, clock: LocalClock, now: Int64, printer: Printer,
+    static func human(_ report: StatusReport, clock: LocalClock, now: WallInstant, printer: Printer,
                       userConfigFile: String) -> [String] {
         var rows: [(label: String, value: String)] = []
         let balance = DurationText.format(report.balanceMs)
@@ -197,7 +197,7 @@ enum StatusText {
             var text = printer.paint("up", .red)
             if !shield.app.isEmpty { text += " over \(shield.app)" }
             if let reason = shield.reason { text += " — " + reasonText(reason, group: shield.group) }
-            if let until = shield.untilMs { text += " until " + clock.describe(until, now: now) }
+            if let until = shield.until { text += " until " + clock.describe(until, now: now) }
             rows.append(("shield", text))
         } else {
             rows.append(("shield", "down"))
@@ -217,7 +217,7 @@ enum StatusText {
         }
         if let delay = report.strictDelayMs {
             var text = "on (changes that loosen wait \(DurationText.format(delay)))"
-            if report.pendingChanges > 0, let next = report.pendingNextMs {
+            if report.pendingChanges > 0, let next = report.pendingNext {
                 text += "; \(report.pendingChanges) pending, the next \(clock.describe(next, now: now)) (blockerctl config pending)"
             }
             rows.append(("strict", text))

@@ -15,12 +15,12 @@ struct ConfigPendingCommand: BlockerCommand {
         for line in Self.lines(pending, clock: context.localClock, now: context.invocation.clock()) { context.out.line(line) }
     }
 
-    static func lines(_ pending: [PendingChange], clock: LocalClock, now: Int64) -> [String] {
+    static func lines(_ pending: [PendingChange], clock: LocalClock, now: WallInstant) -> [String] {
         guard !pending.isEmpty else { return ["no config changes are pending"] }
         var lines: [String] = []
         for change in pending {
-            lines.append("applies \(clock.describe(change.applyMs, now: now)) (in \(DurationText.format(max(change.applyMs - now, 0)))), "
-                         + "read \(clock.describe(change.receivedMs, now: now)):")
+            lines.append("applies \(clock.describe(change.applyAt, now: now)) (in \(DurationText.format(max(change.applyAt - now, 0)))), "
+                         + "read \(clock.describe(change.receivedAt, now: now)):")
             lines += change.changes.map { "  " + $0 }
         }
         lines.append("drop them with: blockerctl config cancel (the file still asks for them: edit it back too)")

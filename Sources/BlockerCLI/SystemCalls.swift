@@ -68,10 +68,10 @@ public enum SystemCalls {
 
     /// Sleeps up to `timeoutMs`, waking early when `descriptor` becomes readable.
     /// Returns true when it did.
-    static func waitReadable(_ descriptor: Int32?, timeoutMs: Int64) -> Bool {
+    static func waitReadable(_ descriptor: Int32?, timeoutMs: Milliseconds) -> Bool {
         // No descriptor: poll(2) of none is a sleep.
         var entries = descriptor.map { [pollfd(fd: $0, events: Int16(POLLIN), revents: 0)] } ?? []
-        return (try? Deadline.after(ms: max(0, timeoutMs)).wait(for: &entries)) == true
+        return (try? Deadline.after(max(0, timeoutMs)).wait(for: &entries)) == true
     }
 
     /// Ends the process quietly (status 0) on Ctrl-C: for `probe --watch`,

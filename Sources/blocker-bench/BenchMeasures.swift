@@ -4,8 +4,8 @@ import Glibc
 /// What the probe benches share: waiting on a descriptor, the median, and
 /// a value with its unit for the printed rows.
 
-func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Bool {
-    (try? Deadline.after(ms: timeoutMs).wait(for: fd)) == true
+func waitReadable(_ fd: Int32, timeoutMs: Milliseconds) -> Bool {
+    (try? Deadline.after(timeoutMs).wait(for: fd)) == true
 }
 
 func median(_ values: [Double]) -> Double {

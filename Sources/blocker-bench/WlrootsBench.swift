@@ -31,9 +31,9 @@ func benchWlroots(_ arguments: [String]) {
     let probe = open()
     let openCPUUs = Double(ProcessCPUClock.nowNs - cpuBeforeOpen) / 1000
     let driver = open()
-    let deadline = MonotonicClock.nowMs + 10_000
+    let deadline = MonotonicClock.now + 10_000
     while !Set(apps).isSubset(of: driver.toplevelAppIDs) || !Set(apps).isSubset(of: probe.toplevelAppIDs) {
-        guard MonotonicClock.nowMs < deadline else {
+        guard MonotonicClock.now < deadline else {
             benchFail("wlroots bench: no windows with app ids \(apps) within 10 s (have \(probe.toplevelAppIDs))")
         }
         _ = driver.sample()

@@ -80,8 +80,8 @@ import TestSupport
         var facts = Self.healthy()
         facts.blindStretches = []
         #expect(try check("blind", in: facts).level == .ok)
-        facts.blindStretches = [Gap(fromMs: 0, toMs: 40_000, reason: Gap.blind("command: timed out (now and then)")),
-                                Gap(fromMs: 100_000, toMs: 120_000, reason: Gap.blind("command: exited with status 1"))]
+        facts.blindStretches = [Gap(from: 0, to: 40_000, reason: Gap.blind("command: timed out (now and then)")),
+                                Gap(from: 100_000, to: 120_000, reason: Gap.blind("command: exited with status 1"))]
         let verdict = try check("blind", in: facts)
         #expect(verdict.level == .warn)
         #expect(verdict.detail == "in the last 7 days the probe could not see for 1m 00s in 2 stretches; "

@@ -10,15 +10,15 @@ import TestSupport
 /// says 2025-06-02 12:00 UTC (`testNow`).
 @Suite struct IntegrityNoteHistoryTests {
     /// 2025-06-02 00:00 UTC.
-    static let midnight: Int64 = 1_748_822_400_000
-    static let minute: Int64 = 60_000
+    static let midnight: WallInstant = 1_748_822_400_000
+    static let minute: Milliseconds = 60_000
 
     /// 06-02 01:00 for 18 minutes uncovered, a stall 01:10 to 01:12 inside it, and an instant at 03:00.
-    static let uncovered = IntegrityNote(kind: .uncovered, fromMs: midnight + 60 * minute, toMs: midnight + 78 * minute,
+    static let uncovered = IntegrityNote(kind: .uncovered, from: midnight + 60 * minute, to: midnight + 78 * minute,
                                          text: "a shield on discord with no cover drawn: 18m 00s charged")
-    static let stall = IntegrityNote(kind: .stall, fromMs: midnight + 70 * minute, toMs: midnight + 72 * minute,
+    static let stall = IntegrityNote(kind: .stall, from: midnight + 70 * minute, to: midnight + 72 * minute,
                                      text: "blockerd did not run (SIGSTOP or a stall) once with discord in front: 2m 00s past the cap, charged")
-    static let environment = IntegrityNote(kind: .environment, fromMs: midnight + 180 * minute, toMs: midnight + 180 * minute,
+    static let environment = IntegrityNote(kind: .environment, from: midnight + 180 * minute, to: midnight + 180 * minute,
                                            text: "started with another environment than the last run: TZ \"\" → \"Asia/Tokyo\", x")
 
     static func service(_ notes: [IntegrityNote] = [uncovered, stall, environment]) -> RecordingCalls {
@@ -42,7 +42,7 @@ import TestSupport
         let notes = try #require(days[1]["integrity"] as? [[String: Any]])
         #expect(notes.map { Set($0.keys) } == Array(repeating: ["kind", "start_ms", "end_ms", "text"], count: 3))
         #expect(notes.map { $0["kind"] as? String } == ["uncovered", "stall", "environment"])
-        #expect(notes[0]["start_ms"] as? Int == Int(Self.uncovered.fromMs) && notes[0]["end_ms"] as? Int == Int(Self.uncovered.toMs))
+        #expect(notes[0]["start_ms"] as? Int == Int(Self.uncovered.from.ms) && notes[0]["end_ms"] as? Int == Int(Self.uncovered.to.ms))
         #expect(notes[0]["text"] as? String == Self.uncovered.text)
         #expect(notes[2]["start_ms"] as? Int == notes[2]["end_ms"] as? Int, "an instant")
         // Keys are only added: the day object starts as it did.
@@ -71,9 +71,9 @@ import TestSupport
         let m = Self.midnight, minute = Self.minute
         #expect(run.stdout == """
             day,kind,start_ms,end_ms,text
-            2025-06-02,uncovered,\(m + 60 * minute),\(m + 78 * minute),a shield on discord with no cover drawn: 18m 00s charged
-            2025-06-02,stall,\(m + 70 * minute),\(m + 72 * minute),"blockerd did not run (SIGSTOP or a stall) once with discord in front: 2m 00s past the cap, charged"
-            2025-06-02,environment,\(m + 180 * minute),\(m + 180 * minute),"started with another environment than the last run: TZ ""\"" → ""Asia/Tokyo"", x"
+            2025-06-02,uncovered,\((m + 60 * minute).ms),\((m + 78 * minute).ms),a shield on discord with no cover drawn: 18m 00s charged
+            2025-06-02,stall,\((m + 70 * minute).ms),\((m + 72 * minute).ms),"blockerd did not run (SIGSTOP or a stall) once with discord in front: 2m 00s past the cap, charged"
+            2025-06-02,environment,\((m + 180 * minute).ms),\((m + 180 * minute).ms),"started with another environment than the last run: TZ ""\"" → ""Asia/Tokyo"", x"
 
             """, "\(run.stdout)")
     }
@@ -92,8 +92,8 @@ import TestSupport
 
     /// Nothing earned or used on 05-31, nothing at all on 06-01: the note's day is shown anyway, and the day between.
     @Test func aDayWithANoteIsShownThoughNothingElseHappenedOnIt() throws {
-        let service = Self.service([IntegrityNote(kind: .coverRefused, fromMs: Self.midnight - 40 * 60 * Self.minute,
-                                                  toMs: Self.midnight - 40 * 60 * Self.minute, text: "a fake cover")])
+        let service = Self.service([IntegrityNote(kind: .coverRefused, from: Self.midnight - 40 * 60 * Self.minute,
+                                                  to: Self.midnight - 40 * 60 * Self.minute, text: "a fake cover")])
         service.historyRows = [HistoryRow(day: "2025-06-02", group: "", usedMs: 600_000, earnedMs: 0)]
         let json = try #require(try parseJSON(blockerctl(["history", "--days", "3", "--json"], service: service).stdout) as? [[String: Any]])
         #expect(json.map { $0["day"] as? String } == ["2025-05-31", "2025-06-01", "2025-06-02"])
@@ -108,12 +108,12 @@ import TestSupport
 
     /// The first day asked for is 06-01: a stretch from 05-31 23:00 reaches into it, so it is shown on it, whole.
     @Test func aNoteThatBeganBeforeTheFirstDayIsShownOnIt() throws {
-        let early = IntegrityNote(kind: .lockNotHonoured, fromMs: Self.midnight - 25 * 60 * Self.minute,
-                                  toMs: Self.midnight - 23 * 60 * Self.minute, text: "logind said locked")
+        let early = IntegrityNote(kind: .lockNotHonoured, from: Self.midnight - 25 * 60 * Self.minute,
+                                  to: Self.midnight - 23 * 60 * Self.minute, text: "logind said locked")
         let service = Self.service([early])
         let json = try #require(try parseJSON(blockerctl(["history", "--days", "2", "--json"], service: service).stdout) as? [[String: Any]])
         #expect(json.map { $0["day"] as? String } == ["2025-06-01", "2025-06-02"])
-        #expect((json[0]["integrity"] as? [[String: Any]])?.first?["start_ms"] as? Int == Int(early.fromMs))
+        #expect((json[0]["integrity"] as? [[String: Any]])?.first?["start_ms"] as? Int == Int(early.from.ms))
         #expect(HistoryNotes.byDay([early], firstDay: CivilDate(year: 2025, month: 5, day: 31), zone: .utc) == ["2025-05-31": [early]])
         let chart = blockerctl(["history", "--days", "2"], service: service, environment: ["COLUMNS": "120", "TZ": "UTC"]).stdout
         #expect(chart.contains("! lock not honoured 23:00 for 2h 00m: logind said locked"), "\(chart)")
@@ -122,7 +122,7 @@ import TestSupport
     @Test func theTimeNotesConcernedCountsAStretchTheyShareOnce() {
         let m = Self.midnight, minute = Self.minute
         func note(_ from: Int64, _ to: Int64) -> IntegrityNote {
-            IntegrityNote(kind: .stall, fromMs: m + from * minute, toMs: m + to * minute, text: "")
+            IntegrityNote(kind: .stall, from: m + from * minute, to: m + to * minute, text: "")
         }
         #expect(HistoryNotes.concernedMs([]) == 0)
         #expect(HistoryNotes.concernedMs([note(5, 5)]) == 0, "an instant concerns no time")

@@ -15,7 +15,7 @@ import TestSupport
             let ledger = try Ledger.open(stateDirectory: temp.path)
             defer { ledger.close() }
             path = ledger.path
-            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, atMs: testNow - 60_000, day: "2025-06-02")
+            _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, at: testNow - 60_000, day: "2025-06-02")
         }
         let clock = LocalClock(zone: try TimeZoneRules(posix: "UTC0"))
         var facts = DoctorVerdictTests.healthy()
@@ -46,17 +46,17 @@ import TestSupport
     @Test func integrityNotesAreSealedAndShownByDoctor() throws {
         let temp = try TemporaryDirectory(create: false)
         let path: String
-        let note = IntegrityNote(kind: .stall, fromMs: testNow - 60_000, toMs: testNow - 30_000,
+        let note = IntegrityNote(kind: .stall, from: testNow - 60_000, to: testNow - 30_000,
                                  text: "blockerd did not run (SIGSTOP or a stall) once with discord in front: 30s charged")
         do {
             let ledger = try Ledger.open(stateDirectory: temp.path)
             defer { ledger.close() }
             path = ledger.path
             try ledger.addNote(note)
-            #expect(try ledger.notes(sinceMs: testNow - 45_000) == [note])
-            #expect(try ledger.notes(sinceMs: testNow).isEmpty)
+            #expect(try ledger.notes(since: testNow - 45_000) == [note])
+            #expect(try ledger.notes(since: testNow).isEmpty)
         }
-        #expect(try LedgerIntegrity.inspect(path: path).unsealedSinceMs == nil)
+        #expect(try LedgerIntegrity.inspect(path: path).unsealedSince == nil)
         let clock = LocalClock(zone: try TimeZoneRules(posix: "UTC0"))
         var facts = DoctorVerdictTests.healthy()
         facts.integrityNotes = []
@@ -68,6 +68,6 @@ import TestSupport
 
         let delete = try run(["/usr/bin/sqlite3", path, "DELETE FROM integrity_notes"])
         #expect(delete.status == 0, "\(delete.stderr)")
-        #expect(try LedgerIntegrity.inspect(path: path).unsealedSinceMs != nil)
+        #expect(try LedgerIntegrity.inspect(path: path).unsealedSince != nil)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 @Suite struct ChartTests {
-    func day(_ day: CivilDate, earned: Int64, used: Int64, groups: [(String, Int64)] = []) -> HistoryDay {
+    func day(_ day: CivilDate, earned: Milliseconds, used: Milliseconds, groups: [(String, Milliseconds)] = []) -> HistoryDay {
         HistoryDay(day: day, earnedMs: earned, usedMs: used, groups: groups.map { .init(name: $0.0, usedMs: $0.1) })
     }
 
@@ -18,7 +18,7 @@ import TestSupport
         #expect(HistoryChart.bar(55, scale: 100, width: 10) == "█████▌")            // 44 eighths
         #expect(HistoryChart.bar(1, scale: 1_000_000, width: 10) == "▏")            // visible, not rounded away
         #expect(HistoryChart.bar(0, scale: 100, width: 10) == "")
-        #expect(HistoryChart.bar(Int64.max, scale: Int64.max, width: 48).count == 48)
+        #expect(HistoryChart.bar(.max, scale: .max, width: 48).count == 48)
     }
 
     @Test func theLargestValueFillsTheWidthAndLinesFitTheTerminal() {

@@ -8,8 +8,8 @@ import TestSupport
 // Gaps and integrity notes in the report (the known week's last day).
 
 /// Midnight starting 2025-06-02 UTC (the last day of the known week).
-private let june2: Int64 = 1_748_822_400_000
-private let hour: Int64 = 3_600_000
+private let june2: WallInstant = 1_748_822_400_000
+private let hour: Milliseconds = 3_600_000
 
 @Suite struct ReportGapTests {
     func layout(_ gaps: [Gap], zone: TimeZoneRules = .utc) -> ReportLayout {
@@ -22,11 +22,11 @@ private let hour: Int64 = 3_600_000
 
     @Test func eachGapIsMarkedUnderItsDayAtItsTimeOfDay() {
         // 2025-06-01 (the sixth column, x 538..<628) 12:00 to 18:00.
-        let layout = layout([Gap(fromMs: june2 - 12 * hour, toMs: june2 - 6 * hour, reason: "stopped")])
+        let layout = layout([Gap(from: june2 - 12 * hour, to: june2 - 6 * hour, reason: "stopped")])
         #expect(marks(layout) == [.init(x: 538 + 45, y: layout.baseline + 3, width: 23, height: 4,
                                         color: ReportLayout.Palette.off, role: .off(day: "2025-06-01"))])
         #expect((layout.offMs, layout.offGaps) == (6 * hour, 1))
-        #expect(layout.off == ["2025-06-01": [.init(startMs: june2 - 12 * hour, endMs: june2 - 6 * hour, reason: "stopped",
+        #expect(layout.off == ["2025-06-01": [.init(start: june2 - 12 * hour, end: june2 - 6 * hour, reason: "stopped",
                                                     unguardedMs: nil)]])
         // Under the axis, above the day's name.
         #expect(marks(layout).allSatisfy { $0.y > layout.baseline && $0.bottom < layout.baseline + 18 - 9 })
@@ -35,14 +35,14 @@ private let hour: Int64 = 3_600_000
     @Test func aGapAcrossMidnightIsMarkedListedAndCountedOnBothDays() throws {
         // 2025-05-31 23:00 to 2025-06-01 00:40, unguarded from 00:10.
         let midnight = june2 - 24 * hour
-        let layout = layout([Gap(fromMs: midnight - hour, toMs: midnight + 40 * 60_000, reason: "killed with SIGKILL",
-                                 unguardedSinceMs: midnight + 10 * 60_000)])
+        let layout = layout([Gap(from: midnight - hour, to: midnight + .minutes(40), reason: "killed with SIGKILL",
+                                 unguardedSince: midnight + .minutes(10))])
         let marks = marks(layout)
         #expect(marks.map(\.role) == [.off(day: "2025-05-31"), .off(day: "2025-06-01")])
         // 23:00 is 86 px into 05-31's 90 (x 448..<538), up to its end; 06-01 from its start, 40 min = 3 px.
         #expect(marks.map { [$0.x, $0.width] } == [[448 + 86, 4], [538, 3]])
         #expect(marks[0].x + marks[0].width == marks[1].x, "one stretch across the two columns")
-        #expect((layout.offMs, layout.offGaps) == (100 * 60_000, 1), "one gap, counted once, its time on both days")
+        #expect((layout.offMs, layout.offGaps) == (.minutes(100), 1), "one gap, counted once, its time on both days")
         let texts = layout.texts.map(\.text)
         #expect(texts.contains { $0.hasSuffix("in 7 days  ·  off 1h 40m in 1 gap") }, "\(texts)")
         let heading = try #require(layout.texts.firstIndex { $0.text == "blockerd off" && $0.bold })
@@ -57,9 +57,9 @@ private let hour: Int64 = 3_600_000
     }
 
     @Test func theListSaysWhatHistorySaysInTheReportsMinutes() {
-        let part = HistoryGaps.Part(startMs: june2 + hour, endMs: june2 + hour + 4_200_000, reason: "stopped",
+        let part = HistoryGaps.Part(start: june2 + hour, end: june2 + hour + 4_200_000, reason: "stopped",
                                     unguardedMs: 0)
-        let layout = layout([Gap(fromMs: part.startMs, toMs: part.endMs, reason: "stopped", unguardedSinceMs: part.endMs)])
+        let layout = layout([Gap(from: part.start, to: part.end, reason: "stopped", unguardedSince: part.end)])
         let words = HistoryGaps.describe(part, duration: ReportLayout.duration)
         #expect(words == "off 1h 10m (stopped)")
         #expect(layout.texts.contains { $0.text == words })
@@ -73,15 +73,15 @@ private let hour: Int64 = 3_600_000
         #expect(!none.rects.contains { $0.color == ReportLayout.Palette.off })
         #expect(none == ReportLayout(days: HistoryDay.days(from: knownRows()), balanceMs: knownBalance))
         // Gaps on days not shown (before the first, after the last) leave the picture as it was.
-        let outside = layout([Gap(fromMs: june2 - 9 * 24 * hour, toMs: june2 - 8 * 24 * hour, reason: "stopped"),
-                              Gap(fromMs: june2 + 25 * hour, toMs: june2 + 26 * hour, reason: "stopped")])
+        let outside = layout([Gap(from: june2 - 9 * 24 * hour, to: june2 - 8 * 24 * hour, reason: "stopped"),
+                              Gap(from: june2 + 25 * hour, to: june2 + 26 * hour, reason: "stopped")])
         #expect(outside == none)
     }
 
     @Test func aGapThatBeganBeforeTheFirstDayCountsOnlyItsShownPart() {
         // 2025-05-26 (not shown) 22:00 to 2025-05-27 (the first day) 01:00.
         let first = june2 - 6 * 24 * hour
-        let layout = layout([Gap(fromMs: first - 2 * hour, toMs: first + hour, reason: "stopped")])
+        let layout = layout([Gap(from: first - 2 * hour, to: first + hour, reason: "stopped")])
         #expect((layout.offMs, layout.offGaps) == (hour, 1))
         #expect(marks(layout).map { [$0.x, $0.width] } == [[88, 4]])
     }
@@ -89,26 +89,26 @@ private let hour: Int64 = 3_600_000
     @Test func marksFollowTheLocalDayItsLengthAndStayInsideIt() throws {
         // Berlin: 2025-06-01 00:00 is 22:00 UTC on 05-31; a gap 2025-05-31 22:00 to 23:00 UTC is 06-01 00:00 to 01:00.
         let berlin = try TimeZoneRules(posix: "CET-1CEST,M3.5.0,M10.5.0/3")
-        let layout = layout([Gap(fromMs: june2 - 26 * hour, toMs: june2 - 25 * hour, reason: "stopped")], zone: berlin)
+        let layout = layout([Gap(from: june2 - 26 * hour, to: june2 - 25 * hour, reason: "stopped")], zone: berlin)
         #expect(marks(layout).map(\.role) == [.off(day: "2025-06-01")])
         #expect(marks(layout).map { [$0.x, $0.width] } == [[538, 4]])
         // A 25-hour day (autumn's): 12:30 after its start is halfway.
-        let part = HistoryGaps.Part(startMs: 45_000_000, endMs: 45_000_001, reason: "", unguardedMs: nil)
-        #expect(ReportLayout.offMark(part, dayStartMs: 0, dayEndMs: 90_000_000, left: 100, pitch: 90) == (145, 1))
+        let part = HistoryGaps.Part(start: 45_000_000, end: 45_000_001, reason: "", unguardedMs: nil)
+        #expect(ReportLayout.offMark(part, dayStart: 0, dayEnd: 90_000_000, left: 100, pitch: 90) == (145, 1))
         // A moment before midnight: a pixel, inside the column; the whole day: the whole column.
-        let late = HistoryGaps.Part(startMs: 86_399_000, endMs: 86_400_000, reason: "", unguardedMs: nil)
-        #expect(ReportLayout.offMark(late, dayStartMs: 0, dayEndMs: 86_400_000, left: 100, pitch: 90) == (189, 1))
-        let all = HistoryGaps.Part(startMs: 0, endMs: 86_400_000, reason: "", unguardedMs: nil)
-        #expect(ReportLayout.offMark(all, dayStartMs: 0, dayEndMs: 86_400_000, left: 100, pitch: 12) == (100, 12))
+        let late = HistoryGaps.Part(start: 86_399_000, end: 86_400_000, reason: "", unguardedMs: nil)
+        #expect(ReportLayout.offMark(late, dayStart: 0, dayEnd: 86_400_000, left: 100, pitch: 90) == (189, 1))
+        let all = HistoryGaps.Part(start: 0, end: 86_400_000, reason: "", unguardedMs: nil)
+        #expect(ReportLayout.offMark(all, dayStart: 0, dayEnd: 86_400_000, left: 100, pitch: 12) == (100, 12))
     }
 
     @Test func aLongListEndsInHowManyMoreAndLongWordsAreCut() {
         // Every 6 hours from 2025-05-27 00:00, 10 minutes, killed: 28 gaps, on the week's 7 days.
         let start = june2 - 6 * 24 * hour
-        let gaps = (0..<28).map { Gap(fromMs: start + Int64($0) * 6 * hour, toMs: start + Int64($0) * 6 * hour + 600_000,
+        let gaps = (0..<28).map { Gap(from: start + Int64($0) * 6 * hour, to: start + Int64($0) * 6 * hour + 600_000,
                                       reason: $0 == 0 ? Gap.unknown : "killed with SIGKILL") }
         let layout = layout(gaps)
-        #expect((layout.offGaps, layout.offMs) == (28, 28 * 600_000))
+        #expect((layout.offGaps, layout.offMs) == (28, 28 * Milliseconds.minutes(10)))
         #expect(marks(layout).count == 28)
         let texts = layout.texts.map(\.text)
         let heading = texts.lastIndex(of: "blockerd off")!
@@ -144,8 +144,8 @@ private let hour: Int64 = 3_600_000
         service.historyRows = knownRows()
         service.report.balanceMs = knownBalance
         let midnight = june2 - 24 * hour
-        service.gapRows = [Gap(fromMs: midnight - hour, toMs: midnight + 40 * 60_000, reason: "stopped"),
-                           Gap(fromMs: june2 + 2 * hour, toMs: june2 + 3 * hour, reason: "stopped")]
+        service.gapRows = [Gap(from: midnight - hour, to: midnight + .minutes(40), reason: "stopped"),
+                           Gap(from: june2 + 2 * hour, to: june2 + 3 * hour, reason: "stopped")]
         let layout = layout(service.gapRows)
         #expect(blockerctl(["report", "--output", directory.file("week.png")], service: service).status == 0)
         #expect(blockerctl(["report", "--output", directory.file("week.svg")], service: service).status == 0)
@@ -163,13 +163,13 @@ private let hour: Int64 = 3_600_000
 /// the time they concerned, a legend entry, and a list in history's words.
 @Suite struct ReportNoteTests {
     /// 2025-06-01 (the sixth column, x 538..<628) 14:00 for 18 minutes, uncovered; a stall 14:05 to 14:07 inside it.
-    static let uncovered = IntegrityNote(kind: .uncovered, fromMs: june2 - 10 * hour, toMs: june2 - 10 * hour + 1_080_000,
+    static let uncovered = IntegrityNote(kind: .uncovered, from: june2 - 10 * hour, to: june2 - 10 * hour + 1_080_000,
                                          text: "a shield on discord with no cover drawn: 18m 00s charged")
-    static let stall = IntegrityNote(kind: .stall, fromMs: june2 - 10 * hour + 300_000, toMs: june2 - 10 * hour + 420_000,
+    static let stall = IntegrityNote(kind: .stall, from: june2 - 10 * hour + 300_000, to: june2 - 10 * hour + 420_000,
                                      text: "blockerd did not run once with discord in front: 2m 00s past the cap, charged")
     /// Today (the last column) 09:30, an instant.
-    static let environment = IntegrityNote(kind: .environment, fromMs: june2 + 9 * hour + 1_800_000,
-                                           toMs: june2 + 9 * hour + 1_800_000, text: "started with another environment")
+    static let environment = IntegrityNote(kind: .environment, from: june2 + 9 * hour + 1_800_000,
+                                           to: june2 + 9 * hour + 1_800_000, text: "started with another environment")
     static let notes: [CivilDate: [IntegrityNote]] = ["2025-06-01": [uncovered, stall], "2025-06-02": [environment]]
 
     func layout(notes: [CivilDate: [IntegrityNote]] = notes, gaps: [Gap] = [], days: [HistoryDay] = HistoryDay.days(from: knownRows()))
@@ -201,7 +201,7 @@ private let hour: Int64 = 3_600_000
     }
 
     @Test func theNotesAreListedInHistorysWordsAboveTheGaps() throws {
-        let layout = layout(gaps: [Gap(fromMs: june2 + hour, toMs: june2 + 2 * hour, reason: "stopped")])
+        let layout = layout(gaps: [Gap(from: june2 + hour, to: june2 + 2 * hour, reason: "stopped")])
         let texts = layout.texts.map(\.text)
         let heading = try #require(texts.firstIndex(of: "3 integrity notes (18m)"))
         #expect(layout.texts[heading].bold && layout.texts[heading].y == 250, "under the three groups, where the gaps were")
@@ -222,9 +222,9 @@ private let hour: Int64 = 3_600_000
     }
 
     @Test func manyNotesLeaveTheGapsHalfTheRoom() throws {
-        let many = (0..<20).map { IntegrityNote(kind: .stall, fromMs: june2 + Int64($0) * 60_000, toMs: june2 + Int64($0) * 60_000 + 5_000,
+        let many = (0..<20).map { IntegrityNote(kind: .stall, from: june2 + Int64($0) * 60_000, to: june2 + Int64($0) * 60_000 + 5_000,
                                                 text: "x") }
-        let layout = layout(notes: ["2025-06-02": many], gaps: [Gap(fromMs: june2 + hour, toMs: june2 + 2 * hour, reason: "stopped")])
+        let layout = layout(notes: ["2025-06-02": many], gaps: [Gap(from: june2 + hour, to: june2 + 2 * hour, reason: "stopped")])
         let texts = layout.texts.map(\.text)
         let heading = try #require(texts.firstIndex(of: "20 integrity notes (2m)"))
         let off = try #require(texts.lastIndex(of: "blockerd off"))
@@ -236,7 +236,7 @@ private let hour: Int64 = 3_600_000
         // With eight groups there is room for the notes' first lines only: the gaps are in the heading's total.
         var days = HistoryDay.days(from: knownRows())
         days[0].groups = (1...9).map { .init(name: "g\($0)", usedMs: Int64($0) * 60_000) }
-        let full = self.layout(notes: ["2025-06-02": many], gaps: [Gap(fromMs: june2 + hour, toMs: june2 + 2 * hour, reason: "stopped")],
+        let full = self.layout(notes: ["2025-06-02": many], gaps: [Gap(from: june2 + hour, to: june2 + 2 * hour, reason: "stopped")],
                                days: days)
         #expect(full.texts.allSatisfy { $0.y <= full.height - 8 }, "nothing below the picture's edge")
         #expect(full.texts.contains { $0.text == "20 integrity notes (2m)" })

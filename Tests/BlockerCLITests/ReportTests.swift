@@ -80,7 +80,7 @@ let knownBalance: Milliseconds = 6_300_000
     }
 
     @Test func theBusiestGroupAndTodaysBalanceAreNamed() {
-        #expect(layout.busiestGroup == .init(name: "social", usedMs: 90 * 60_000))
+        #expect(layout.busiestGroup == .init(name: "social", usedMs: .minutes(90)))
         #expect(layout.groups.map(\.name) == ["social", "video", "work, \"deep\""])
         #expect(layout.texts.contains {
             $0.text.hasPrefix("balance today 1h 45m  ·  busiest group social (1h 30m used)")
@@ -199,8 +199,8 @@ let knownBalance: Milliseconds = 6_300_000
         let directory = try TemporaryDirectory()
         let service = service()
         // 2025-06-01, the sixth day shown, 12:00 to 18:00 UTC.
-        let noon: Int64 = 1_748_779_200_000
-        service.gapRows = [Gap(fromMs: noon, toMs: noon + 21_600_000, reason: "stopped")]
+        let noon: WallInstant = 1_748_779_200_000
+        service.gapRows = [Gap(from: noon, to: noon + 21_600_000, reason: "stopped")]
         let run = blockerctl(["report", "--output", directory.file("week.png")], service: service)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7)])

@@ -8,7 +8,7 @@ import Testing
     @Test func jsonFollowsTheContractKeyByKey() throws {
         let service = RecordingCalls()
         service.report.shield = .init(active: true, reason: .timedBlock, app: "firefox", group: "video",
-                                      untilMs: 1_748_869_200_000, balanceMs: 3_900_000)
+                                      until: 1_748_869_200_000, balanceMs: 3_900_000)
         let run = blockerctl(["status", "--json"], service: service)
         #expect(run.status == 0 && run.stderr.isEmpty)
         #expect(service.calls == [.status])
@@ -90,7 +90,7 @@ import Testing
         let service = RecordingCalls()
         // 2025-06-02 13:30 UTC = 15:30 in Paris (CEST).
         service.report.shield = .init(active: true, reason: .schedule, app: "discord", group: "social",
-                                      untilMs: testNow + 90 * 60_000, balanceMs: 0)
+                                      until: testNow + .minutes(90), balanceMs: 0)
         let paris = blockerctl(["status"], service: service, environment: ["TZ": "Europe/Paris"])
         #expect(paris.stdout.contains("shield    up over discord — scheduled block on social until 15:30\n"))
         let utc = blockerctl(["status"], service: service, environment: ["TZ": "UTC"])
@@ -144,19 +144,19 @@ import Testing
 
     @Test func blockSendsSecondsAndPrintsUntilWhenInLocalTime() {
         let service = RecordingCalls()
-        service.blockedUntil = testNow + 2 * 3_600_000 + 5 * 60_000    // 14:05 UTC, 16:05 Paris
+        service.blockedUntil = testNow + .hours(2) + .minutes(5)    // 14:05 UTC, 16:05 Paris
         let run = blockerctl(["block", "social", "--for", "2h5m"], service: service, environment: ["TZ": "Europe/Paris"])
         #expect(run.status == 0)
         #expect(run.stdout == "blocked social until 16:05 (2h 05m)\n")
         #expect(service.calls == [.blockFor(target: "social", seconds: 7500)])
 
-        service.blockedUntil = testNow + 24 * 3_600_000
+        service.blockedUntil = testNow + .hours(24)
         #expect(blockerctl(["block", "social", "--for", "24h"], service: service).stdout
                 == "blocked social until tomorrow 12:00 (1d 00h)\n")
-        service.blockedUntil = testNow + 36 * 3_600_000
+        service.blockedUntil = testNow + .hours(36)
         #expect(blockerctl(["block", "social", "--for", "36h"], service: service).stdout
                 == "blocked social until 2025-06-04 00:00 (1d 12h)\n")
-        service.blockedUntil = testNow + 7 * 86_400_000
+        service.blockedUntil = testNow + .days(7)
         #expect(blockerctl(["block", "video", "--for", "7d"], service: service).stdout
                 == "blocked video until 2025-06-09 12:00 (7d 00h)\n")
     }
@@ -175,7 +175,7 @@ import Testing
         let reload = blockerctl(["reload"], service: service)
         #expect(reload.status == 0 && reload.stdout == "blockerd reloaded blocker.toml\n")
         #expect(service.calls == [.unblock(target: "social"), .reload, .pendingChanges])
-        service.pending = [PendingChange(applyMs: testNow + 3_600_000, receivedMs: testNow, changes: ["a: 1 → 2", "b: 1 → 2"])]
+        service.pending = [PendingChange(applyAt: testNow + 3_600_000, receivedAt: testNow, changes: ["a: 1 → 2", "b: 1 → 2"])]
         #expect(blockerctl(["reload"], service: service).stdout == "blockerd reloaded blocker.toml\n"
             + "strict mode: 2 loosening changes wait; the next applies 13:00 (see: blockerctl config pending)\n")
     }

@@ -8,7 +8,7 @@ import BlockerJSON
 @Suite struct StatusBarTests {
     func report(balance: Milliseconds, spending: Bool) -> StatusReport {
         StatusReport(balanceMs: balance, metered: spending, locked: false, foreground: nil,
-                     shield: ShieldState(active: false, reason: nil, app: "", group: nil, untilMs: nil, balanceMs: balance),
+                     shield: ShieldState(active: false, reason: nil, app: "", group: nil, until: nil, balanceMs: balance),
                      todayUsedMs: 0, todayEarnedMs: 0, probeName: "x11", probeOK: true, probeError: nil,
                      exercises: [], spending: spending)
     }

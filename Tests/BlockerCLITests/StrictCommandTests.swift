@@ -7,7 +7,7 @@ import Testing
 @Suite struct StrictCommandTests {
     @Test func configPendingListsEachVersionWithWhenItApplies() {
         let service = RecordingCalls()
-        service.pending = [PendingChange(applyMs: testNow + 3_600_000, receivedMs: testNow - 60_000,
+        service.pending = [PendingChange(applyAt: testNow + 3_600_000, receivedAt: testNow - 60_000,
                                          changes: ["group \"social\".daily-limit: 1h 00m → 2h 00m", "strict.delay: 1h 00m → none"])]
         let run = blockerctl(["config", "pending"], service: service)
         #expect(run.status == 0)
@@ -22,7 +22,7 @@ import Testing
 
     @Test func configCancelSaysHowManyAndThatTheConfigInForceStays() {
         let service = RecordingCalls()
-        service.pending = [PendingChange(applyMs: testNow + 1000, receivedMs: testNow, changes: ["x: a → b"])]
+        service.pending = [PendingChange(applyAt: testNow + 1000, receivedAt: testNow, changes: ["x: a → b"])]
         #expect(blockerctl(["config", "cancel"], service: service).stdout
             == "cancelled 1 pending config change; the config in force stays\n")
         #expect(blockerctl(["config", "cancel"], service: service).stdout == "no config changes were pending\n")
@@ -35,7 +35,7 @@ import Testing
         service.report.strictDelayMs = 86_400_000
         #expect(blockerctl(["status"], service: service).stdout.contains("strict    on (changes that loosen wait 1d 00h)\n"))
         service.report.pendingChanges = 2
-        service.report.pendingNextMs = testNow + 3_600_000
+        service.report.pendingNext = testNow + 3_600_000
         let run = blockerctl(["status"], service: service)
         #expect(run.stdout.contains("; 2 pending, the next "), "\(run.stdout)")
         #expect(run.stdout.contains("(blockerctl config pending)"))
@@ -48,9 +48,9 @@ import Testing
         service.historyRows = [HistoryRow(day: "2025-06-01", group: "", usedMs: 0, earnedMs: 0),
                                HistoryRow(day: "2025-06-02", group: "", usedMs: 600_000, earnedMs: 1_200_000)]
         // 2025-06-01 23:00 to 2025-06-02 00:10 UTC, killed; then 5 minutes stopped on the 2nd.
-        let midnight: Int64 = 1_748_822_400_000
-        service.gapRows = [Gap(fromMs: midnight - 3_600_000, toMs: midnight + 600_000, reason: "killed with SIGKILL"),
-                           Gap(fromMs: midnight + 7_200_000, toMs: midnight + 7_500_000, reason: "stopped")]
+        let midnight: WallInstant = 1_748_822_400_000
+        service.gapRows = [Gap(from: midnight - 3_600_000, to: midnight + 600_000, reason: "killed with SIGKILL"),
+                           Gap(from: midnight + 7_200_000, to: midnight + 7_500_000, reason: "stopped")]
         let run = blockerctl(["history", "--days", "2"], service: service, environment: ["COLUMNS": "80", "TZ": "UTC"])
         let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.contains("off 1h 00m (killed with SIGKILL)"), "\(run.stdout)")
@@ -66,8 +66,8 @@ import Testing
     @Test func historyShowsEachDaysIntegrityNotes() {
         let service = RecordingCalls()
         service.historyRows = [HistoryRow(day: "2025-06-02", group: "", usedMs: 600_000, earnedMs: 1_200_000)]
-        let midnight: Int64 = 1_748_822_400_000
-        service.noteRows = [IntegrityNote(kind: .lockNotHonoured, fromMs: midnight + 3_600_000, toMs: midnight + 4_680_000,
+        let midnight: WallInstant = 1_748_822_400_000
+        service.noteRows = [IntegrityNote(kind: .lockNotHonoured, from: midnight + 3_600_000, to: midnight + 4_680_000,
                                           text: "logind said locked, but the window in front changed (discord → notes)")]
         let run = blockerctl(["history", "--days", "1"], service: service, environment: ["COLUMNS": "120", "TZ": "UTC"])
         let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -76,15 +76,15 @@ import Testing
     }
 
     /// 2025-06-01 23:00 to 2025-06-02 00:10 UTC, stopped; unguarded from 23:50 (a session logind had).
-    static let midnight: Int64 = 1_748_822_400_000
-    static let acrossMidnight = Gap(fromMs: midnight - 3_600_000, toMs: midnight + 600_000, reason: "stopped",
-                                       unguardedSinceMs: midnight - 600_000)
+    static let midnight: WallInstant = 1_748_822_400_000
+    static let acrossMidnight = Gap(from: midnight - 3_600_000, to: midnight + 600_000, reason: "stopped",
+                                       unguardedSince: midnight - 600_000)
 
     static func service() -> RecordingCalls {
         let service = RecordingCalls()
         service.historyRows = [HistoryRow(day: "2025-06-01", group: "", usedMs: 0, earnedMs: 0),
                                HistoryRow(day: "2025-06-02", group: "", usedMs: 0, earnedMs: 0)]
-        service.gapRows = [acrossMidnight, Gap(fromMs: midnight + 7_200_000, toMs: midnight + 7_500_000, reason: "killed")]
+        service.gapRows = [acrossMidnight, Gap(from: midnight + 7_200_000, to: midnight + 7_500_000, reason: "killed")]
         return service
     }
 
@@ -101,8 +101,8 @@ import Testing
         let m = Self.midnight
         // No graphical session at all (unguarded from the gap's end), and one
         // across midnight whose unguarded suffix lies wholly on the 2nd.
-        service.gapRows = [Gap(fromMs: m - 50_400_000, toMs: m - 46_800_000, reason: "stopped", unguardedSinceMs: m - 46_800_000),
-                           Gap(fromMs: m - 3_600_000, toMs: m + 600_000, reason: "killed with SIGKILL", unguardedSinceMs: m + 300_000)]
+        service.gapRows = [Gap(from: m - 50_400_000, to: m - 46_800_000, reason: "stopped", unguardedSince: m - 46_800_000),
+                           Gap(from: m - 3_600_000, to: m + 600_000, reason: "killed with SIGKILL", unguardedSince: m + 300_000)]
         let run = blockerctl(["history", "--days", "2"], service: service, environment: ["COLUMNS": "80", "TZ": "UTC"])
         let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.contains("off 1h 00m (stopped)"), "\(run.stdout)")
@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func oneWordingForAGapsPart() {
-        let part = { (unguarded: Int64?) in HistoryGaps.Part(startMs: 0, endMs: 4_200_000, reason: "stopped", unguardedMs: unguarded) }
+        let part = { (unguarded: Milliseconds?) in HistoryGaps.Part(start: 0, end: 4_200_000, reason: "stopped", unguardedMs: unguarded) }
         #expect(HistoryGaps.describe(part(4_140_000)) == "off 1h 10m (stopped; 1h 09m unguarded)")
         #expect(HistoryGaps.describe(part(0)) == "off 1h 10m (stopped)", "none unguarded: nothing said of it")
         #expect(HistoryGaps.describe(part(nil)) == "off 1h 10m (stopped)", "logind did not say: nothing said of it")
@@ -126,7 +126,7 @@ import Testing
         let service = Self.service()
         let why = "gnome: GNOME Shell: the blocker extension is not enabled (state disabled): "
             + "gnome-extensions enable blocker@blockerd.github.io"
-        service.gapRows = [Gap(fromMs: Self.midnight + 3_600_000, toMs: Self.midnight + 3_725_000, reason: Gap.blind(why))]
+        service.gapRows = [Gap(from: Self.midnight + 3_600_000, to: Self.midnight + 3_725_000, reason: Gap.blind(why))]
         let run = blockerctl(["history", "--days", "2"], service: service, environment: ["COLUMNS": "200", "TZ": "UTC"])
         let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.contains("probe blind 2m 05s (\(why))"), "\(run.stdout)")
@@ -137,8 +137,8 @@ import Testing
         let days = try #require(try parseJSON(run.stdout) as? [[String: Any]])
         let first = try #require(days.first?["gaps"] as? [[String: Any]])
         #expect(first.count == 1)
-        #expect(first.first?["start_ms"] as? Int == Int(Self.midnight - 3_600_000))
-        #expect(first.first?["end_ms"] as? Int == Int(Self.midnight))
+        #expect(first.first?["start_ms"] as? Int == Int(Self.midnight.ms - 3_600_000))
+        #expect(first.first?["end_ms"] as? Int == Int(Self.midnight.ms))
         #expect(first.first?["reason"] as? String == "stopped")
         #expect(first.first?["unguarded_ms"] as? Int == 600_000)
         let second = try #require(days.last?["gaps"] as? [[String: Any]])

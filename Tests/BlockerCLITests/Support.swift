@@ -26,8 +26,8 @@ final class RecordingCalls: BlockerCalls {
     /// When set, every call fails with it (after being recorded).
     var failure: BusFailure?
     var report = RecordingCalls.sampleReport
-    var earned: (earnedMs: Int64, balanceMs: Int64) = (300_000, 3_900_000)
-    var blockedUntil: Int64 = 0
+    var earned: (earnedMs: Milliseconds, balanceMs: Milliseconds) = (300_000, 3_900_000)
+    var blockedUntil: WallInstant = 0
     var historyRows: [HistoryRow] = []
     var pending: [PendingChange] = []
     var gapRows: [Gap] = []
@@ -50,7 +50,7 @@ final class RecordingCalls: BlockerCalls {
         return report
     }
 
-    func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
+    func earn(exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Milliseconds, balanceMs: Milliseconds) {
         try record(.earn(exercise: exercise, reps: reps))
         return earned
     }
@@ -58,12 +58,12 @@ final class RecordingCalls: BlockerCalls {
     /// The request ids `earnOnce` was called with (the call itself is recorded as `.earn`).
     private(set) var requestIDs: [String] = []
 
-    func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Int64, balanceMs: Int64) {
+    func earnOnce(requestID: String, exercise: String, reps: UInt32) throws(BusFailure) -> (earnedMs: Milliseconds, balanceMs: Milliseconds) {
         requestIDs.append(requestID)
         return try earn(exercise: exercise, reps: reps)
     }
 
-    func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> Int64 {
+    func blockFor(target: String, seconds: UInt64) throws(BusFailure) -> WallInstant {
         try record(.blockFor(target: target, seconds: seconds))
         return blockedUntil
     }
@@ -119,12 +119,12 @@ struct CLIRun {
 }
 
 /// 2025-06-02 12:00:00 UTC, a Monday.
-let testNow: Int64 = 1_748_865_600_000
+let testNow: WallInstant = 1_748_865_600_000
 
 /// Runs `blockerctl ARGS` in this process against `service` (nil: no daemon).
 func blockerctl(_ arguments: [String], service: RecordingCalls? = nil,
                 environment: [String: String] = ["TZ": "UTC", "HOME": "/nonexistent-home"],
-                terminal: Bool = false, now: Int64 = testNow) -> CLIRun {
+                terminal: Bool = false, now: WallInstant = testNow) -> CLIRun {
     let out = CapturedOutput(), err = CapturedOutput()
     final class Counter { var connections = 0; var execed: [[String]] = [] }
     let counter = Counter()
