@@ -52,7 +52,7 @@ public protocol BlockerMethods: AnyObject {
 }
 
 extension BlockerMethods {
-    /// `GapsEx`: the same rows as `Gaps`, which carries `unguardedSinceMs` too.
+    /// `GapsEx`: the same rows as `Gaps`, which carries `unguardedSince` too.
     public func gapsEx(days: UInt32) throws(MethodError) -> [Gap] { try gaps(days: days) }
 }
 
