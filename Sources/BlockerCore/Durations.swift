@@ -65,7 +65,8 @@ public enum DurationText {
             return "\(s)s"
         case .minutes:
             guard ms >= 60_000 else { return ms > 0 ? format(ms) : "0m" }
-            let minutes = (ms + .seconds(30)).count(of: .minutes(1))
+            // Rounded without adding first: `.max` would overflow.
+            let minutes = ms.count(of: .minutes(1)) + (ms % .minutes(1) >= .seconds(30) ? 1 : 0)
             return minutes >= 60 ? "\(minutes / 60)h \(two(minutes % 60))m" : "\(minutes)m"
         }
     }

@@ -16,11 +16,11 @@ import BlockerStore
         box.front("discord")
         daemon.tick(clock)
         for _ in 0..<3 { clock.advance(1000); daemon.tick(clock) }
-        #expect(daemon.ledger.balance == 120_000 - 3000)
+        #expect(daemon.ledger.balance == (120_000 - 3000) as Milliseconds)
         box.front("notes")                                                       // unmetered
         clock.advance(1000); daemon.tick(clock)                                  // the second before was discord's
         for _ in 0..<5 { clock.advance(1000); daemon.tick(clock) }
-        #expect(daemon.ledger.balance == 120_000 - 4000)
+        #expect(daemon.ledger.balance == (120_000 - 4000) as Milliseconds)
         #expect(daemon.statusLine == "Balance 1m 56s · front: notes (tools)")
     }
 
@@ -56,12 +56,12 @@ import BlockerStore
             box.front("discord")
             first.tick(clock)
             for _ in 0..<12 { clock.advance(1000); first.tick(clock) }
-            #expect(first.ledger.balance == 60_000 - 12_000)
+            #expect(first.ledger.balance == (60_000 - 12_000) as Milliseconds)
             // Dropped without shutdown(), as after kill -9: spending is committed
             // every 10 s, so the last 2 s are lost (in the user's favour).
         }
         let second = try box.daemon()
-        #expect(second.ledger.balance == 60_000 - 10_000)
+        #expect(second.ledger.balance == (60_000 - 10_000) as Milliseconds)
         clock.advance(60_000)
         second.tick(clock)                                                       // first sample: charges nothing
         #expect(second.ledger.balance == 50_000)
@@ -89,7 +89,7 @@ import BlockerStore
         let ledger = try Ledger.open(stateDirectory: box.stateDirectory)
         defer { ledger.close() }
         #expect(ledger.balance <= shown.balance)
-        #expect(ledger.balance == 60_000 - 3735)
+        #expect(ledger.balance == (60_000 - 3735) as Milliseconds)
         let today = try ledger.history(fromDay: "2026-11-30", toDay: "2026-12-31")
         #expect(today.map(\.spentMs).reduce(0, +) == 3735)
         #expect(today.flatMap { $0.usedByGroup.values }.reduce(0, +) == 3735)
@@ -188,7 +188,7 @@ import BlockerStore
         clock.advance(1000); daemon.tick(clock)                              // committed; a new batch opens
         #expect(daemon.nextCommit == clock.monotonic + Daemon.commitEveryMs)
         let committed = try Ledger.open(stateDirectory: box.stateDirectory).balance
-        #expect(committed == 600_000 - 10_000, "\(committed) committed, \(daemon.ledger.balance) in memory")
+        #expect(committed == (600_000 - 10_000) as Milliseconds, "\(committed) committed, \(daemon.ledger.balance) in memory")
         box.front("firefox")
         clock.advance(1000); daemon.tick(clock)                              // 1 s pending, uncommitted
         #expect(daemon.nextCommit == clock.monotonic - 1000 + Daemon.commitEveryMs)
@@ -274,7 +274,7 @@ struct ReloadStormTests {
             _ = daemon.reload(monotonic: clock.monotonic)
             daemon.tick(clock)
         }
-        #expect(daemon.ledger.balance == 120_000 - 50 * 300)
+        #expect(daemon.ledger.balance == (120_000 - 50 * 300) as Milliseconds)
         // One journal line per 10 s of storm, the second saying how many it stands for.
         let lines = log.events(.reload)
         #expect(lines.count == 2, "\(lines.map(\.message))")

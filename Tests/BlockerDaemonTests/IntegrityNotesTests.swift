@@ -28,7 +28,7 @@ import TestSupport
             step(25_000)
             step(1_000)
         }
-        #expect(daemon.ledger.balance == 300_000 - 78_000)
+        #expect(daemon.ledger.balance == (300_000 - 78_000) as Milliseconds)
         let notes = try daemon.notes(since: 0)
         #expect(notes.count == 1)
         let note = try #require(notes.first)
@@ -109,7 +109,7 @@ extension IntegrityNotesTests {
             clock.advance(1000)
             daemon.tick(clock)
         }
-        #expect(daemon.ledger.balance == 300_000 - 10_000)
+        #expect(daemon.ledger.balance == (300_000 - 10_000) as Milliseconds)
         let event = try #require(log.events(.lockNotHonoured).first)
         #expect(event.field("REASON") == "the window in front changed (notes → discord)")
         probe.reading = Reading(window: discord)

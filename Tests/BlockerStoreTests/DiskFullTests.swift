@@ -31,13 +31,13 @@ struct DiskFullTests {
         #expect(error?.description.contains("SQLITE_FULL") == true)
         // Nothing of it reached the file, but memory has it.
         #expect(ledger.hasPending)
-        #expect(ledger.balance == 600_000 - 3_000)
+        #expect(ledger.balance == (600_000 - 3_000) as Milliseconds)
         #expect(try ledger.audit().spentTotal == 1_000)
         #expect(ledger.usedToday(day: day) == ["social": 1_000, "group-0": 340, "group-1": 330, "group-2": 330])
 
         // Still full: the next tick is merged with the first and fails too.
         #expect(throws: StoreError.self) { try ledger.record(TickRecord(debit: 500, spentDay: day)) }
-        #expect(ledger.balance == 600_000 - 3_500)
+        #expect(ledger.balance == (600_000 - 3_500) as Milliseconds)
         #expect(try ledger.audit().spentTotal == 1_000)
 
         // Space again: one flush writes both ticks, exactly once.
