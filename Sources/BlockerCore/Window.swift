@@ -9,15 +9,19 @@ public struct Window: Equatable, Sendable {
     public var exe: String?
     public var title: String
     public var pid: Int32?
+    /// Which window it is to the display server, where the probe knows
+    /// (X11, sway, Hyprland): what `ForegroundProbe.hide` acts on.
+    public var handle: WindowHandle?
 
     public init(appID: String? = nil, wmInstance: String? = nil, wmClass: String? = nil,
-                exe: String? = nil, title: String = "", pid: Int32? = nil) {
+                exe: String? = nil, title: String = "", pid: Int32? = nil, handle: WindowHandle? = nil) {
         self.appID = appID.nonEmpty
         self.wmInstance = wmInstance.nonEmpty
         self.wmClass = wmClass.nonEmpty
         self.exe = exe.nonEmpty
         self.title = title
         self.pid = pid
+        self.handle = handle
     }
 
     /// The name people see (`foreground.app`): the Wayland app id, else the

@@ -45,6 +45,12 @@ public protocol ForegroundProbe: AnyObject {
     /// now (X11: MIT-SCREEN-SAVER); nil where the backend cannot tell. Used
     /// as evidence against a screen lock nothing vouches for.
     func inputIdle() -> Milliseconds?
+    /// Hides `window` for "Not now": minimizes it where the desktop can
+    /// (reversible, nothing lost, unlike closing), else its nearest
+    /// equivalent (sway's scratchpad, a Hyprland special workspace). `window`
+    /// is one this probe reported: its `handle` says which. The answer in
+    /// front changes; the caller samples again after it.
+    func hide(_ window: Window) -> HideResult
 }
 
 extension ForegroundProbe {
@@ -61,6 +67,25 @@ extension ForegroundProbe {
     public var eventBurstUs: UInt64 { 0 }
     public var nextCheck: MonotonicInstant? { nil }
     public func check() {}
+    public func hide(_ window: Window) -> HideResult { .unsupported("this probe cannot hide windows") }
+}
+
+/// What came of asking a probe to hide a window (`ForegroundProbe.hide`).
+public enum HideResult: Equatable, Sendable, CustomStringConvertible {
+    /// The desktop hid it.
+    case hidden
+    /// This desktop, or this probe, has no way to hide a window: why.
+    case unsupported(String)
+    /// It has one, and it did not work this time: why.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .hidden: "hidden"
+        case let .unsupported(why): "cannot hide windows here: \(why)"
+        case let .failed(why): "could not hide the window: \(why)"
+        }
+    }
 }
 
 /// Why a backend cannot run here ("sway: SWAYSOCK is not set"): logged once

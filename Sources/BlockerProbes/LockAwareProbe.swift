@@ -21,6 +21,7 @@ public final class LockAwareProbe: ForegroundProbe {
     public var eventBurstUs: UInt64 { inner.eventBurstUs }
     public var nextCheck: MonotonicInstant? { inner.nextCheck }
     public func check() { inner.check() }
+    public func hide(_ window: Window) -> HideResult { inner.hide(window) }
 
     public func sample() -> Result<Reading, ProbeFailure> {
         // A failed sample debits nothing anyway: no need to ask the session.

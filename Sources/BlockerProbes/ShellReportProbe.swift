@@ -123,6 +123,12 @@ public final class ShellReportProbe: ForegroundProbe {
         return .success(probe)
     }
 
+    /// The shell's plugin takes no calls from blockerd (it only reports), so
+    /// nothing here can ask the shell to minimize a window.
+    public func hide(_ window: Window) -> HideResult {
+        .unsupported("blocker's \(shell.displayName) plugin only reports the window in front: it cannot hide one")
+    }
+
     public func sample() -> Result<Reading, ProbeFailure> {
         if let failure = connectIfDue() { return .failure(failure) }
         drainEvents()
