@@ -158,12 +158,16 @@ public final class X11Probe: ForegroundProbe {
         var netActiveWindow = XAtom.none
         var netWMName = XAtom.none
         var netWMPID = XAtom.none
+        /// ICCCM's: what a client asks the window manager to iconify with,
+        /// and where the window manager says it did.
+        var wmChangeState = XAtom.none
+        var wmState = XAtom.none
     }
 
     /// Sets up a fresh connection: atoms, event masks. Returns a problem, or nil.
     private func adopt(_ c: XConnection) -> String? {
         let deadline = Deadline(atNs: MonotonicClock.nowNs + replyTimeoutNs)
-        let cookies = ["_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "_NET_WM_PID"].map(c.requestAtom)
+        let cookies = ["_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "_NET_WM_PID", "WM_CHANGE_STATE", "WM_STATE"].map(c.requestAtom)
         var interned: [XAtom] = []
         for cookie in cookies {
             switch c.reply(cookie, deadline: deadline) {
@@ -171,7 +175,8 @@ public final class X11Probe: ForegroundProbe {
             case let .failure(failure): return "cannot intern atoms (\(describe(failure, c)))"
             }
         }
-        atoms = Atoms(netActiveWindow: interned[0], netWMName: interned[1], netWMPID: interned[2])
+        atoms = Atoms(netActiveWindow: interned[0], netWMName: interned[1], netWMPID: interned[2],
+                      wmChangeState: interned[3], wmState: interned[4])
         c.selectInput(c.root, .propertyChange)
         c.selectScreenSaverNotify(c.root)
         guard c.flush(), c.error == nil else { return "the connection broke while setting up" }
@@ -339,11 +344,59 @@ public final class X11Probe: ForegroundProbe {
             }
         }
         if pid == 0 { pid = nil }
-        let found = Window(wmInstance: instance, wmClass: wmClass,
-                           exe: pid.flatMap(executables.name(pid:)), title: title, pid: pid)
+        let found = Window(wmInstance: instance, wmClass: wmClass, exe: pid.flatMap(executables.name(pid:)),
+                           title: title, pid: pid, handle: .x11(window.rawValue))
         // Kept only if no property changed while we read: the event is queued already.
         recent[window] = found
         return .success(Observation(window: found))
+    }
+
+    // MARK: Hiding
+
+    /// ICCCM's `WM_STATE` value of an iconified window.
+    static let iconicState: UInt32 = 3
+
+    /// ICCCM iconify: a `WM_CHANGE_STATE` ClientMessage with IconicState to
+    /// the root, which the window manager takes (openbox, xfwm4, and KWin and
+    /// mutter on X11 do); then waits, up to the reply timeout, until the
+    /// window manager says it did (`WM_STATE` Iconic). A window manager
+    /// that ignores the request (some tiling ones) fails it.
+    public func hide(_ window: Window) -> HideResult {
+        guard case let .x11(id)? = window.handle else {
+            return .failed("\(window.app) was not read from an X server (it has no X window id)")
+        }
+        let c: XConnection
+        switch connected() {
+        case let .success(connection): c = connection
+        case let .failure(failure): return .failed(failure.message)
+        }
+        let target = XWindow(rawValue: id)
+        // Iconified, it is no longer in front: the next sample looks again.
+        defer {
+            _ = drainPending(c)
+            cached = nil
+        }
+        c.sendToWindowManager(about: target, type: atoms.wmChangeState, data: [Self.iconicState])
+        // The window manager gets as long as a reply may take; each look, its own reply timeout.
+        let patience = Deadline(atNs: MonotonicClock.nowNs + replyTimeoutNs)
+        while true {
+            let look = c.requestProperty(target, atoms.wmState, maxBytes: 8)
+            switch c.reply(look, deadline: Deadline(atNs: MonotonicClock.nowNs + replyTimeoutNs)) {
+            case let .success(state) where state?.uint32Values.first == Self.iconicState:
+                return .hidden
+            case .success:
+                break
+            case .failure(.protocolError(XRequestFailure.badWindow)):
+                return .failed("window \(target) (\(window.app)) is gone")
+            case let .failure(failure):
+                return .failed(fail(failure).message)
+            }
+            guard !patience.hasPassed else {
+                return .failed("the window manager did not iconify \(window.app) within \(replyTimeoutNs / 1_000_000) ms "
+                    + "(it may not take ICCCM's WM_CHANGE_STATE requests)")
+            }
+            usleep(5_000)                      // the window manager acts on its own time
+        }
     }
 
     // MARK: Decoding (pure)

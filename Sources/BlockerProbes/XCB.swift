@@ -204,6 +204,23 @@ final class XConnection {
         xcb_screensaver_select_input(connection, window.rawValue, XCB_SCREENSAVER_EVENT_NOTIFY_MASK.rawValue)
     }
 
+    /// Sends a 32-bit ClientMessage about `window` to the root, as a client
+    /// asks the window manager for something (ICCCM, EWMH): the window
+    /// manager selects SubstructureRedirect there. `data`: at most 5 items.
+    func sendToWindowManager(about window: XWindow, type: XAtom, data: [UInt32]) {
+        let d = data + Array(repeating: 0, count: max(0, 5 - data.count))
+        var event = xcb_client_message_event_t()
+        event.response_type = UInt8(XCB_CLIENT_MESSAGE)
+        event.format = 32
+        event.window = window.rawValue
+        event.type = type.rawValue
+        event.data.data32 = (d[0], d[1], d[2], d[3], d[4])
+        let mask = XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT.rawValue | XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY.rawValue
+        withUnsafeBytes(of: &event) { raw in
+            _ = xcb_send_event(connection, 0, root.rawValue, mask, raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+        }
+    }
+
     /// Sends buffered requests; false when the connection is broken.
     @discardableResult
     func flush() -> Bool { xcb_flush(connection) > 0 }
