@@ -153,6 +153,18 @@ package final class SwayIPCConnection {
         }
     }
 
+    /// RUN_COMMAND `command` (one, with criteria: `[con_id=4] move scratchpad`);
+    /// sway answers `[{"success": false, "error": "…"}]` when it refuses.
+    package func run(_ command: String) throws(SwayIPCError) {
+        let answer = try request(.runCommand, payload: command)
+        guard let results = (try? JSONReader.value(answer))?.array, !results.isEmpty else {
+            throw .outOfStep("sway answered RUN_COMMAND with something that is not a list of results")
+        }
+        for result in results where result["success"]?.bool != true {
+            throw .refused("sway refused `\(command)`: \(result["error"]?.string ?? "no reason given")")
+        }
+    }
+
     package func close() {
         guard isOpen else { return }
         isOpen = false

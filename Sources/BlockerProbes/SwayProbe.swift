@@ -107,6 +107,26 @@ public final class SwayProbe: ForegroundProbe {
         }
     }
 
+    /// sway has no minimizing: `move scratchpad` hides the window until the
+    /// user brings it back (`scratchpad show`, floating then).
+    public func hide(_ window: Window) -> HideResult {
+        guard case let .sway(id)? = window.handle else {
+            return .failed("\(window.app) was not read from sway (it has no con_id)")
+        }
+        if let failure = connectIfDue() { return .failed(failure.message) }
+        guard let commands = connection?.commands else { return .failed(link.downBecause) }
+        do throws(SwayIPCError) {
+            try commands.run("[con_id=\(id)] move scratchpad")
+        } catch let .refused(why) {
+            return .failed(why)
+        } catch {
+            disconnect(because: "\(error)")
+            return .failed("sway IPC at \(socketPath): \(error)")
+        }
+        cached = nil                           // its window event may not have come yet
+        return .hidden
+    }
+
     // MARK: connection
 
     /// Connects both connections unless connected, or says why not (also
@@ -175,6 +195,6 @@ public final class SwayProbe: ForegroundProbe {
         return Window(appID: node.appID, wmInstance: node.windowProperties?.instance,
                       wmClass: node.windowProperties?.wmClass,
                       exe: pid.flatMap(executables.name(pid:)),
-                      title: node.name ?? node.windowProperties?.title ?? "", pid: pid)
+                      title: node.name ?? node.windowProperties?.title ?? "", pid: pid, handle: .sway(node.id))
     }
 }
