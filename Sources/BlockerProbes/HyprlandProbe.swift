@@ -123,6 +123,33 @@ public final class HyprlandProbe: ForegroundProbe {
         }
     }
 
+    /// Where `hide` puts a window: a special workspace, shown only when the
+    /// user toggles it (`hyprctl dispatch togglespecialworkspace blocker`).
+    static let hiddenWorkspace = "special:blocker"
+
+    /// Hyprland has no minimizing: the window moves to `hiddenWorkspace`,
+    /// silently (the focus stays on this workspace).
+    public func hide(_ window: Window) -> HideResult {
+        guard case let .hyprland(address)? = window.handle else {
+            return .failed("\(window.app) was not read from Hyprland (it has no window address)")
+        }
+        // It goes into a command line: only what Hyprland writes (`0x` and hex digits).
+        guard address.hasPrefix("0x"), address.count > 2, address.dropFirst(2).allSatisfy(\.isHexDigit) else {
+            return .failed("\(window.app)'s Hyprland address \"\(address)\" is not 0x and hex digits")
+        }
+        let answer: [UInt8]
+        do { answer = try request("/dispatch movetoworkspacesilent \(Self.hiddenWorkspace),address:\(address)") } catch {
+            return .failed("Hyprland at \(requestSocketPath): \(error)")
+        }
+        let text = String(decoding: answer, as: UTF8.self).filter { !$0.isWhitespace }
+        guard text == "ok" else {
+            let shown = String(decoding: answer.prefix(200), as: UTF8.self)
+            return .failed("Hyprland did not move \(window.app) to \(Self.hiddenWorkspace): \(shown)")
+        }
+        cached = nil                           // its event line may not have come yet
+        return .hidden
+    }
+
     // MARK: connection
 
     /// One request on a fresh connection, read to its end, closed at once.
@@ -208,7 +235,8 @@ public final class HyprlandProbe: ForegroundProbe {
         return Window(appID: isX11 ? nil : active.effectiveClass,
                       wmClass: isX11 ? active.effectiveClass : nil,
                       exe: pid.flatMap(executables.name(pid:)),
-                      title: active.title ?? active.initialTitle ?? "", pid: pid)
+                      title: active.title ?? active.initialTitle ?? "", pid: pid,
+                      handle: active.address.flatMap { $0.isEmpty ? nil : .hyprland(address: $0) })
     }
 }
 
