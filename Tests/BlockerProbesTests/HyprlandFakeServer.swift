@@ -9,8 +9,9 @@ import BlockerSystem
 /// (wiki.hypr.land/IPC, "Using hyprctl") describes them:
 ///
 /// - `.socket.sock`: one request per connection (`[flags]/command`, here
-///   `j/activewindow`), answered and closed; `{}` when no window is active,
-///   "unknown request" for what it does not know.
+///   `j/activewindow` and `/dispatch …`), answered and closed; `{}` when no
+///   window is active, `ok` (or an error) to a dispatch, "unknown request"
+///   for what it does not know.
 /// - `.socket2.sock`: every connected client gets live `EVENT>>DATA\n` lines.
 ///
 /// It runs its accept loop on its own thread; the test drives it (what the
@@ -22,6 +23,8 @@ final class FakeHyprlandServer: Sendable {
 
     private struct State {
         var activeWindow = "{}"
+        /// What a `/dispatch …` is answered: `ok`, or Hyprland's error text.
+        var dispatchAnswer = "ok"
         /// Accept requests but never answer them (a frozen compositor).
         var hangs = false
         var requests: [String] = []
@@ -88,6 +91,7 @@ final class FakeHyprlandServer: Sendable {
         send("activewindow>>fake,changed\n")
     }
     func setHangs(_ hangs: Bool) { state.withLock { $0.hangs = hangs } }
+    func setDispatchAnswer(_ answer: String) { state.withLock { $0.dispatchAnswer = answer } }
     var requests: [String] { state.withLock { $0.requests } }
     var eventClientCount: Int { state.withLock { $0.eventClients.count } }
 
@@ -118,7 +122,9 @@ final class FakeHyprlandServer: Sendable {
         let (reply, hangs) = state.withLock { state in
             state.requests.append(request)
             if state.hangs { state.heldRequests.append(client) }
-            return (request == "j/activewindow" ? state.activeWindow : "unknown request", state.hangs)
+            let reply = request == "j/activewindow" ? state.activeWindow
+                : request.hasPrefix("/dispatch ") ? state.dispatchAnswer : "unknown request"
+            return (reply, state.hangs)
         }
         guard !hangs else { return }
         try? client.writeAll(Array(reply.utf8), deadline: .after(1000))
