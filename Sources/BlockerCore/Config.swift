@@ -13,14 +13,22 @@ public struct Config: Sendable {
     public var earnLimits: EarnLimits
     /// `[strict] delay`: how long a loosening waits; nil = strict mode off.
     public var strict: StrictSettings
+    /// `[pause]`, for every group (a group's `[group.pause]` replaces it key by
+    /// key); nil: no table. What one group gets: `pauseRule(for:)` (PauseConfig.swift).
+    public var pause: PauseSettings?
+    /// `[pass]`; nil: no table, so no emergency passes.
+    public var pass: PassRule?
 
     public init(daemon: DaemonSettings = DaemonSettings(), exercises: [Exercise] = [],
                 warnBefore: [Milliseconds] = [], groups: [AppGroup] = [], cover: CoverSettings = CoverSettings(),
-                earnLimits: EarnLimits = EarnLimits(), strict: StrictSettings = StrictSettings()) {
+                earnLimits: EarnLimits = EarnLimits(), strict: StrictSettings = StrictSettings(),
+                pause: PauseSettings? = nil, pass: PassRule? = nil) {
         self.daemon = daemon
         self.cover = cover
         self.earnLimits = earnLimits
         self.strict = strict
+        self.pause = pause
+        self.pass = pass
         self.exercises = exercises
         self.warnBefore = warnBefore.sorted(by: >)
         self.groups = groups
@@ -111,15 +119,23 @@ public struct AppGroup: Sendable {
     public var metered: Bool
     public var dailyLimit: Milliseconds?
     public var schedules: [Schedule]
+    /// `opens-per-day`: the open after this many on a local day is capped
+    /// (the group is covered until midnight); nil: no cap.
+    public var opensPerDay: Int?
+    /// `[group.pause]`, over `[pause]` key by key; nil: no table of its own.
+    public var pause: PauseSettings?
 
     public init(name: String, apps: [String], titles: [TitlePattern] = [], metered: Bool = true,
-                dailyLimit: Milliseconds? = nil, schedules: [Schedule] = []) {
+                dailyLimit: Milliseconds? = nil, schedules: [Schedule] = [], opensPerDay: Int? = nil,
+                pause: PauseSettings? = nil) {
         self.name = name
         self.apps = apps.map { $0.lowercased() }
         self.titles = titles
         self.metered = metered
         self.dailyLimit = dailyLimit
         self.schedules = schedules
+        self.opensPerDay = opensPerDay
+        self.pause = pause
     }
 }
 

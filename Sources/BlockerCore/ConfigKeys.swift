@@ -25,7 +25,8 @@ public struct ConfigTable: Sendable {
 /// README and their own fixtures against these lists. A new key goes here,
 /// into `Config` and its validation (see docs/ARCHITECTURE.md).
 public enum ConfigKeys {
-    public static let root = ConfigTable("", keys: ["daemon", "earn", "warn", "group", "cover", "strict"])
+    public static let root = ConfigTable("", keys: ["daemon", "earn", "warn", "group", "cover", "strict",
+                                                        "pause", "pass"])
     public static let daemon = ConfigTable("daemon", keys: ["probe", "poll-interval", "probe-command",
                                                             "probe-command-mode", "idle-after", "time-zone"])
     /// `[earn]`'s own keys; every other key of `[earn]` names an exercise.
@@ -33,10 +34,16 @@ public enum ConfigKeys {
     public static let warn = ConfigTable("warn", keys: ["before"])
     public static let cover = ConfigTable("cover", keys: ["pause-media", "mute"])
     public static let strict = ConfigTable("strict", keys: ["delay"])
+    /// `[pause]` and `[group.pause]` take the same keys.
+    static let pauseKeys = ["seconds", "after", "ask-reason"]
+    public static let pause = ConfigTable("pause", keys: pauseKeys)
+    public static let pass = ConfigTable("pass", keys: ["per-week", "length"])
     public static let group = ConfigTable("group", isArray: true,
-                                          keys: ["name", "apps", "titles", "metered", "daily-limit", "schedule"])
+                                          keys: ["name", "apps", "titles", "metered", "daily-limit", "opens-per-day",
+                                                 "schedule", "pause"])
     public static let schedule = ConfigTable("group.schedule", isArray: true, keys: ["days", "from", "to", "all-day"])
+    public static let groupPause = ConfigTable("group.pause", keys: pauseKeys)
 
     /// Every table below the root, in the order the documentation has them.
-    public static let tables = [daemon, earn, warn, cover, strict, group, schedule]
+    public static let tables = [daemon, earn, warn, cover, strict, pause, pass, group, schedule, groupPause]
 }

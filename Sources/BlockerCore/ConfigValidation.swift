@@ -28,9 +28,13 @@ extension Config {
 
         var strict = StrictSettings()
         if let section = try root.table(ConfigKeys.strict) { strict = try StrictSettings(section) }
+        var pause: PauseSettings?
+        if let section = try root.table(ConfigKeys.pause) { pause = try PauseSettings(section) }
+        var pass: PassRule?
+        if let section = try root.table(ConfigKeys.pass) { pass = try PassRule(section) }
 
         self.init(daemon: daemon, exercises: exercises, warnBefore: warnBefore, groups: groups, cover: cover,
-                  earnLimits: earnLimits, strict: strict)
+                  earnLimits: earnLimits, strict: strict, pause: pause, pass: pass)
     }
 
     private static func cover(_ section: ConfigSection) throws(ConfigError) -> CoverSettings {

@@ -92,13 +92,25 @@ extension AppGroup {
             dailyLimit = ms
         }
 
+        let opensExample = "opens-per-day = 5"
+        var opensPerDay: Int?
+        if let count = try group.wholeNumber("opens-per-day", expected: "a whole number of opens", example: opensExample) {
+            guard (1...1000).contains(count) else {
+                throw group.error("opens-per-day", "\(count) is out of range: opens-per-day must be from 1 to 1000; "
+                    + "leave it out for no cap (example: \(opensExample))")
+            }
+            opensPerDay = Int(count)
+        }
+
         var schedules: [Schedule] = []
         for section in try group.tableArray(ConfigKeys.schedule) ?? [] {
             schedules.append(try Schedule(section))
         }
+        var pause: PauseSettings?
+        if let section = try group.table(ConfigKeys.groupPause) { pause = try PauseSettings(section) }
 
         self.init(name: name, apps: apps, titles: titles, metered: metered, dailyLimit: dailyLimit,
-                  schedules: schedules)
+                  schedules: schedules, opensPerDay: opensPerDay, pause: pause)
     }
 }
 

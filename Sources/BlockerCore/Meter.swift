@@ -103,7 +103,7 @@ public struct TickOutcome: Equatable, Sendable {
 public struct Meter: Sendable {
     public private(set) var config: Config
     public var zone: TimeZoneRules
-    private var matcher: Matcher
+    public private(set) var matcher: Matcher
     private var accountant: Accountant
     /// The last decision shown; a failed sample keeps it (the shield does not drop on a probe hiccup).
     public private(set) var lastDecision: Decision = .nothingInFront

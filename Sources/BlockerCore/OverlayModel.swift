@@ -3,16 +3,26 @@
 
 /// The words on the cover's card.
 public struct OverlayCard: Equatable, Sendable {
-    /// The covered app, the headline.
-    public var app: String
-    /// "Out of earned time", "Bedtime until 07:00"…
+    /// The covered app; "Take a breath" on a pause.
+    public var headline: String
+    /// "Out of earned time", "Bedtime until 07:00"…; "Still want discord?" on a pause.
     public var reason: String
-    /// "Balance 0s".
-    public var balance: String
+    /// "Balance 0s"; nil on a pause (nothing is charged during it).
+    public var balance: String?
     /// The honor-system form (exercise, reps, Log) — only when earning lifts the shield.
     public var offersEarning: Bool
     /// Under a hard block: why logging reps would not help.
     public var footnote: String?
+    /// The countdown and its answers, on a pause only.
+    public var pause: Pause?
+    /// The emergency pass's button, when a pass is left and lifts this shield.
+    public var pass: PassOffer?
+
+    public init(headline: String, reason: String, balance: String?, offersEarning: Bool, footnote: String?,
+                pause: Pause? = nil, pass: PassOffer? = nil) {
+        self.headline = headline; self.reason = reason; self.balance = balance
+        self.offersEarning = offersEarning; self.footnote = footnote; self.pause = pause; self.pass = pass
+    }
 }
 
 /// Shown or hidden, and with what: follows blockerd's signals.
@@ -89,10 +99,31 @@ public struct OverlayModel: Sendable {
         let words = shield.reason.map {
             ShieldText.reason($0, group: shield.group, until: shield.until, now: now, zone: zone)
         } ?? "Blocked"
+        // A pause is answered for its group; one without (no blockerd sends it) is shown as any other shield.
+        if shield.reason == .pause, let group = shield.group {
+            let left = shield.until.map { PauseCountdown.secondsLeft(until: $0, now: now) } ?? 0
+            let pause = OverlayCard.Pause(group: group, question: "Still want \(shield.app)?", until: shield.until,
+                                          secondsLeft: left,
+                                          asksReason: shield.askReason)
+            return OverlayCard(headline: words, reason: pause.question, balance: nil, offersEarning: false,
+                               footnote: nil, pause: pause)
+        }
         let earning = shield.reason == .balance
-        return OverlayCard(app: shield.app, reason: words, balance: "Balance " + DurationText.format(balanceMs),
+        // A balance shield names no group, so no pass is offered over it.
+        var pass: OverlayCard.PassOffer?
+        if let group = shield.group, let left = shield.passesLeft, left > 0 {
+            pass = OverlayCard.PassOffer(group: group, label: PassText.offer(passesLeft: left))
+        }
+        return OverlayCard(headline: shield.app, reason: words, balance: "Balance " + DurationText.format(balanceMs),
                            offersEarning: earning,
-                           footnote: earning ? nil : "Logging reps does not lift this block.")
+                           footnote: earning ? nil : "Logging reps does not lift this block.", pass: pass)
+    }
+
+    /// How long until the pause's countdown on screen next changes; nil when
+    /// no countdown runs (no pause shown, or it is over): the cover's timer.
+    public func nextTick(now: WallInstant) -> Milliseconds? {
+        guard isShown, let shield, shield.reason == .pause, shield.group != nil, let until = shield.until else { return nil }
+        return PauseCountdown.nextTick(until: until, now: now)
     }
 }
 

@@ -12,11 +12,15 @@ public struct ShieldState: Equatable, Sendable {
     /// When it lifts by itself; nil when only earning lifts it (or it is down).
     public var until: WallInstant?
     public var balanceMs: Milliseconds
+    /// A pause asks "why now?" (`[pause] ask-reason`); false otherwise.
+    public var askReason: Bool
+    /// Emergency passes left this week (`[pass]`); nil when there is no `[pass]`.
+    public var passesLeft: Int?
 
     public init(active: Bool, reason: ShieldReason?, app: String, group: String? = nil, until: WallInstant? = nil,
-                balanceMs: Milliseconds) {
+                balanceMs: Milliseconds, askReason: Bool = false, passesLeft: Int? = nil) {
         self.active = active; self.reason = reason; self.app = app; self.group = group
-        self.until = until; self.balanceMs = balanceMs
+        self.until = until; self.balanceMs = balanceMs; self.askReason = askReason; self.passesLeft = passesLeft
     }
 
     /// Nothing covered yet.

@@ -116,7 +116,21 @@ public enum StrictRules {
         merged.strict.delay = pick("strict.delay", a.strict.delay, b.strict.delay,
                                    tighter: isLonger(b.strict.delay, than: a.strict.delay), showOptional)
 
-        // [[group]]
+        // [pass]: fewer or shorter passes, or none, tighten.
+        switch (a.pass, b.pass) {
+        case (nil, nil): break
+        case (let old?, nil):
+            tight.append(ConfigChange("pass", from: describe(old), to: "removed"))
+            merged.pass = nil
+        case (nil, let new?):
+            loose.append(ConfigChange("pass", from: "none", to: describe(new)))
+        case (let old?, let new?):
+            merged.pass?.perWeek = pick("pass.per-week", old.perWeek, new.perWeek, tighter: new.perWeek < old.perWeek) { "\($0)" }
+            merged.pass?.length = pick("pass.length", old.length, new.length, tighter: new.length < old.length,
+                                       DurationText.format)
+        }
+
+        // [[group]]; [pause] is compared through the groups it reaches (merged keeps a's).
         var groups: [AppGroup] = []
         for old in a.groups {
             guard let new = b.group(named: old.name) else {
@@ -124,12 +138,17 @@ public enum StrictRules {
                 groups.append(old)
                 continue
             }
-            groups.append(mergeGroup(old, new, &tight, &loose))
+            var group = mergeGroup(old, new, &tight, &loose)
+            group.pause = mergePause(running: (a, old), wanted: (b, new), &tight, &loose)
+            groups.append(group)
         }
         for new in b.groups where a.group(named: new.name) == nil {
             tight.append(ConfigChange("group \"\(new.name)\"", from: "none", to: "added"))
             for app in new.apps { tight.append(ConfigChange("group \"\(new.name)\".apps", from: "none", to: "added \(app)")) }
-            groups.append(new)
+            var added = new
+            // Its pause as b has it, whatever the [pause] in force.
+            if a.resolvedPause(for: new) != b.resolvedPause(for: new) { added.pause = explicit(b.resolvedPause(for: new)) }
+            groups.append(added)
         }
         // A window is metered or not: an app the merge keeps metered cannot be
         // in an unmetered group too (it was moved there: that waits).
@@ -196,11 +215,57 @@ public enum StrictRules {
         for schedule in a.schedules where !b.schedules.contains(schedule) {
             loose.append(ConfigChange(key + ".schedule", from: describe(schedule), to: "removed"))
         }
+        // opens-per-day: lower or new tightens.
+        if a.opensPerDay != b.opensPerDay {
+            let change = ConfigChange(key + ".opens-per-day", from: a.opensPerDay.map(String.init) ?? "none",
+                                      to: b.opensPerDay.map(String.init) ?? "none")
+            if isLower(b.opensPerDay, than: a.opensPerDay) { tight.append(change); merged.opensPerDay = b.opensPerDay }
+            else { loose.append(change) }
+        }
         return merged
     }
 
+    /// The pause a group keeps in the merge, compared as it applies to the
+    /// group (`[group.pause]` over `[pause]` over the defaults): a longer
+    /// countdown (none is 0), a shorter `after`, `ask-reason` false → true
+    /// tighten. A key is named where it changed: `group "social".pause.seconds`
+    /// when the group's own table sets it (or the table comes or goes),
+    /// `pause.seconds` once for every group it reaches through `[pause]`.
+    /// Unchanged in effect, the group keeps its table (over the `[pause]` in
+    /// force, a's); changed, it gets every key written out.
+    private static func mergePause(running a: (config: Config, group: AppGroup), wanted b: (config: Config, group: AppGroup),
+                                   _ tight: inout [ConfigChange], _ loose: inout [ConfigChange]) -> PauseSettings? {
+        let old = a.config.resolvedPause(for: a.group), new = b.config.resolvedPause(for: b.group)
+        guard old != new else { return a.group.pause }
+        let tableChanged = (a.group.pause == nil) != (b.group.pause == nil)
+        func note<T: Equatable>(_ key: String, _ own: (PauseSettings) -> T?, _ from: T, _ to: T, tighter: Bool,
+                                _ show: (T) -> String) -> T {
+            guard from != to else { return from }
+            let ownKey = tableChanged || [a.group.pause, b.group.pause].contains { $0.flatMap(own) != nil }
+            let change = ConfigChange((ownKey ? "group \"\(a.group.name)\".pause." : "pause.") + key,
+                                      from: show(from), to: show(to))
+            if tighter {
+                if !tight.contains(change) { tight.append(change) }
+                return to
+            }
+            if !loose.contains(change) { loose.append(change) }
+            return from
+        }
+        let countdown = { (ms: Milliseconds) in ms > 0 ? DurationText.format(ms) : "none" }
+        let merged = PauseRule(
+            seconds: note("seconds", \.seconds, old.seconds, new.seconds, tighter: new.seconds > old.seconds, countdown),
+            after: note("after", \.after, old.after, new.after, tighter: new.after < old.after, DurationText.format),
+            askReason: note("ask-reason", \.askReason, old.askReason, new.askReason, tighter: new.askReason) { "\($0)" })
+        return merged == old ? a.group.pause : explicit(merged)
+    }
+
+    /// A `[group.pause]` that sets every key: `rule` whatever `[pause]` says.
+    private static func explicit(_ rule: PauseRule) -> PauseSettings {
+        PauseSettings(seconds: rule.seconds, after: rule.after, askReason: rule.askReason)
+    }
+
     /// `value` is a lower limit than `other`, nil being no limit (infinite).
-    static func isLower(_ value: Milliseconds?, than other: Milliseconds?) -> Bool {
+    static func isLower<T: Comparable>(_ value: T?, than other: T?) -> Bool {
         guard let value else { return false }
         guard let other else { return true }
         return value < other
@@ -220,6 +285,10 @@ public enum StrictRules {
     static func showOptional(_ ms: Milliseconds?) -> String { ms.map(DurationText.format) ?? "none" }
 
     static func minutes(_ perRep: Milliseconds) -> String { "\(DurationText.format(perRep)) a rep" }
+
+    static func describe(_ pass: PassRule) -> String {
+        "per-week \(pass.perWeek), length \(DurationText.format(pass.length))"
+    }
 
     static func describe(_ schedule: Schedule) -> String {
         let days = (1...7).filter { schedule.days.contains(isoWeekday: $0) }.map(CivilDate.weekdayName).joined(separator: ",")

@@ -6,14 +6,18 @@
 /// nothing until the user writes a config of their own.
 public enum SystemDefaultConfig {
     /// What blockerd runs on the default file: every group still counted in
-    /// history, none metered, limited or scheduled (so nothing is covered by
-    /// a rule; a `blockerctl block` the user asks for still covers).
+    /// history, none metered, limited, scheduled, paused or capped in its
+    /// opens (so nothing is covered by a rule; a `blockerctl block` the user
+    /// asks for still covers).
     public static func observing(_ config: Config) -> Config {
         var observed = config
+        observed.pause = nil
         for index in observed.groups.indices {
             observed.groups[index].metered = false
             observed.groups[index].dailyLimit = nil
             observed.groups[index].schedules = []
+            observed.groups[index].pause = nil
+            observed.groups[index].opensPerDay = nil
         }
         return observed
     }

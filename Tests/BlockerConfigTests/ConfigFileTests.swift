@@ -128,11 +128,21 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         [strict]
         delay = "1d"
 
+        [pause]
+        seconds = 10
+        after = "15m"
+        ask-reason = true
+
+        [pass]
+        per-week = 2
+        length = "30m"
+
         [[group]]
         name = "social"
         apps = ["Discord", "org.telegram.desktop"]
         metered = true
         daily-limit = "1h30m"
+        opens-per-day = 5
 
         [[group.schedule]]
         days = "Mon-Fri"
@@ -147,6 +157,11 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         days = "Sat"
         from = 09:00:00   # a TOML local time works too
         to = 12:15:00
+
+        [group.pause]
+        seconds = 20
+        after = "0s"
+        ask-reason = false
 
         [[group]]
         name = "video"
@@ -174,6 +189,8 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         #expect(config.warnBefore == [300_000, 60_000, 30_000])
         #expect(config.cover == CoverSettings(pauseMedia: false, mute: false))
         #expect(config.strict == StrictSettings(delay: 86_400_000))
+        #expect(config.pause == PauseSettings(seconds: .seconds(10), after: .minutes(15), askReason: true))
+        #expect(config.pass == PassRule(perWeek: 2, length: .minutes(30)))
         #expect(config.groups.map(\.name) == ["social", "video", "work"])
 
         let social = config.groups[0]
@@ -181,6 +198,9 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         #expect(social.metered)
         #expect(social.titles.isEmpty)
         #expect(social.dailyLimit == 5_400_000)
+        #expect(social.opensPerDay == 5)
+        #expect(social.pause == PauseSettings(seconds: .seconds(20), after: 0, askReason: false))
+        #expect(config.pauseRule(for: social) == PauseRule(seconds: .seconds(20), after: 0, askReason: false))
         #expect(social.schedules == [
             Schedule(days: [.monday, .tuesday, .wednesday, .thursday, .friday],
                      span: .between(from: 22 * 60 + 30, to: 7 * 60)),
@@ -194,6 +214,8 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         #expect(video.metered)
         #expect(video.dailyLimit == nil)
         #expect(video.schedules.isEmpty)
+        #expect(video.pause == nil && video.opensPerDay == nil)
+        #expect(config.pauseRule(for: video) == PauseRule(seconds: .seconds(10), after: .minutes(15), askReason: true))
 
         #expect(config.groups[2].metered == false)
         #expect(config.group(named: "WORK")?.apps == ["code"])
@@ -266,6 +288,9 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         #expect(["firefox", "chromium"].allSatisfy(video.apps.contains))
         #expect(video.titles.map(\.source) == ["YouTube", "Twitch"])
         #expect(config.groups.allSatisfy { $0.schedules.isEmpty && $0.dailyLimit == nil })
+        // No pause, no opens cap, no pass until the user writes them.
+        #expect(config.pause == nil && config.pass == nil)
+        #expect(config.groups.allSatisfy { !config.tracksOpens(of: $0) })
     }
 
     /// Lines like `# idle-after = "10m"` are examples: with one `# ` removed they must
@@ -296,8 +321,12 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         #expect(config.daemon.probeCommand == ["/usr/local/bin/my-probe", "--json"])
         #expect(config.earnLimits == EarnLimits(maxPerDay: 7_200_000, minGap: 60_000))
         #expect(config.strict.delay == 86_400_000)
+        #expect(config.pause == PauseSettings(seconds: .seconds(10), after: .minutes(15), askReason: false))
+        #expect(config.pass == PassRule(perWeek: 1, length: .minutes(15)))
         let social = try #require(config.group(named: "social"))
         #expect(social.dailyLimit == 3_600_000)
+        #expect(social.opensPerDay == 10)
+        #expect(social.pause == PauseSettings(seconds: .seconds(20)))
         #expect(social.schedules == [Schedule(days: [.monday, .tuesday, .wednesday, .thursday, .friday],
                                               span: .between(from: 22 * 60 + 30, to: 7 * 60))])
     }

@@ -77,6 +77,8 @@ func schedules(_ tables: ConfigValue...) -> ConfigValue {
         #expect(group.titles.isEmpty)
         #expect(group.dailyLimit == nil)
         #expect(group.schedules.isEmpty)
+        #expect(group.opensPerDay == nil)
+        #expect(group.pause == nil)
     }
 
     @Test func rootMustBeATable() {
@@ -87,7 +89,7 @@ func schedules(_ tables: ConfigValue...) -> ConfigValue {
 @Suite struct UnknownKeyTests {
     static let cases: [Refusal] = [
         refused(["deamon": [:]],
-            "blocker.toml: deamon: unknown key \"deamon\" (known: daemon, earn, warn, group, cover, strict)"),
+            "blocker.toml: deamon: unknown key \"deamon\" (known: daemon, earn, warn, group, cover, strict, pause, pass)"),
         refused(["daemon": ["polll-interval": "1s"]],
             "blocker.toml: daemon.polll-interval: unknown key \"polll-interval\" "
                 + "(known: probe, poll-interval, probe-command, probe-command-mode, idle-after, time-zone)"),
@@ -95,11 +97,11 @@ func schedules(_ tables: ConfigValue...) -> ConfigValue {
             "blocker.toml: warn.after: unknown key \"after\" (known: before)"),
         refused(groups(["name": "a", "apps": ["x"]], ["name": "b", "apps": ["y"], "daily_limit": "1h"]),
             "blocker.toml: group[1].daily_limit: unknown key \"daily_limit\" "
-                + "(known: name, apps, titles, metered, daily-limit, schedule)"),
+                + "(known: name, apps, titles, metered, daily-limit, opens-per-day, schedule, pause)"),
         refused(schedules(["day": "Mon", "all-day": true]),
             "blocker.toml: group[0].schedule[0].day: unknown key \"day\" (known: days, from, to, all-day)"),
         refused(["my key": 1],
-            "blocker.toml: \"my key\": unknown key \"my key\" (known: daemon, earn, warn, group, cover, strict)"),
+            "blocker.toml: \"my key\": unknown key \"my key\" (known: daemon, earn, warn, group, cover, strict, pause, pass)"),
     ]
 
     @Test(arguments: cases)

@@ -64,7 +64,7 @@ import Testing
         var model = OverlayModel()
         _ = model.shieldChanged(up("firefox"))
         let card = model.card(now: at(paris, "2026-11-30", "14:00"), zone: paris)
-        #expect(card == OverlayCard(app: "firefox", reason: "Out of earned time", balance: "Balance 0s",
+        #expect(card == OverlayCard(headline: "firefox", reason: "Out of earned time", balance: "Balance 0s",
                                     offersEarning: true, footnote: nil))
     }
 
@@ -193,7 +193,7 @@ import Testing
         // The extension is disabled with the shield still up: ours covers.
         #expect(model.shellCoverChanged(false) == .show)
         #expect(model.isShown)
-        #expect(model.card(now: 0, zone: .utc)?.app == "discord")
+        #expect(model.card(now: 0, zone: .utc)?.headline == "discord")
     }
 
     @Test func hidesAShownCoverWhenTheShellStartsCovering() {

@@ -22,4 +22,18 @@ import Testing
         #expect(ShieldText.reason(.schedule, group: "social", until: at(paris, "2026-12-01", "07:00"), now: now, zone: paris)
                 == "Bedtime until 07:00")
     }
+
+    @Test func thePauseAndTheOpensCap() {
+        let now = at(paris, "2026-11-30", "14:00")
+        #expect(ShieldText.reason(.pause, group: "social", until: now + .seconds(10), now: now, zone: paris) == "Take a breath")
+        #expect(ShieldText.reason(.opensCap, group: "social", until: at(paris, "2026-12-01", "00:00"), now: now, zone: paris,
+                                  opensPerDay: 5) == "Opened 5 times today: the limit for social")
+        #expect(ShieldText.reason(.opensCap, group: "social", until: nil, now: now, zone: paris, opensPerDay: 1)
+                == "Opened 1 time today: the limit for social")
+        #expect(ShieldText.reason(.opensCap, group: "social", until: nil, now: now, zone: paris) == "Opens for social used up today")
+    }
+
+    @Test func theReasonsInOrderOfPrecedence() {
+        #expect(ShieldReason.allCases.map(\.rawValue) == ["timed-block", "schedule", "daily-limit", "opens-cap", "balance", "pause"])
+    }
 }

@@ -223,22 +223,38 @@ import Testing
         "earnLimits.maxPerDay": { $0.earnLimits.maxPerDay = 30 * m },
         "earnLimits.minGap": { $0.earnLimits.minGap = 5 * m },
         "strict.delay": { $0.strict.delay = 3_600_000 },
+        "pause.seconds": { $0.pause?.seconds = .seconds(30) },
+        "pause.after": { $0.pause?.after = 5 * m },
+        "pause.askReason": { $0.pause?.askReason = true },
+        "pass.perWeek": { $0.pass?.perWeek = 2 },
+        "pass.length": { $0.pass?.length = 30 * m },
+        "groups[].opensPerDay": { $0.groups[0].opensPerDay = 3 },
+        "groups[].pause.seconds": { $0.groups[0].pause?.seconds = .seconds(60) },
+        "groups[].pause.after": { $0.groups[0].pause?.after = 0 },
+        "groups[].pause.askReason": { $0.groups[0].pause?.askReason = false },
     ]
 
-    /// Every field set, arrays not empty, so each change is a change.
+    /// Every field set, arrays not empty, so each change is a change. The
+    /// second group has no pause of its own: `[pause]` reaches it.
     static let base: Config = {
         var config = Config(daemon: DaemonSettings(idleAfter: 10 * m), exercises: [Exercise(name: "pushups", perRep: 30_000)],
                             warnBefore: [5 * m],
                             groups: [AppGroup(name: "social", apps: ["discord"], titles: [try! TitlePattern("general")],
                                               dailyLimit: 60 * m,
-                                              schedules: [Schedule(days: .all, span: .between(from: 1320, to: 420))])],
-                            strict: StrictSettings(delay: 86_400_000))
+                                              schedules: [Schedule(days: .all, span: .between(from: 1320, to: 420))],
+                                              opensPerDay: 5,
+                                              pause: PauseSettings(seconds: .seconds(20), after: 10 * m, askReason: true)),
+                                     AppGroup(name: "news", apps: ["reddit"])],
+                            strict: StrictSettings(delay: 86_400_000),
+                            pause: PauseSettings(seconds: .seconds(10), after: 15 * m, askReason: false),
+                            pass: PassRule(perWeek: 1, length: 15 * m))
         config.earnLimits = EarnLimits(maxPerDay: 60 * m, minGap: 2 * m)
         return config
     }()
 
     /// The paths of `value`'s stored fields: a path with a change stops the
-    /// walk; a struct or an array without one is walked into; anything else is a leaf.
+    /// walk; a struct (optional or not) or an array without one is walked
+    /// into; anything else is a leaf.
     static func fieldPaths(of value: Any, at path: String = "") -> [String] {
         Mirror(reflecting: value).children.flatMap { child -> [String] in
             let here = path.isEmpty ? child.label ?? "?" : path + "." + (child.label ?? "?")
@@ -246,6 +262,10 @@ import Testing
             let mirror = Mirror(reflecting: child.value)
             switch mirror.displayStyle {
             case .struct?: return fieldPaths(of: child.value, at: here)
+            case .optional?:
+                guard let wrapped = mirror.children.first?.value,
+                      Mirror(reflecting: wrapped).displayStyle == .struct else { return [here] }
+                return fieldPaths(of: wrapped, at: here)
             case .collection?:
                 guard let first = mirror.children.first else { return [here + "[]"] }
                 return fieldPaths(of: first.value, at: here + "[]")
