@@ -52,7 +52,7 @@ extension Ledger {
         let format = sealFormat.flatMap(LedgerSeal.Format.init(rawValue:)) ?? .latest
         return try read("cannot read the ledger's state") { () throws(SQLiteError) in
             let digest = try LedgerSeal.digest(database, format, upgraded: true)
-            return try database.firstRow("""
+            var anchor = try database.firstRow("""
                 SELECT coalesce((SELECT max(id) FROM runs), 0), (SELECT count(*) FROM earnings),
                        coalesce((SELECT chain FROM earnings ORDER BY id DESC LIMIT 1), ''), earned_total_ms, spent_total_ms
                 FROM account WHERE id = 1
@@ -62,6 +62,10 @@ extension Ledger {
                              brokenEarning: brokenEarning, final: final, at: at)
             } ?? LedgerAnchor(runID: 0, seal: digest, sealFormat: format.rawValue, earnings: 0, chain: "", earnedTotalMs: 0,
                               spentTotalMs: 0, brokenEarning: brokenEarning, final: final, at: at)
+            (anchor.opens, anchor.passes) = try database.firstRow("SELECT (SELECT count(*) FROM opens), (SELECT count(*) FROM passes)") {
+                ($0.int64(0), $0.int64(1))
+            } ?? (0, 0)
+            return anchor
         }
     }
 

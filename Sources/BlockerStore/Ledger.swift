@@ -38,8 +38,8 @@ public final class Ledger {
 
     /// As committed.
     private var account: Account
-    /// Tick data not committed yet.
-    private var pending = PendingWrites()
+    /// Tick data not committed yet (and opens seen since the last commit).
+    var pending = PendingWrites()
     /// Committed usage per group, for the few days `usedToday` was asked about.
     private var committedUsage: [CivilDate: [String: Milliseconds]] = [:]
     /// target → end instant, as committed.
@@ -224,6 +224,9 @@ public final class Ledger {
                     INSERT INTO usage (day, group_name, app, ms) VALUES (?1, ?2, ?3, ?4)
                     ON CONFLICT (day, group_name, app) DO UPDATE SET ms = ms + excluded.ms
                     """, [.text(key.day.description), .text(key.group), .text(key.app), .duration(ms)])
+            }
+            for (id, at) in batch.seen {
+                try database.run("UPDATE opens SET last_seen_ms = max(last_seen_ms, ?) WHERE id = ?", [.instant(at), .integer(id)])
             }
             return totals
         }

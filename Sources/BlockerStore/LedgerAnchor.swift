@@ -29,6 +29,10 @@ public struct LedgerAnchor: Equatable, Sendable {
     public var day: String = ""
     public var earnedOnDayMs: Milliseconds = 0
     public var lastEarningAt: WallInstant?
+    /// How many opens and passes the file has: both only grow, and a pass
+    /// removed is a pass given back (0: an anchor from before they were kept).
+    public var opens: Int64 = 0
+    public var passes: Int64 = 0
 
     public init(runID: Int64, seal: String, sealFormat: Int64, earnings: Int64, chain: String, earnedTotalMs: Milliseconds,
                 spentTotalMs: Milliseconds, brokenEarning: Int64?, final: Bool, at: WallInstant) {
@@ -61,6 +65,9 @@ public struct LedgerAnchor: Equatable, Sendable {
         if file.earnedTotalMs < earnedTotalMs || file.spentTotalMs < spentTotalMs {
             found.append("its totals (earned \(file.earnedTotalMs) ms, spent \(file.spentTotalMs) ms) are below what blockerd "
                          + "had written (earned \(earnedTotalMs) ms, spent \(spentTotalMs) ms)")
+        }
+        if file.opens < opens || file.passes < passes {
+            found.append("it has \(file.opens) opens and \(file.passes) passes, blockerd had written \(opens) and \(passes)")
         }
         if found.isEmpty, final, file.runID == runID, file.seal != seal {
             found.append("its tables changed after blockerd's stop (its seal recomputed, or not)")

@@ -20,8 +20,14 @@ enum LedgerSeal {
         /// Schema 7: also the blind stretches, by count and sums (an open
         /// one's end is set once, when it ends).
         case blindTime = 3
+        /// Schema 10: also the opens (by count and sums; the two newest days
+        /// and each group's newest open row by row: they decide today's
+        /// opens cap and whether an open goes on) and the passes (by count
+        /// and sums; the newest 14 row by row: two weeks at the most
+        /// `[pass] per-week` allows).
+        case opensAndPasses = 4
 
-        static let latest = Format.blindTime
+        static let latest = Format.opensAndPasses
     }
 
     /// What the digest covers: the small tables row by row, each column
@@ -54,8 +60,33 @@ enum LedgerSeal {
             queries.append("SELECT count(*)||','||coalesce(sum(run_id), 0)||','||coalesce(sum(from_ms), 0)||','||"
                 + "coalesce(sum(to_ms), 0)||','||count(to_ms)||','||coalesce(sum(length(reason)), 0) FROM blind")
         }
+        if format.rawValue >= Format.opensAndPasses.rawValue {
+            // last_seen_ms (a tick writes it) only in the rows of the second and
+            // third: the sums, a full read of a year of opens (8 ms), are read
+            // again at no tick's commit.
+            queries += [
+                "SELECT count(*)||','||coalesce(max(id), 0)||','||coalesce(sum(at_ms), 0)||','||coalesce(sum(paused), 0)||','||"
+                    + "coalesce(sum(outcome = 'capped'), 0)||','||coalesce(sum(outcome = 'opened'), 0)||','||"
+                    + "coalesce(sum(outcome = 'not-now'), 0)||','||coalesce(sum(outcome = 'left'), 0)||','||"
+                    + "coalesce(sum(outcome = 'interrupted'), 0)||','||count(reason)||','||coalesce(sum(length(reason)), 0)||','||"
+                    + "coalesce(sum(length(group_name)), 0) FROM opens",
+                "SELECT \(openRow) FROM opens WHERE day >= \(newestDays("opens")) ORDER BY day, id",
+                "WITH RECURSIVE names(name) AS (SELECT min(group_name) FROM opens UNION ALL "
+                    + "SELECT (SELECT min(group_name) FROM opens WHERE group_name > names.name) FROM names WHERE names.name IS NOT NULL) "
+                    + "SELECT \(openRow) FROM names JOIN opens ON opens.id = "
+                    + "(SELECT max(id) FROM opens WHERE group_name = names.name) ORDER BY opens.id",
+                "SELECT count(*)||','||coalesce(sum(at_ms), 0)||','||coalesce(sum(until_ms), 0)||','||coalesce(max(id), 0)||','||"
+                    + "coalesce(sum(length(group_name)), 0)||','||coalesce(sum(CAST(replace(day, '-', '') AS INTEGER)), 0) FROM passes",
+                "SELECT quote(id)||','||quote(group_name)||','||quote(day)||','||quote(at_ms)||','||quote(until_ms) "
+                    + "FROM passes ORDER BY id DESC LIMIT 14",
+            ]
+        }
         return queries
     }
+
+    /// An opens row, every column.
+    private static let openRow = "quote(opens.id)||','||quote(opens.group_name)||','||quote(opens.day)||','||quote(opens.at_ms)||','||"
+        + "quote(opens.last_seen_ms)||','||quote(opens.outcome)||','||quote(opens.paused)||','||quote(opens.reason)"
 
     /// The older of the two newest days in `table` (a primary key prefix: no scan).
     private static func newestDays(_ table: String) -> String {
@@ -134,10 +165,10 @@ enum LedgerSeal {
     }
 
     /// The latest format's queries a tick's commit (`Ledger.flushPending`:
-    /// account, spent_by_day, usage) can change: 0 account, 2 and 9
-    /// spent_by_day, 3 and 10 usage. A debug build checks each such seal
-    /// against a full read.
-    static let tickTables = [0, 2, 3, 9, 10]
+    /// account, spent_by_day, usage, opens' last_seen_ms) can change: 0
+    /// account, 2 and 9 spent_by_day, 3 and 10 usage, 13 and 14 the opens'
+    /// rows. A debug build checks each such seal against a full read.
+    static let tickTables = [0, 2, 3, 9, 10, 13, 14]
 
     static let latestQueries = rowQueries(.latest, runsUpgraded: true)
     static let tableHeadings = (0..<latestQueries.count).map { "table \($0)\n" }

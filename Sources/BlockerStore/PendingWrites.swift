@@ -18,8 +18,10 @@ struct PendingWrites: Sendable {
     /// nil: debits that came without a day (`undatedDay`).
     private(set) var spentByDay: [CivilDate?: Milliseconds] = [:]
     private(set) var usage: [UsageKey: Milliseconds] = [:]
+    /// Open id → the newest tick it was seen in front (`opens.last_seen_ms`).
+    private(set) var seen: [Int64: WallInstant] = [:]
 
-    var isEmpty: Bool { debit == 0 && usage.isEmpty }
+    var isEmpty: Bool { debit == 0 && usage.isEmpty && seen.isEmpty }
 
     /// A debit never takes the balance below zero, and is never negative.
     static func clampedDebit(_ requested: Milliseconds, available: Milliseconds) -> Milliseconds {
@@ -36,6 +38,11 @@ struct PendingWrites: Sendable {
         for entry in entries where entry.ms > 0 {
             usage[UsageKey(day: entry.day, group: entry.group, app: entry.app), default: 0] += entry.ms
         }
+    }
+
+    /// Open `id` was in front at `at`; its last_seen never moves back.
+    mutating func see(open id: Int64, at: WallInstant) {
+        seen[id] = max(seen[id] ?? at, at)
     }
 
     func usedByGroup(on day: CivilDate) -> [String: Milliseconds] {

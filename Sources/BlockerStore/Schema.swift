@@ -170,6 +170,39 @@ enum Schema {
                 text TEXT NOT NULL
             ) STRICT;
             """),
+        Migration(version: 10, sql: """
+            -- Opens (BlockerCore's Opens.swift): a group coming to the front
+            -- after being away, one row each. day: the local day it counts for
+            -- (opens-per-day); last_seen_ms: the last tick it was in front as
+            -- part of this open (written with a tick's batch); outcome:
+            -- OpenOutcome's raw values; paused: a pause was shown (every
+            -- outcome but opened and capped comes from one); reason: the
+            -- answer to "why now?".
+            CREATE TABLE opens (
+                id INTEGER PRIMARY KEY,
+                group_name TEXT NOT NULL CHECK (group_name <> ''),
+                day TEXT NOT NULL,
+                at_ms INTEGER NOT NULL,
+                last_seen_ms INTEGER NOT NULL CHECK (last_seen_ms >= at_ms),
+                outcome TEXT NOT NULL CHECK (outcome IN ('pausing', 'opened', 'not-now', 'left', 'capped', 'interrupted')),
+                paused INTEGER NOT NULL CHECK (paused IN (0, 1)),
+                reason TEXT,
+                CHECK (paused = 1 OR outcome IN ('opened', 'capped'))
+            ) STRICT;
+            CREATE INDEX opens_by_day ON opens (day);
+            CREATE INDEX opens_by_group ON opens (group_name);
+            -- Emergency passes: each lifts its group's shield from at_ms to
+            -- until_ms; day: the local day it counts for in history.
+            CREATE TABLE passes (
+                id INTEGER PRIMARY KEY,
+                group_name TEXT NOT NULL CHECK (group_name <> ''),
+                day TEXT NOT NULL,
+                at_ms INTEGER NOT NULL,
+                until_ms INTEGER NOT NULL,
+                CHECK (until_ms > at_ms)
+            ) STRICT;
+            CREATE INDEX passes_by_at ON passes (at_ms);
+            """),
     ]
 
     static var latestVersion: Int64 { migrations.last!.version }
@@ -214,8 +247,15 @@ enum Schema {
                              detail: "its schema version is \(version), this blocker knows up to \(latestVersion)")
         }
         // A damaged page found now is reported before anything writes over it.
-        let problems = try sqlite("cannot check the ledger") { () throws(SQLiteError) in
-            try db.rows("PRAGMA quick_check(5)") { $0.text(0) }
+        // A damaged schema (sqlite_schema outgrew page 1 at schema 10) fails
+        // the check itself: that file is damaged too.
+        let problems: [String]
+        do throws(SQLiteError) {
+            problems = try db.rows("PRAGMA quick_check(5)") { $0.text(0) }
+        } catch where error.code.primary == .corrupt || error.code.primary == .notADatabase {
+            problems = [error.message]
+        } catch {
+            throw StoreError(error, path: path, action: "cannot check the ledger")
         }
         guard problems == ["ok"] else {
             throw StoreError(.damaged, path: path, action: "refusing to open the ledger",

@@ -1,3 +1,4 @@
+import BlockerCore
 import BlockerSystem
 #if canImport(Glibc)
 import Glibc
@@ -21,6 +22,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case invalidArgument
         /// The stored totals disagree (balance ≠ earned − spent).
         case inconsistent
+        /// The open's pause had ended already (`found`: answered, left,
+        /// interrupted), or there is no such open (nil); nothing was saved,
+        /// so a pause is never answered twice.
+        case notPausing(found: OpenOutcome?)
     }
 
     public let reason: Reason
@@ -75,6 +80,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
             return "nothing was saved"
         case .inconsistent:
             return "the ledger was modified outside blocker; move it aside to start a new one"
+        case .notPausing:
+            return "nothing was saved: a pause ends once; read the open again for how it ended"
         case .sqlite:
             switch sqliteCode.map(SQLiteResultCode.init(rawValue:)) {
             case .full?: return "free some disk space; unsaved usage is kept in memory and retried"

@@ -6,20 +6,11 @@ import TestSupport
 
 /// A hand edit with the real sqlite3 shows up; blocker's own writes never do.
 @Suite struct SealTests {
-    func sqlite3(_ path: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, sql]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "sqlite3 \(sql)")
-    }
-
     /// Takes the file back to schema 6's predecessor as 0.2.0 left it (no
     /// earnings chain, a seal in the sums format, no request ids, no
-    /// integrity notes), then runs `sql`.
+    /// integrity notes, no opens or passes), then runs `sql`.
     func downgrade(_ path: String, _ sql: String) throws {
-        try sqlite3(path, "DROP TABLE integrity_notes; DROP TABLE last_environment; DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; "
+        try sqlite3(path, schema10Dropped + "DROP TABLE integrity_notes; DROP TABLE last_environment; DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; "
                     + "DROP TABLE blind; ALTER TABLE earnings DROP COLUMN chain; ALTER TABLE seal DROP COLUMN format; \(sql)")
         let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])
         defer { db.close() }
@@ -174,7 +165,7 @@ import TestSupport
         let path = try writtenLedger(in: temp) { ledger in
             _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, at: 1000, day: "2024-05-01")
         }
-        try sqlite3(path, "DROP TABLE integrity_notes; DROP TABLE last_environment; DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; DROP TABLE blind; "
+        try sqlite3(path, schema10Dropped + "DROP TABLE integrity_notes; DROP TABLE last_environment; DROP INDEX earnings_by_request; ALTER TABLE earnings DROP COLUMN request_id; DROP TABLE blind; "
                     + "PRAGMA user_version = 6")
         do {
             let db = try SQLiteDatabase(path: path, flags: [.readWrite, .noMutex])

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import BlockerStore
 import BlockerCore
 
@@ -40,3 +41,16 @@ func limitPages(_ ledger: Ledger, to pages: Int64? = nil) throws -> Int64 {
     let limit = try pages ?? ledger.database.firstRow("PRAGMA page_count") { $0.int64(0) }!
     return try ledger.database.firstRow("PRAGMA max_page_count = \(limit)") { $0.int64(0) }!
 }
+
+/// Runs `sql` on the file at `path` with the real sqlite3, as a user's hand edit would.
+func sqlite3(_ path: String, _ sql: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [path, sql]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "sqlite3 \(sql)", sourceLocation: sourceLocation)
+}
+
+/// Undoes schema 10 (opens and passes), the first step back to an older file.
+let schema10Dropped = "DROP TABLE opens; DROP TABLE passes; "
