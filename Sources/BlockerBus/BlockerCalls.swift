@@ -22,6 +22,12 @@ public protocol BlockerCalls {
     func gapsEx(days: UInt32) throws(BusFailure) -> [Gap]
     /// What blockerd recorded as a possible way around it (an older blockerd lacks Notes).
     func notes(days: UInt32) throws(BusFailure) -> [IntegrityNote]
+    /// An emergency pass for `group`; its end.
+    func usePass(group: String) throws(BusFailure) -> WallInstant
+    /// The answer to the pause before `group` opens.
+    func answerPause(group: String, open: Bool, reason: String) throws(BusFailure)
+    /// Opens, pauses and passes per local day and group over the last `days` days.
+    func opens(days: UInt32) throws(BusFailure) -> [OpenDaySummary]
 }
 
 /// What blockerd does for each method. `BlockerExport` has already checked
@@ -49,6 +55,12 @@ public protocol BlockerMethods: AnyObject {
     func coverShown(_ shown: Bool, caller: String) throws(MethodError)
     /// The integrity notes overlapping the last `days` local days, oldest first.
     func notes(days: UInt32) throws(MethodError) -> [IntegrityNote]
+    /// Uses one of this week's passes on `group`; returns when it ends.
+    func usePass(group: String) throws(MethodError) -> WallInstant
+    /// "Open" (`open`) or "Not now" on the pause before `group` opens.
+    func answerPause(group: String, open: Bool, reason: String) throws(MethodError)
+    /// The last `days` local days' opens, oldest first.
+    func opens(days: UInt32) throws(MethodError) -> [OpenDaySummary]
 }
 
 extension BlockerMethods {
@@ -79,6 +91,11 @@ extension BlockerClient: BlockerCalls {
     public func gaps(days: UInt32) throws(BusFailure) -> [Gap] { try call(BlockerInterface.gaps, days) }
     public func gapsEx(days: UInt32) throws(BusFailure) -> [Gap] { try call(BlockerInterface.gapsEx, days) }
     public func notes(days: UInt32) throws(BusFailure) -> [IntegrityNote] { try call(BlockerInterface.notes, days) }
+    public func usePass(group: String) throws(BusFailure) -> WallInstant { try call(BlockerInterface.usePass, group) }
+    public func answerPause(group: String, open: Bool, reason: String) throws(BusFailure) {
+        try call(BlockerInterface.answerPause, (group, open, reason))
+    }
+    public func opens(days: UInt32) throws(BusFailure) -> [OpenDaySummary] { try call(BlockerInterface.opens, days) }
 }
 
 extension BlockerClient {

@@ -313,7 +313,8 @@ public enum BlockerInterface {
     /// Every method, in the order introspection lists them.
     static let routes: [MethodRoute] = [status.route, earn.route, blockFor.route, unblock.route, history.route,
                                         reload.route, pendingChanges.route, cancelPending.route, gaps.route,
-                                        gapsEx.route, coverShown.route, earnOnce.route, notes.route]
+                                        gapsEx.route, coverShown.route, earnOnce.route, notes.route,
+                                        usePass.route, answerPause.route, opens.route]
 
     /// `ShieldChanged(a{sv} shield)`, on every change, at once: see `ShieldState.busDictionary`.
     public static let shieldChanged = BlockerSignal<ShieldState>(
@@ -342,7 +343,7 @@ public enum BlockerInterface {
     static let signals: [BusSignalSpec] = [shieldChanged.spec, balanceChanged.spec, warning.spec]
 
     /// Refuses a name too long to be one, before anything looks it up or quotes it.
-    private static func tooLong(_ text: String, what: String, outcome: String) -> MethodError? {
+    static func tooLong(_ text: String, what: String, outcome: String) -> MethodError? {
         let bytes = text.utf8.count
         guard bytes > BlockerLimits.nameBytes else { return nil }
         return .invalidArgument("\(what) is at most \(BlockerLimits.nameBytes) bytes, not \(bytes); \(outcome)")

@@ -66,6 +66,8 @@ public enum BlockerLimits {
     public static let historyDays: ClosedRange<UInt32> = 1...366
     /// An exercise or target name, in UTF-8 bytes: refused beyond this before any lookup.
     public static let nameBytes = 1024
+    /// `AnswerPause(…, s reason)`: the one-line "why now?", in UTF-8 bytes.
+    public static let reasonBytes = 200
     /// How much of a caller's text an error message quotes.
     public static let quotedCharacters = 40
 

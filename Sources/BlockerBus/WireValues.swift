@@ -90,12 +90,16 @@ public struct HistoryRow: Equatable, Sendable {
 extension ShieldState {
     /// `ShieldChanged`'s argument and `Status`'s `shield` entry: active b,
     /// reason s (absent while down), app s, group s (absent when none),
-    /// until_ms x (0 when only earning lifts it), balance_ms x.
+    /// until_ms x (0 when only earning lifts it; a pause: its countdown's
+    /// end), balance_ms x, ask_reason b (present and true when a pause asks
+    /// "why now?"), passes_left u (absent without `[pass]`).
     public var busDictionary: [String: BusValue] {
         var entries: [String: BusValue] = ["active": .bool(active), "app": .string(app),
                                            "until_ms": .int64(until?.ms ?? 0), "balance_ms": .int64(balanceMs.ms)]
         if active, let reason { entries["reason"] = .string(reason.rawValue) }
         if let group { entries["group"] = .string(group) }
+        if askReason { entries["ask_reason"] = .bool(true) }
+        if let passesLeft { entries["passes_left"] = .uint32(UInt32(clamping: passesLeft)) }
         return entries
     }
 
@@ -111,6 +115,8 @@ extension ShieldState {
         if case let .string(text)? = entries["group"] { group = text }
         self.init(active: active, reason: reason, app: app, group: group,
                   until: until > 0 ? WallInstant(ms: until) : nil, balanceMs: Milliseconds(ms: balance))
+        if case .bool(true)? = entries["ask_reason"] { askReason = true }
+        if case let .uint32(left)? = entries["passes_left"] { passesLeft = Int(left) }
     }
 }
 
