@@ -30,6 +30,7 @@ extension Daemon {
         var probeSettings = fresh.daemon
         probeSettings.timeZone = previous.daemon.timeZone   // the zone is no reason to open the probe again
         config = fresh
+        cachedOpenBook = nil   // a new zone moves the day and the week
         if zoneChanged { rereadTimeZone() }
         meter.reconfigure(Self.metering(fresh, systemDefault: configFile.systemDefault))
         notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)

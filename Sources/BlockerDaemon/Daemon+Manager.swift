@@ -31,6 +31,8 @@ extension Daemon {
         let streakWasLogged = probeFailureLogged
         noteProbe(reading, monotonic: monotonic, wall: wall)
         let day = meter.zone.localDate(at: wall)
+        // Opens first: a pause they start covers from this tick (a failed sample says nothing of them).
+        if case let .success(sample) = reading { noteOpens(window: looking(sample) ? sample.window : nil, wall: wall, day: day) }
         let before = snapshot(at: wall, day: day)
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
@@ -113,8 +115,17 @@ extension Daemon {
     /// The ledger as the policy needs it at `wall` (on the local `day` of it).
     public func snapshot(at wall: WallInstant, day: CivilDate? = nil) -> LedgerSnapshot {
         let today = day ?? meter.zone.localDate(at: wall)
-        return LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
-                              timedBlocks: ledger.timedBlocks(activeAt: wall))
+        var snapshot = LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
+                                      timedBlocks: ledger.timedBlocks(activeAt: wall))
+        if tracksOpens || config.pass != nil { snapshot.opens = openBook(at: wall, day: today) }
+        return snapshot
+    }
+
+    /// Someone is looking at the window in front: not locked, not idle past `idle-after`.
+    func looking(_ sample: Reading) -> Bool {
+        if sample.locked { return false }
+        if let idleAfter = config.daemon.idleAfter, let idle = sample.idle, idle >= idleAfter { return false }
+        return true
     }
 
     /// Re-decides the shield now without sampling (after an earning or a block).

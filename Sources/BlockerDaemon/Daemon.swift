@@ -155,6 +155,8 @@ public final class Daemon {
         }
         let previousRun: RunRecord?
         do { (runID, previousRun) = try ledger.beginRun(pid: getpid(), now: wall) } catch { throw .storage(error) }
+        // A pause the last run left unanswered is over: the next appearance is a new open.
+        do { _ = try ledger.interruptPausing() } catch { throw .storage(error) }
         lastRunTouch = wall
         meter = Meter(config: Self.metering(config, systemDefault: configFile.systemDefault), zone: zone)
         covers = CoverSupervisor(startedAt: monotonic)
@@ -200,6 +202,12 @@ public final class Daemon {
     var knownBrokenEarning: Int64?
     /// When the last anchor went out, and the ledger's commit count then.
     var lastAnchor: (at: WallInstant, commits: Int) = (WallInstant(ms: 0), -1)
+    /// The ledger's opens and passes of a day, as last read (Daemon+Opens.swift); nil: read again.
+    var cachedOpenBook: OpenBook?
+    /// The wall instant of the last tick that noted opens: a group in front then and now is the same open.
+    var previousOpensTick: WallInstant?
+    /// A "Not now" the probe could not carry out: its pause stays until the window leaves the front.
+    var notNowWaiting: (id: Int64, reason: String?)?
     /// What blockerd itself knows was earned on `day` (see `earningHistory`).
     var earnedFloor: (day: CivilDate, history: EarnLimits.History)?
 

@@ -154,6 +154,37 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         do { return try daemon.gaps(since: startOfDays(days)) } catch { throw .storageError("\(error)") }
     }
 
+    public func usePass(group: String) throws(MethodError) -> WallInstant {
+        let pass: PassRecord
+        do { pass = try daemon.usePass(group: group) } catch {
+            switch error {
+            case let .unknownGroup(message): throw .unknownTarget(message)
+            case let .refused(message): throw .refused(message)
+            case let .storage(error): throw .storageError("no pass was used: \(error)")
+            }
+        }
+        ledgerChanged()
+        return pass.until
+    }
+
+    public func answerPause(group: String, open: Bool, reason: String) throws(MethodError) {
+        do { try daemon.answerPause(group: group, open: open, reason: reason) } catch {
+            switch error {
+            case let .noPause(message): throw .invalidArgument(message)
+            case let .tooSoon(message): throw .refused(message)
+            case let .storage(error): throw .storageError("the pause stays: \(error)")
+            }
+        }
+        ledgerChanged()
+    }
+
+    public func opens(days: UInt32) throws(MethodError) -> [OpenDaySummary] {
+        let today = daemon.meter.zone.localDate(at: WallClock.now)
+        do { return try daemon.ledger.opensHistory(fromDay: today.adding(days: -(Int(days) - 1)), toDay: today) } catch {
+            throw .storageError("\(error)")
+        }
+    }
+
     public func notes(days: UInt32) throws(MethodError) -> [IntegrityNote] {
         do { return try daemon.notes(since: startOfDays(days)) } catch { throw .storageError("\(error)") }
     }
@@ -271,7 +302,9 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     /// The one shield state `Status` and `ShieldChanged` both send.
     private func shieldState(_ shield: Shield?, balance: Milliseconds) -> ShieldState {
         if let shield { coveredApp = shield.app }
-        return ShieldState(shield, coveredApp: coveredApp, balanceMs: balance)
+        var state = ShieldState(shield, coveredApp: coveredApp, balanceMs: balance)
+        (state.askReason, state.passesLeft) = daemon.coverExtras(shield)
+        return state
     }
 
     // MARK: resolving names (pure)

@@ -27,6 +27,8 @@ public enum EventKind: String, Sendable, CaseIterable {
     case ledgerAnchor = "ledger-anchor"
     // What blockerd noticed that may be a way around it (IntegrityNote.Kind).
     case lockNotHonoured = "lock-not-honoured", stall, environment, configUnreadable = "config-unreadable"
+    // Opens, pauses and passes (Daemon+Opens.swift).
+    case open, pauseAnswered = "pause-answered", pass, passRefused = "pass-refused"
 
     public var messageID: String {
         switch self {
@@ -59,6 +61,10 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .stall: "a2233d50b65d41dd859d4a7182ea378a"
         case .environment: "38d1e4d840a94ba0a7fe2a7d1d7a3a02"
         case .configUnreadable: "35487d4217fd456ab7e619df54013466"
+        case .open: "28aa8efc8c1745e39a16a389446be2f6"
+        case .pauseAnswered: "d3adcc9371b248ac9df868ecb6e9e64b"
+        case .pass: "68114c952e614a4f9d0d29faa4d46a36"
+        case .passRefused: "f808e26f23e44491864365b84183867a"
         }
     }
 
@@ -76,6 +82,9 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .coverMissing, .coverRefused: .warning
         case .coverBack: .notice
         case .lockNotHonoured, .stall, .environment, .configUnreadable: .warning
+        case .open, .pauseAnswered, .passRefused: .info
+        // A pass lifts a shield: said as loudly as a shield going up.
+        case .pass: .notice
         }
     }
 }

@@ -51,7 +51,8 @@ extension LogEvent {
                       ("SEAL_FORMAT", "\(anchor.sealFormat)"), ("EARNINGS", "\(anchor.earnings)"), ("CHAIN", anchor.chain),
                       ("EARNED_TOTAL_MS", "\(anchor.earnedTotalMs.ms)"), ("SPENT_TOTAL_MS", "\(anchor.spentTotalMs.ms)"),
                       ("FINAL", anchor.final ? "1" : "0"), ("AT_MS", "\(anchor.at.ms)"), ("DAY", anchor.day),
-                      ("EARNED_DAY_MS", "\(anchor.earnedOnDayMs.ms)")]
+                      ("EARNED_DAY_MS", "\(anchor.earnedOnDayMs.ms)"), ("OPENS", "\(anchor.opens)"),
+                      ("PASSES", "\(anchor.passes)")]
         if let broken = anchor.brokenEarning { fields.append(("BROKEN_EARNING", "\(broken)")) }
         if let last = anchor.lastEarningAt { fields.append(("LAST_EARNING_MS", "\(last.ms)")) }
         self.init(.ledgerAnchor, "Ledger anchored\(anchor.final ? " at the stop" : ""): run #\(anchor.runID), "
@@ -72,6 +73,9 @@ extension LedgerAnchor {
         day = fields["BLOCKER_DAY"] ?? ""
         earnedOnDayMs = Milliseconds(ms: number("EARNED_DAY_MS") ?? 0)
         lastEarningAt = number("LAST_EARNING_MS").map(WallInstant.init(ms:))
+        // Absent from anchors written before opens and passes were kept: 0 checks nothing.
+        opens = number("OPENS") ?? 0
+        passes = number("PASSES") ?? 0
     }
 }
 

@@ -123,6 +123,7 @@ import TestSupport
         var anchor = LedgerAnchor(runID: 3, seal: "0123456789abcdef", sealFormat: 2, earnings: 7, chain: "fedcba9876543210",
                                   earnedTotalMs: 120_000, spentTotalMs: 30_000, brokenEarning: 5, final: true, at: 1_796_000_000_000)
         (anchor.day, anchor.earnedOnDayMs, anchor.lastEarningAt) = ("2026-11-30", 60_000, WallInstant(ms: 1_795_999_000_000))
+        (anchor.opens, anchor.passes) = (9, 1)
         let fields = Dictionary(LogEvent(anchor: anchor, ledgerPath: "/x/blocker.db").journalFields, uniquingKeysWith: { $1 })
         #expect(fields["BLOCKER_LEDGER"] == "/x/blocker.db")
         #expect(fields["MESSAGE_ID"] == EventKind.ledgerAnchor.messageID)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import BlockerDaemon
 import BlockerCore
+import TestSupport
 
 /// Issue 20's closing paragraph: the Debian package starts blockerd in every
 /// user's session, and its system-wide config meters Discord from a balance of
@@ -38,6 +39,31 @@ import BlockerCore
         #expect(daemon.configFile.path == userFile && !daemon.configFile.systemDefault)
         clock.advance(1000); daemon.tick(clock)
         #expect(daemon.shield?.reason == .balance)
+    }
+
+    @Test func theSystemsDefaultConfigNeitherPausesNorCapsOpens() throws {
+        let box = try Sandbox()
+        try box.write(commandProbeConfig(frontFile: box.frontPath, sections: """
+            [pause]
+            seconds = 10
+
+            [[group]]
+            name = "social"
+            apps = ["discord"]
+            opens-per-day = 1
+
+            [[group]]
+            name = "tools"
+            apps = ["notes"]
+            metered = false
+
+            [group.pause]
+            seconds = 5
+            """), to: box.configPath)
+        let config = try box.daemon().config
+        #expect(config.tracksOpens(of: config.groups[0]) && config.tracksOpens(of: config.groups[1]))
+        let observed = SystemDefaultConfig.observing(config)
+        #expect(!observed.groups.contains { observed.tracksOpens(of: $0) })
     }
 
     @Test func aConfigNamedWithDashDashConfigIsTheUsersChoice() throws {
