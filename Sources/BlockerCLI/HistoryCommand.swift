@@ -12,7 +12,7 @@ struct HistoryCommand: BlockerCommand {
         options: [
             .value("--days", "N", help: "how many days back, today included: 1 to 366 (default 7)"),
             .flag("--json", help: "print [{day, earned_ms, used_ms, groups: {NAME: used_ms}, gaps: [...], "
-                  + "integrity: [...]}] instead"),
+                  + "integrity: [...], opens: [...]}] instead"),
             .flag("--csv", help: "print CSV instead: day,group,used_ms,earned_ms,integrity_notes,integrity_ms "
                   + "(group empty: the day's totals)"),
             .flag("--gaps", help: "with --csv: the gaps instead: day,start_ms,end_ms,reason,unguarded_ms"),
@@ -33,6 +33,10 @@ struct HistoryCommand: BlockerCommand {
             integrity: [{kind, start_ms, end_ms, text}] (end_ms - start_ms: the time it concerned, 0 for an
             instant), and with --csv --notes as one row each under the header day,kind,start_ms,end_ms,text.
             A day with a note is shown even when nothing was earned or used on it.
+            Each day's opens of the groups with a pause or opens-per-day, and the passes used, are a line per group
+            under the day in the chart ("social: 4 opens · 3 paused · 1 not now, 0 left (33 % given up) · 1 capped ·
+            1 pass · why: bored"), and in --json opens: [{group, opens, paused, not_now, left, capped, passes,
+            reasons}].
             """)
 
     let days: UInt32
@@ -87,12 +91,14 @@ struct HistoryCommand: BlockerCommand {
         }
         let gapsByDay = HistoryGaps.byDay(gaps(), zone: zone)
         let notes = notes()
-        let history = HistoryDay.days(from: rows, alsoOn: notes.keys)
+        let opens = (try? context.service()).map { HistoryOpens.fetch($0, days: days) } ?? [:]
+        let history = HistoryDay.days(from: rows, alsoOn: Set(notes.keys).union(opens.keys))
         if json {
-            context.out.line(HistoryDay.json(history, gaps: gapsByDay, notes: notes).rendered)
+            context.out.line(HistoryDay.json(history, gaps: gapsByDay, notes: notes, opens: opens).rendered)
             return
         }
-        var offByDay = HistoryChart.offLines(gapsByDay)
+        var offByDay = HistoryOpens.lines(opens)
+        offByDay.merge(HistoryChart.offLines(gapsByDay)) { $0 + $1 }
         offByDay.merge(HistoryChart.noteLines(notes, zone: zone)) { $0 + $1 }
         for line in HistoryChart.render(history, columns: context.terminalColumns, printer: context.out, off: offByDay) {
             context.out.line(line)
@@ -156,7 +162,7 @@ struct HistoryDay: Equatable {
     }
 
     static func json(_ days: [HistoryDay], gaps: [CivilDate: [HistoryGaps.Part]] = [:],
-                     notes: [CivilDate: [IntegrityNote]] = [:]) -> JSONValue {
+                     notes: [CivilDate: [IntegrityNote]] = [:], opens: [CivilDate: [OpenDaySummary]] = [:]) -> JSONValue {
         .array(days.map { day in
             .object([
                 ("day", .string(day.day.description)),
@@ -179,6 +185,7 @@ struct HistoryDay: Equatable {
                         ("text", .string(note.text)),
                     ])
                 })),
+                ("opens", HistoryOpens.json(opens[day.day] ?? [])),
             ])
         })
     }

@@ -19,7 +19,9 @@ struct StatusCommand: BlockerCommand {
             --json prints {"balance_ms", "metered", "spending", "locked", "foreground" {app, title, pid, groups} or null,
             "shield" {active, reason, app, group, until_ms}, "today" {used_ms, earned_ms},
             "exercises" [{name, ms_per_rep}], "probe" {name, ok, error}}.
-            reason is one of balance, timed-block, schedule, daily-limit.
+            reason is one of balance, timed-block, schedule, daily-limit, opens-cap, pause (until_ms: a pause's
+            countdown end). With [pass]: "passes_left" (this week). With opens today: "opens_today" [{group, opens,
+            paused, not_now, left, capped, passes, reasons}], as history's.
             --format waybar prints {"text", "tooltip", "class", "percentage"}: class is ok, low, shielded,
             or down while blockerd is not running; percentage is the balance out of an hour.
             --follow waits for blockerd's signals and, while the balance is spent, counts it down itself each second
@@ -62,7 +64,8 @@ struct StatusCommand: BlockerCommand {
         }
         let report = try context.call { service throws(BusFailure) in try service.status() }
         if json {
-            context.out.line(StatusText.json(report).rendered)
+            let opens = (try? context.service()).map { HistoryOpens.fetch($0, days: 1) } ?? [:]
+            context.out.line(StatusText.json(report, opensToday: opens.values.flatMap { $0 }).rendered)
         } else {
             for line in StatusText.human(report, clock: context.localClock, now: context.invocation.clock(), printer: context.out,
                                          userConfigFile: BlockerPaths.userConfigFile(environment: context.environment)) {
@@ -130,7 +133,7 @@ struct StatusCommand: BlockerCommand {
 
 /// `status` output, pure.
 enum StatusText {
-    static func json(_ report: StatusReport) -> JSONValue {
+    static func json(_ report: StatusReport, opensToday: [OpenDaySummary] = []) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("balance_ms", .integer(report.balanceMs.ms)),
             ("metered", .bool(report.metered)),
@@ -160,6 +163,8 @@ enum StatusText {
         if let systemConfig = report.systemConfig { fields.append(("system_config", .string(systemConfig))) }
         // Only while strict mode runs on the ledger's config (blocker.toml does not load).
         if let problem = report.configProblem { fields.append(("config_problem", .string(problem))) }
+        if let left = report.shield.passesLeft { fields.append(("passes_left", .integer(Int64(left)))) }
+        if !opensToday.isEmpty { fields.append(("opens_today", HistoryOpens.json(opensToday.sorted { $0.group < $1.group }))) }
         return .object(fields)
     }
 
@@ -241,6 +246,8 @@ enum StatusText {
         case .timedBlock: "timed block" + on
         case .schedule: "scheduled block" + on
         case .dailyLimit: "daily limit" + (group.map { " for \($0)" } ?? "") + " reached"
+        case .opensCap: "opens-per-day reached" + (group.map { " for \($0)" } ?? "") + " (until midnight; blockerctl pass lifts it)"
+        case .pause: "a pause before opening" + (group.map { " \($0)" } ?? "") + " (answer on the cover)"
         }
     }
 }

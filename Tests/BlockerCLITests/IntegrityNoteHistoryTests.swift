@@ -34,7 +34,7 @@ import TestSupport
         let service = Self.service()
         let run = blockerctl(["history", "--days", "2", "--json"], service: service)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(service.calls == [.history(days: 2), .gaps(days: 2), .notes(days: 2)])
+        #expect(service.calls == [.history(days: 2), .gaps(days: 2), .notes(days: 2), .opens(days: 2)])
         let days = try #require(try parseJSON(run.stdout) as? [[String: Any]])
         #expect(days.map { $0["day"] as? String } == ["2025-06-01", "2025-06-02"])
         #expect(days[1]["used_ms"] as? Int == 600_000 && days[1]["groups"] as? [String: Int] == ["social": 600_000])
@@ -46,7 +46,7 @@ import TestSupport
         #expect(notes[0]["text"] as? String == Self.uncovered.text)
         #expect(notes[2]["start_ms"] as? Int == notes[2]["end_ms"] as? Int, "an instant")
         // Keys are only added: the day object starts as it did.
-        #expect(run.stdout.hasPrefix(#"[{"day":"2025-06-01","earned_ms":60000,"used_ms":0,"groups":{},"gaps":[],"integrity":[]}"#),
+        #expect(run.stdout.hasPrefix(#"[{"day":"2025-06-01","earned_ms":60000,"used_ms":0,"groups":{},"gaps":[],"integrity":[],"opens":[]}"#),
                 "\(run.stdout)")
     }
 

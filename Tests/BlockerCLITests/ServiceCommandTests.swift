@@ -11,7 +11,7 @@ import Testing
                                       until: 1_748_869_200_000, balanceMs: 3_900_000)
         let run = blockerctl(["status", "--json"], service: service)
         #expect(run.status == 0 && run.stderr.isEmpty)
-        #expect(service.calls == [.status])
+        #expect(service.calls == [.status, .opens(days: 1)])
         #expect(run.stdout.hasSuffix("}\n") && run.stdout.filter { $0 == "\n" }.count == 1)
 
         let json = try object(parseJSON(run.stdout))
@@ -210,10 +210,10 @@ import Testing
             HistoryRow(day: "2025-05-31", group: "video", usedMs: 60_000, earnedMs: 0),
         ]
         let run = blockerctl(["history", "--days", "3", "--json"], service: service)
-        #expect(run.status == 0 && service.calls == [.history(days: 3), .gaps(days: 3), .notes(days: 3)])
+        #expect(run.status == 0 && service.calls == [.history(days: 3), .gaps(days: 3), .notes(days: 3), .opens(days: 3)])
         let days = try #require(try parseJSON(run.stdout) as? [[String: Any]])
         #expect(days.map { $0["day"] as? String } == ["2025-05-31", "2025-06-01", "2025-06-02"])
-        for day in days { #expect(Set(day.keys) == ["day", "earned_ms", "used_ms", "groups", "gaps", "integrity"]) }
+        for day in days { #expect(Set(day.keys) == ["day", "earned_ms", "used_ms", "groups", "gaps", "integrity", "opens"]) }
         #expect(days[2]["earned_ms"] as? Int == 1_800_000 && days[2]["used_ms"] as? Int == 1_200_000)
         #expect(days[2]["groups"] as? [String: Int] == ["social": 900_000, "video": 300_000])
         #expect(days[1]["used_ms"] as? Int == 0 && (days[1]["groups"] as? [String: Int])?.isEmpty == true)
@@ -224,7 +224,7 @@ import Testing
         let service = RecordingCalls()
         service.historyRows = [HistoryRow(day: "2025-06-02", group: "", usedMs: 600_000, earnedMs: 1_200_000)]
         let run = blockerctl(["history"], service: service, environment: ["COLUMNS": "60"])
-        #expect(service.calls == [.history(days: 7), .gaps(days: 7), .notes(days: 7)])
+        #expect(service.calls == [.history(days: 7), .gaps(days: 7), .notes(days: 7), .opens(days: 7)])
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines[0].hasPrefix("2025-06-02 Mon earned ████"))
         #expect(lines[0].hasSuffix(" 20m 00s"))

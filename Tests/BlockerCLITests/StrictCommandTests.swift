@@ -58,7 +58,7 @@ import Testing
         #expect(lines.contains("off 5m 00s (stopped)"))
         let first = lines.firstIndex(of: "off 1h 00m (killed with SIGKILL)")!, second = lines.firstIndex(of: "off 10m 00s (killed with SIGKILL)")!
         #expect(first < second && lines[first + 1].hasPrefix("2025-06-02"), "\(run.stdout)")
-        #expect(service.calls == [.history(days: 2), .gaps(days: 2), .notes(days: 2)])
+        #expect(service.calls == [.history(days: 2), .gaps(days: 2), .notes(days: 2), .opens(days: 2)])
     }
 
     /// What blockerd recorded as a way around it shows under its day, with

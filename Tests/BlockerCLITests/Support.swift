@@ -20,6 +20,9 @@ final class RecordingCalls: BlockerCalls {
         case cancelPending
         case gaps(days: UInt32)
         case notes(days: UInt32)
+        case usePass(group: String)
+        case answerPause(group: String, open: Bool, reason: String)
+        case opens(days: UInt32)
     }
 
     private(set) var calls: [Call] = []
@@ -32,6 +35,8 @@ final class RecordingCalls: BlockerCalls {
     var pending: [PendingChange] = []
     var gapRows: [Gap] = []
     var noteRows: [IntegrityNote] = []
+    var openRows: [OpenDaySummary] = []
+    var passUntil: WallInstant = 0
 
     static let sampleReport = StatusReport(
         balanceMs: 3_900_000, metered: true, locked: false,
@@ -90,6 +95,20 @@ final class RecordingCalls: BlockerCalls {
     func notes(days: UInt32) throws(BusFailure) -> [IntegrityNote] {
         try record(.notes(days: days))
         return noteRows
+    }
+
+    func usePass(group: String) throws(BusFailure) -> WallInstant {
+        try record(.usePass(group: group))
+        return passUntil
+    }
+
+    func answerPause(group: String, open: Bool, reason: String) throws(BusFailure) {
+        try record(.answerPause(group: group, open: open, reason: reason))
+    }
+
+    func opens(days: UInt32) throws(BusFailure) -> [OpenDaySummary] {
+        try record(.opens(days: days))
+        return openRows
     }
 
     func cancelPending() throws(BusFailure) -> UInt32 {

@@ -19,7 +19,7 @@ import Testing
     static let historyUsage = "blockerctl history [--days N] [--json] [--csv] [--gaps] [--notes]"
 
     static let cases: [Case] = [
-        Case(arguments: [], stderr: "blockerctl: error: missing command (one of: status, earn, block, unblock, history, report, probe, config check, config names, config pending, config cancel, reload, logs, doctor)\nsee blockerctl --help\n"),
+        Case(arguments: [], stderr: "blockerctl: error: missing command (one of: status, earn, block, unblock, pass, history, report, probe, config check, config names, config pending, config cancel, reload, logs, doctor)\nsee blockerctl --help\n"),
         Case(arguments: ["stauts"], stderr: "blockerctl: error: unknown command \"stauts\"; did you mean \"status\"?\nsee blockerctl --help\n"),
         Case(arguments: ["hist"], stderr: "blockerctl: error: unknown command \"hist\"; did you mean \"history\"?\nsee blockerctl --help\n"),
         Case(arguments: ["frobnicate"], stderr: "blockerctl: error: unknown command \"frobnicate\"\nsee blockerctl --help\n"),
@@ -81,8 +81,8 @@ import Testing
         #expect(blockerctl(["history", "--days=366"], service: service).status == 0)
         #expect(service.calls == [.earn(exercise: "", reps: 1), .earn(exercise: "squats", reps: 1000),
                                   .blockFor(target: "social", seconds: 60), .blockFor(target: "social", seconds: 604_800),
-                                  .history(days: 1), .gaps(days: 1), .notes(days: 1), .history(days: 366), .gaps(days: 366),
-                                  .notes(days: 366)])
+                                  .history(days: 1), .gaps(days: 1), .notes(days: 1), .opens(days: 1), .history(days: 366), .gaps(days: 366),
+                                  .notes(days: 366), .opens(days: 366)])
     }
 
     @Test func suggestionsAreForNearMissesOnly() {
