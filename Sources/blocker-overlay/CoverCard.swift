@@ -1,16 +1,21 @@
 import BlockerCore
 
 /// The card in the middle of a cover: what is covered, why, the balance, and
-/// (for an empty balance) the honor-system form. One per monitor; only the
-/// cover that takes the keyboard shows the form.
+/// (for an empty balance) the honor-system form, (for a pause) the countdown
+/// and its answers, (while a pass is left) the pass's button. One per
+/// monitor; only the cover that takes the keyboard shows what is answered.
 final class CoverCard {
     let root = Stack(.column, spacing: 10, style: "card")
     private let eyebrow = Label("blocker", style: "eyebrow")
-    private let app = Label(style: "app")
+    private let headline = Label(style: "app")
     private let reason = Label(style: "reason")
     private let balance = Label(style: "balance")
     private let footnote = Label(style: "footnote")
     let form = EarnFormView(heading: "Earn more time", action: "Log")
+    let pause = PauseView()
+    let pass = PassView()
+    /// What the card shows now, to tell a new pause or pass offer from a tick of the countdown.
+    private var shown: OverlayCard?
 
     var exercises: Choice { form.exercises }
     var reps: Entry { form.reps }
@@ -29,32 +34,77 @@ final class CoverCard {
         root.center()
         root.setMinimumSize(width: 560, height: -1)
         root.add(eyebrow)
-        root.add(app)
+        root.add(headline)
         root.add(reason)
         root.add(balance)
         root.add(footnote)
         root.add(form.root)
+        root.add(pause.root)
+        root.add(pass.root)
     }
 
-    /// Fills in the words; `withForm` shows the form (the card taking the keyboard, for an empty balance).
+    /// Fills in the words; `withForm` shows what is answered (the card taking
+    /// the keyboard): the earn form, the pause's answers, the pass.
     func show(_ card: OverlayCard, withForm: Bool) {
-        app.text = card.app
+        let previous = shown
+        shown = card
+        headline.text = card.headline
         reason.text = card.reason
-        balance.text = card.balance
-        // The form is on one screen only; the others say where.
-        let note = card.footnote ?? (card.offersEarning && !withForm ? "Log your reps on the other screen." : nil)
+        balance.text = card.balance ?? ""
+        balance.isVisible = card.balance != nil
+        // What is answered is on one screen only; the others say where.
+        let elsewhere = withForm ? nil
+            : card.offersEarning ? "Log your reps on the other screen."
+            : card.pause != nil ? "Answer on the other screen." : nil
+        let note = card.footnote ?? elsewhere
         footnote.text = note ?? ""
         footnote.isVisible = note != nil
         form.root.isVisible = withForm && card.offersEarning
+
+        if card.pause != nil { root.addStyleClass("pausing") } else { root.removeStyleClass("pausing") }
+        pause.root.isVisible = card.pause != nil
+        var newPause = false
+        if let now = card.pause {
+            newPause = previous?.pause.map { $0.group != now.group || $0.until != now.until } ?? true
+            if newPause { pause.reset() }
+            pause.show(now, withAnswers: withForm)
+        }
+        pass.root.isVisible = withForm && card.pass != nil
+        if let offer = card.pass {
+            if previous?.pass?.group != offer.group { pass.reset() }
+            pass.show(offer)
+        }
+        let partsChanged = previous.map { ($0.pause == nil) != (card.pause == nil) || $0.offersEarning != card.offersEarning }
+        if withForm, newPause || partsChanged == true { focusFirstField() }
+    }
+
+    /// A new showing: empty form and answers, the keyboard as `focusFirstField` says.
+    func reset() {
+        form.reset()
+        pause.reset()
+        pass.reset()
+        focusFirstField()
+    }
+
+    /// The field to type into (the reps, "why now?"), else none: a field left
+    /// focused while hidden would take the keys (Tab too), and a focused
+    /// button would take a stray Enter (a pass used, an app sent away).
+    private func focusFirstField() {
+        if form.root.isVisible {
+            form.reps.grabFocus()
+        } else if pause.root.isVisible, pause.hasField {
+            pause.focus()
+        } else {
+            root.clearWindowFocus()
+        }
     }
 
     func setExercises(_ items: [(id: String, label: String)], keeping selected: String?) {
         form.setExercises(items, keeping: selected)
     }
 
-    func resetForm() { form.reset() }
     func setPreview(_ text: String?) { form.setPreview(text) }
-    func setMessage(_ text: String, tone: EarnFormView.Tone = .error) { form.setMessage(text, tone: tone) }
+    func setMessage(_ text: String, tone: MessageLine.Tone = .error) { form.setMessage(text, tone: tone) }
     func setBusy(_ busy: Bool) { form.setBusy(busy) }
     func selectReps() { form.selectReps() }
 }
@@ -67,7 +117,7 @@ final class EarnFormView {
     let reps = Entry(placeholder: "reps", widthInCharacters: 6)
     private let button: Button
     /// Under the form: an error, a success, else what the reps earn, else the hint.
-    private let statusLine = Label(style: "message")
+    private let statusLine = MessageLine(roomForTwoLines: true)
     private var message: (text: String, tone: Tone)?
     private var preview: String?
     /// What the line says with nothing else to say.
@@ -90,9 +140,7 @@ final class EarnFormView {
         exercises.addStyleClass("exercise")
         root.add(heading)
         root.add(row)
-        root.add(statusLine)
-        // Room for two lines from the start, so a message does not move the card.
-        statusLine.setMinimumSize(width: -1, height: 44)
+        root.add(statusLine.label)
 
         reps.onEnter { [unowned self] in self.onSubmit?() }
         button.onClicked { [unowned self] in self.onSubmit?() }
@@ -125,7 +173,7 @@ final class EarnFormView {
         refreshStatusLine()
     }
 
-    enum Tone: String { case error, success, note }
+    typealias Tone = MessageLine.Tone
 
     /// A message under the form: an error in red, a success in green.
     func setMessage(_ text: String, tone: Tone = .error) {
@@ -141,9 +189,7 @@ final class EarnFormView {
 
     private func refreshStatusLine() {
         let (text, tone) = message ?? (preview.map { ($0, Tone.note) } ?? hint)
-        statusLine.text = text
-        for style in [Tone.error, .success, .note] { statusLine.removeStyleClass(style.rawValue) }
-        statusLine.addStyleClass(tone.rawValue)
+        statusLine.set(text, tone: tone)
     }
 
     /// While an Earn call is out: no second one.
@@ -200,6 +246,27 @@ enum CoverStyle {
     }
     .form-row button.log:hover { background-color: #8fb3ff; }
     .form-row button.log:disabled { background-color: #4b5a8c; color: #1a1e36; }
+    .pausing .reason { color: #c0c6ea; }
+    .countdown { color: #ffffff; font-size: 120px; font-weight: bold; font-feature-settings: "tnum"; margin: 8px 0; }
+    .answers { margin-top: 6px; }
+    .answers entry.why, .answer-row button, button.use-pass {
+        font-size: 20px; min-height: 46px; border-radius: 12px; box-shadow: none; text-shadow: none;
+    }
+    .answers entry.why {
+        background-color: #0f1224; color: #ffffff; caret-color: #ffffff;
+        border: 2px solid #3b4270; padding: 0 14px;
+    }
+    .answers entry.why:focus { border-color: #7aa2f7; }
+    .answer-row button, button.use-pass {
+        background-image: none; background-color: #262b4a; color: #e6e9ff;
+        border: 2px solid #3b4270; padding: 0 30px;
+    }
+    .answer-row button:focus, button.use-pass:focus { border-color: #7aa2f7; }
+    .answer-row button.open { background-color: #7aa2f7; color: #0d1020; font-weight: bold; border-color: #7aa2f7; }
+    .answer-row button.open:focus { border-color: #ffffff; }
+    .answer-row button:disabled { background-color: #1d2140; color: #5d6590; border-color: #2a2f52; }
+    .pass { margin-top: 18px; }
+    button.use-pass:disabled { color: #5d6590; }
     .message { font-size: 16px; }
     .message.error { color: #ff8a95; }
     .message.success { color: #9ee6a4; }

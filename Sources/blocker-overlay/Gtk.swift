@@ -197,6 +197,12 @@ class Widget {
 
     func grabFocus() { gtk_widget_grab_focus(raw) }
 
+    /// Leaves its window with no widget focused: keys go nowhere, Tab goes to the first one.
+    func clearWindowFocus() {
+        guard let top = gtk_widget_get_toplevel(raw), gtk_widget_is_toplevel(top) != 0 else { return }
+        gtk_window_set_focus(UnsafeMutableRawPointer(top).assumingMemoryBound(to: GtkWindow.self), nil)
+    }
+
     var hasFocus: Bool { gtk_widget_has_focus(raw) != 0 }
 
     /// Centered, not stretched, both ways.
@@ -227,13 +233,21 @@ final class Label: Widget {
 
 /// A one-line text field.
 final class Entry: Widget {
-    init(placeholder: String, widthInCharacters: Int32) {
+    /// What is typed: a count (centered, digits offered) or a line of words.
+    enum Purpose { case digits, words }
+
+    init(placeholder: String, widthInCharacters: Int32, purpose: Purpose = .digits) {
         super.init(gtk_entry_new())
         gtk_entry_set_placeholder_text(cast(), placeholder)
         gtk_entry_set_width_chars(cast(), widthInCharacters)
-        gtk_entry_set_alignment(cast(), 0.5)
-        // On-screen keyboards offer digits; typing anything else is still possible (and refused on Enter).
-        gtk_entry_set_input_purpose(cast(), GTK_INPUT_PURPOSE_DIGITS)
+        switch purpose {
+        case .digits:
+            gtk_entry_set_alignment(cast(), 0.5)
+            // On-screen keyboards offer digits; typing anything else is still possible (and refused on Enter).
+            gtk_entry_set_input_purpose(cast(), GTK_INPUT_PURPOSE_DIGITS)
+        case .words:
+            gtk_entry_set_input_purpose(cast(), GTK_INPUT_PURPOSE_FREE_FORM)
+        }
     }
 
     var text: String {
@@ -293,6 +307,11 @@ final class Choice: Widget {
 final class Button: Widget {
     init(label: String) {
         super.init(gtk_button_new_with_label(label))
+    }
+
+    var label: String {
+        get { gtk_button_get_label(cast()).map { String(cString: $0) } ?? "" }
+        set { gtk_button_set_label(cast(), newValue) }
     }
 
     func onClicked(_ handler: @escaping () -> Void) { connect(raw, "clicked", handler) }

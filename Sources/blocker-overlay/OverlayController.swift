@@ -35,6 +35,8 @@ final class OverlayController {
     private var readWatch: LoopSource?
     private var writeWatch: LoopSource?
     private var deadlineTimer: LoopSource?
+    /// Redraws the pause's countdown when its number changes; only while one runs.
+    private var countdownTimer: LoopSource?
 
     init(client: BlockerClient, display: Display, environment: [String: String], log: OverlayLog) {
         self.client = client
@@ -134,6 +136,7 @@ final class OverlayController {
             return
         case .hide:
             for cover in covers.values { cover.window.hide() }
+            stopCountdown()
             showRequestedAt = nil
             log.info("hidden")
             tellDaemon(drawn: false)
@@ -142,21 +145,35 @@ final class OverlayController {
             refreshExercises()
             zone = (try? TimeZoneRules.system(environment: environment)) ?? .utc
             fill()
+            // Reset after showing: a window shown with no focused widget focuses its first one.
             for cover in covers.values {
-                cover.card.resetForm()
                 cover.window.show()
+                cover.card.reset()
             }
         case .update:
             fill()
         }
     }
 
-    /// Writes the model's card into every cover.
+    /// Writes the model's card into every cover, and times the countdown's next number.
     private func fill() {
-        guard let card = model.card(now: WallClock.now, zone: zone) else { return }
+        let now = WallClock.now
+        stopCountdown()
+        guard let card = model.card(now: now, zone: zone) else { return }
         for (monitor, cover) in covers {
             cover.card.show(card, withForm: monitor == formMonitor)
         }
+        guard let wait = model.nextTick(now: now) else { return }
+        countdownTimer = LoopSource.timer(milliseconds: UInt32(clamping: wait.ms)) { [unowned self] in
+            self.countdownTimer = nil
+            self.fill()
+            return false
+        }
+    }
+
+    private func stopCountdown() {
+        countdownTimer?.cancel()
+        countdownTimer = nil
     }
 
     private func reconcileMonitors() {
@@ -167,6 +184,9 @@ final class OverlayController {
             let window = CoverWindow(display: display, monitor: monitor, content: card.root)
             card.onLog = { [unowned self, unowned card] in self.logReps(from: card) }
             card.onEdit = { [unowned self, unowned card] in self.updatePreview(card) }
+            card.pause.onAnswer = { [unowned self, unowned card] open in self.answerPause(open: open, from: card) }
+            card.pause.onReasonEdited = { [unowned card] in Self.fitReason(card.pause) }
+            card.pass.onUse = { [unowned self, unowned card] in self.usePass(from: card) }
             window.onFirstFrame = { [unowned self] in self.firstFrame(on: monitor) }
             covers[monitor] = (window, card)
             card.setExercises(exerciseItems, keeping: selectedExercise)
@@ -180,8 +200,8 @@ final class OverlayController {
         guard model.isShown else { return }
         fill()
         for monitor in change.added {
-            covers[monitor]?.card.resetForm()
             covers[monitor]?.window.show()
+            covers[monitor]?.card.reset()
         }
     }
 
@@ -259,6 +279,53 @@ final class OverlayController {
             card.setBusy(false)
             card.setMessage(error.description)
             card.selectReps()
+        }
+    }
+
+    // MARK: the pause and the pass
+
+    /// "Not now" or "Open" (with the "why now?" line when asked). On success
+    /// the buttons stay off: blockerd's ShieldChanged takes the pause away.
+    private func answerPause(open: Bool, from card: CoverCard) {
+        guard let pause = model.card(now: WallClock.now, zone: zone)?.pause else { return }
+        let reason = pause.asksReason ? PauseReasonInput.fitted(card.pause.reason, limitBytes: BlockerLimits.reasonBytes) : ""
+        card.pause.setBusy(true)
+        defer { schedulePump() }
+        do {
+            try client.answerPause(group: pause.group, open: open, reason: reason)
+            log.info("pause of \(pause.group) answered: \(open ? "open" : "not now")")
+        } catch {
+            card.pause.setBusy(false)
+            card.pause.setMessage(error.description)
+        }
+    }
+
+    /// The "why now?" line never holds more than blockerd records (a paste may bring more).
+    private static func fitReason(_ view: PauseView) {
+        func fitted() -> String? {
+            let fitted = PauseReasonInput.fitted(view.reason, limitBytes: BlockerLimits.reasonBytes)
+            return fitted == view.reason ? nil : fitted
+        }
+        guard fitted() != nil else { return }
+        // Not from inside the entry's own "changed": on the next turn of the loop.
+        _ = LoopSource.timer(milliseconds: 0) {
+            if let text = fitted() { view.reason = text }
+            return false
+        }
+    }
+
+    /// The pass's button: blockerd's answer under it, the time it runs until or why not.
+    private func usePass(from card: CoverCard) {
+        guard let offer = model.card(now: WallClock.now, zone: zone)?.pass else { return }
+        card.pass.setBusy(true)
+        defer { schedulePump() }
+        do {
+            let until = try client.usePass(group: offer.group)
+            log.info("pass used for \(offer.group) until \(until)")
+            card.pass.setMessage(PassText.used(until: until, now: WallClock.now, zone: zone), tone: .success)
+        } catch {
+            card.pass.setBusy(false)
+            card.pass.setMessage(error.description, tone: .error)
         }
     }
 
