@@ -18,6 +18,8 @@ public enum OpenStep: Equatable, Sendable {
 /// - a new open is `opened` while a pass of the group runs, else `capped`
 ///   when the day already has `opens-per-day` of its opens, else `pausing`
 ///   when it has a pause, else `opened`;
+/// - a group capped today opens nothing more that day (but while a pass
+///   of it runs);
 /// - an open still `pausing` waits for its answer while its group is in
 ///   front, and is `left` once it is not;
 /// - a window covered by another rule (`coveredOtherwise`: a timed block, a
@@ -45,6 +47,12 @@ public enum OpenGate {
             let key = group.name.lowercased()
             let latest = book.latest[key]
             if latest?.outcome == .pausing { continue }
+            // Capped today: the group stays covered until midnight, and coming
+            // back (or the cover flickering over it) is no new open to count.
+            if book.cappedToday.contains(key), book.runningPass(key, at: now) == nil {
+                if let latest { steps.append(.seen(id: latest.id)) }       // a pass used now continues it
+                continue
+            }
             // In front at the previous tick too (whatever became of the open: a capped
             // app sat under its cover), or opened and back within `after`: the same open.
             var stayed = false

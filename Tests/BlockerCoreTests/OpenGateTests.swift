@@ -75,6 +75,19 @@ import Testing
         #expect(steps(config, front: [both], book([opened], today: ["video": 5]), at: noon) == [.seen(id: 9)])
     }
 
+    @Test func aGroupCappedTodayOpensNothingMoreButUnderAPass() {
+        let config = Config(groups: [capped5])
+        let capped = record(6, group: "video", .capped, at: noon - minute)
+        var full = book([capped], today: ["video": 6])
+        full.cappedToday = ["video"]
+        // Back at once, or after `after`: no new open, however often.
+        #expect(steps(config, front: [capped5], full, at: noon) == [.seen(id: 6)])
+        #expect(steps(config, front: [capped5], full, at: noon + hour) == [.seen(id: 6)])
+        // A pass used while it is in front continues that open; one used while away opens it.
+        full.passes = [PassRecord(id: 1, group: "video", at: noon, until: noon + 15 * minute)]
+        #expect(steps(config, front: [capped5], full, at: noon + minute) == [.open(group: "video", outcome: .opened, paused: false)])
+    }
+
     @Test func aRunningPassOpensWithoutPauseOrCap() {
         var both = capped5
         both.pause = PauseSettings()
