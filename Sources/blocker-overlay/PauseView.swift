@@ -7,6 +7,8 @@ final class PauseView {
     let root = Stack(.column, spacing: 14, style: "pause")
     private let countdown = Label(style: "countdown")
     private let answers = Stack(.column, spacing: 12, style: "answers")
+    // GTK 3 hides a focused entry's placeholder, and this one has the focus: a label says what it asks.
+    private let whyLabel = Label("Why now? (optional, recorded)", style: "footnote")
     private let why = Entry(placeholder: "Why now?", widthInCharacters: 30, purpose: .words)
     private let notNow = Button(label: "Not now")
     private let open = Button(label: "Open")
@@ -26,6 +28,7 @@ final class PauseView {
         notNow.addStyleClass("not-now")
         open.addStyleClass("open")
         why.addStyleClass("why")
+        answers.add(whyLabel)
         answers.add(why)
         answers.add(row)
         answers.add(line.label)
@@ -45,6 +48,7 @@ final class PauseView {
         countdown.text = String(pause.secondsLeft)
         canOpen = pause.canOpen
         why.isVisible = pause.asksReason
+        whyLabel.isVisible = pause.asksReason
         answers.isVisible = withAnswers
         refreshButtons()
     }
