@@ -226,7 +226,8 @@ public struct Meter: Sendable {
     }
 
     /// See `TickOutcome.nextRuleChange`. A daily limit is reached only while
-    /// its group is being charged (someone looking, not shielded).
+    /// its group is being charged (someone looking, not shielded); a running
+    /// pass ends at its `until`.
     public func nextRuleChange(window: Window?, decision: Decision, ledger: LedgerSnapshot, now wallNow: WallInstant) -> WallInstant? {
         guard let window else { return nil }
         if let shield = decision.shield { return shield.until }
@@ -235,6 +236,8 @@ public struct Meter: Sendable {
         var candidates: [WallInstant] = []
         for group in groups {
             candidates += group.schedules.compactMap { $0.nextStart(after: now, in: zone) }
+            // A pass's end brings back whatever it lifted, on time.
+            if let pass = ledger.opens.runningPass(group.name.lowercased(), at: now) { candidates.append(pass.until) }
         }
         if let charged = accountant.openCharge {
             for group in groups where charged.groups.contains(group.name) {

@@ -189,6 +189,7 @@ import TestSupport
             #expect(pass.until == clock.wall + .minutes(15))
             daemon.tick(clock)
             #expect(daemon.shield == nil)
+            #expect(daemon.lastTick?.nextRuleChange == pass.until, "no wake-up at the pass's end")
             clock.advance(.minutes(15) - 1000)
             daemon.tick(clock)
             #expect(daemon.shield == nil)
