@@ -42,6 +42,16 @@ enum HistoryOpens {
         return "\(row.group): " + parts.joined(separator: " · ")
     }
 
+    /// The report's shorter line (two of its list's lines): "social: 4 opens, 1 of 3 paused given up, 1 capped, 1 pass; why: bored".
+    static func shortLine(_ row: OpenDaySummary) -> String {
+        var parts = ["\(row.opens) \(row.opens == 1 ? "open" : "opens")"]
+        if row.paused > 0 { parts.append("\(row.notNow + row.left) of \(row.paused) paused given up") }
+        if row.capped > 0 { parts.append("\(row.capped) capped") }
+        if row.passes > 0 { parts.append("\(row.passes) \(row.passes == 1 ? "pass" : "passes")") }
+        return "\(row.group): " + parts.joined(separator: ", ")
+            + (row.reasons.isEmpty ? "" : "; why: " + row.reasons.joined(separator: "; "))
+    }
+
     /// Each day's lines for the chart.
     static func lines(_ byDay: [CivilDate: [OpenDaySummary]]) -> [CivilDate: [String]] {
         byDay.mapValues { $0.map(line) }

@@ -66,12 +66,13 @@ struct ReportCommand: BlockerCommand {
         do throws(CommandFailure) {
             let days = weeks * 7
             let zone = context.localClock.zone
-            let (status, rows, gaps, notes) = try context.call { service throws(BusFailure) in
+            let (status, rows, gaps, notes, opens) = try context.call { service throws(BusFailure) in
                 (try service.status(), try service.history(days: days), HistoryGaps.fetch(service, days: days),
-                 HistoryNotes.fetch(service, days: days, now: context.invocation.clock(), zone: zone))
+                 HistoryNotes.fetch(service, days: days, now: context.invocation.clock(), zone: zone),
+                 HistoryOpens.fetch(service, days: UInt32(days)))
             }
             let layout = ReportLayout(days: HistoryDay.days(from: rows, alsoOn: notes.keys), balanceMs: status.balanceMs,
-                                      gaps: gaps, notes: notes, zone: zone)
+                                      gaps: gaps, notes: notes, opens: opens, zone: zone)
             do {
                 try ReportDrawing.draw(layout, format: format, to: file.temporaryPath)
             } catch {
@@ -112,6 +113,18 @@ enum ReportDrawing {
                                     + (layout.offGaps == 1 ? "gap" : "gaps") : "")
             + (layout.noteCount > 0
                ? ", " + ReportLayout.noteTotal(layout.noteCount, ms: layout.noteMs, duration: DurationText.format) : "")
+            + opensTotal(layout.opens.values.flatMap { $0 })
+    }
+
+    /// ", 9 opens (2 of 5 pauses given up), 1 pass", or "" when no group was opened or passed.
+    static func opensTotal(_ rows: [OpenDaySummary]) -> String {
+        let (opens, paused, givenUp, passes) = rows.reduce((0, 0, 0, 0)) {
+            ($0.0 + $1.opens, $0.1 + $1.paused, $0.2 + $1.notNow + $1.left, $0.3 + $1.passes)
+        }
+        guard opens + passes > 0 else { return "" }
+        return ", \(opens) \(opens == 1 ? "open" : "opens")"
+            + (paused > 0 ? " (\(givenUp) of \(paused) \(paused == 1 ? "pause" : "pauses") given up)" : "")
+            + (passes > 0 ? ", \(passes) \(passes == 1 ? "pass" : "passes")" : "")
     }
 }
 

@@ -99,6 +99,8 @@ struct ReportLayout: Equatable {
     var notes: [CivilDate: [IntegrityNote]]
     var noteCount: Int
     var noteMs: Milliseconds
+    /// Each shown day's opens, pauses and passes per group (`HistoryOpens.fetch`).
+    var opens: [CivilDate: [OpenDaySummary]]
     var balanceMs: Milliseconds
     var earnedMs: Milliseconds
     var usedMs: Milliseconds
@@ -112,9 +114,10 @@ struct ReportLayout: Equatable {
     /// The report for `days` (oldest first, as `HistoryDay.days` gives them),
     /// today's balance, the gaps (blockerd not running) overlapping them,
     /// split into days in `zone`, and the integrity notes by day
-    /// (`HistoryNotes.byDay`); gaps and notes on days not shown are left out.
+    /// (`HistoryNotes.byDay`), and the opens by day (`HistoryOpens.fetch`);
+    /// gaps, notes and opens on days not shown are left out.
     init(days: [HistoryDay], balanceMs: Milliseconds, gaps: [Gap] = [], notes: [CivilDate: [IntegrityNote]] = [:],
-         zone: TimeZoneRules = .utc) {
+         opens: [CivilDate: [OpenDaySummary]] = [:], zone: TimeZoneRules = .utc) {
         typealias G = Geometry
         let pitch = Self.pitch(days: days.count)
         let plotLeft = G.margin + G.axisWidth
@@ -132,6 +135,7 @@ struct ReportLayout: Equatable {
         self.notes = notes.filter { shownDays.contains($0.key) && !$0.value.isEmpty }
         noteCount = self.notes.values.reduce(0) { $0 + $1.count }
         noteMs = HistoryNotes.concernedMs(self.notes.values.flatMap { $0 })
+        self.opens = opens.filter { shownDays.contains($0.key) && !$0.value.isEmpty }
         busiestGroup = groups.first
         baseline = G.plotTop + G.plotHeight
         plotHeight = G.plotHeight
@@ -262,26 +266,29 @@ struct ReportLayout: Equatable {
         }
 
         // Under the groups, in history's words: the integrity notes first (what
-        // may have been a way around blocker), then each day's parts of the gaps;
-        // when both are there the notes leave the gaps half the room.
-        let (offByDay, notesByDay) = (off, self.notes)
+        // may have been a way around blocker), then each day's opens, pauses and
+        // passes, then each day's parts of the gaps; each list present leaves
+        // those after it an equal share of the room.
+        let (offByDay, notesByDay, opensByDay) = (off, self.notes, self.opens)
         let noteRows = days.flatMap { day in
             (notesByDay[day.day] ?? []).map { (day: day.day, words: $0.line(zone: zone, duration: Self.duration)) }
         }
+        let openRows = days.flatMap { day in (opensByDay[day.day] ?? []).map { (day: day.day, words: HistoryOpens.shortLine($0)) } }
         let offRows = days.flatMap { day in
             (offByDay[day.day] ?? []).map { (day: day.day, words: HistoryGaps.describe($0, duration: Self.duration)) }
         }
+        let lists = [(Self.noteTotal(noteCount, ms: noteMs), noteRows), ("opens, pauses and passes", openRows),
+                     ("blockerd off", offRows)].filter { !$0.1.isEmpty }
         let bottom = height - 8
         var above = panelBottom
-        if !noteRows.isEmpty {
+        for (index, (title, rows)) in lists.enumerated() {
             let heading = above + 30
-            let limit = offRows.isEmpty ? bottom : (heading + 20 + bottom) / 2
-            let list = Self.list(Self.noteTotal(noteCount, ms: noteMs), noteRows, heading: heading, limit: limit,
-                                 left: panelLeft)
+            let after = lists.count - index
+            let limit = after == 1 ? bottom : heading + 20 + (bottom - heading - 20) / after
+            let list = Self.list(title, rows, heading: heading, limit: limit, left: panelLeft)
             texts += list.texts
             above = list.last
         }
-        texts += Self.list("blockerd off", offRows, heading: above + 30, limit: bottom, left: panelLeft).texts
         self.rects = rects
         self.texts = texts
     }

@@ -66,6 +66,27 @@ private let hour: Milliseconds = 3_600_000
         #expect(!layout.texts.contains { $0.text.contains("unguarded") })
     }
 
+    @Test func eachDaysOpensPausesAndPassesAreListedInHistorysWordsAndCounted() {
+        let row = OpenDaySummary(day: "2025-06-02", group: "social", opens: 4, paused: 3, notNow: 1, left: 0, capped: 1,
+                                 passes: 1, reasons: ["bored"])
+        let elsewhere = OpenDaySummary(day: "2025-05-01", group: "social", opens: 9)        // not a shown day
+        let layout = ReportLayout(days: HistoryDay.days(from: knownRows()), balanceMs: knownBalance,
+                                  opens: ["2025-06-02": [row], "2025-05-01": [elsewhere]])
+        #expect(layout.opens.keys.sorted() == ["2025-06-02"])
+        let texts = layout.texts.map(\.text)
+        #expect(texts.contains("opens, pauses and passes"))
+        let words = HistoryOpens.shortLine(row)
+        #expect(words == "social: 4 opens, 1 of 3 paused given up, 1 capped, 1 pass; why: bored")
+        #expect(ReportLayout.wrap(words, width: ReportLayout.Geometry.listLineCharacters, lines: 2).allSatisfy(texts.contains),
+                "\(texts)")
+        let summary = ReportDrawing.summary(layout, path: "r.png", format: .png)
+        #expect(summary.hasSuffix(", 4 opens (1 of 3 pauses given up), 1 pass"), "\(summary)")
+        // None: the picture and the summary as before.
+        let none = ReportLayout(days: HistoryDay.days(from: knownRows()), balanceMs: knownBalance)
+        #expect(!none.texts.contains { $0.text.contains("opens") })
+        #expect(!ReportDrawing.summary(none, path: "r.png", format: .png).contains("open"))
+    }
+
     @Test func noGapsDrawNothing() {
         let none = layout([])
         #expect(marks(none).isEmpty && none.offGaps == 0 && none.offMs == 0 && none.off.isEmpty)
@@ -269,7 +290,7 @@ private let hour: Milliseconds = 3_600_000
         service.noteRows = [Self.uncovered, Self.stall, Self.environment]
         let png = blockerctl(["report", "--output", directory.file("week.png")], service: service)
         #expect(png.status == 0, "\(png.stderr)")
-        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7)])
+        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7), .opens(days: 7)])
         #expect(png.stdout.hasSuffix("balance 1h 45m, 3 integrity notes (18m 00s)\n"), "\(png.stdout)")
         #expect(blockerctl(["report", "--output", directory.file("week.svg")], service: service).status == 0)
         let layout = layout()

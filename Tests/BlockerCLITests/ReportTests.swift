@@ -175,7 +175,7 @@ let knownBalance: Milliseconds = 6_300_000
         let service = service()
         let run = blockerctl(["report", "--output", directory.file("week.png")], service: service)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7)])
+        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7), .opens(days: 7)])
         #expect(run.stdout == "wrote \(directory.file("week.png")) (PNG, 1070×496): 7 days, earned 3h 00m, "
                 + "used 2h 05m, busiest group social (1h 30m), balance 1h 45m\n")
         let png = try CairoPNG(path: directory.file("week.png"))
@@ -203,7 +203,7 @@ let knownBalance: Milliseconds = 6_300_000
         service.gapRows = [Gap(from: noon, to: noon + 21_600_000, reason: "stopped")]
         let run = blockerctl(["report", "--output", directory.file("week.png")], service: service)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7)])
+        #expect(service.calls == [.status, .history(days: 7), .gaps(days: 7), .notes(days: 7), .opens(days: 7)])
         #expect(run.stdout.hasSuffix("balance 1h 45m, off 6h 00m in 1 gap\n"), "\(run.stdout)")
         let png = try CairoPNG(path: directory.file("week.png"))
         let background = ReportLayout.Palette.background
@@ -249,7 +249,7 @@ let knownBalance: Milliseconds = 6_300_000
         let service = service()
         let directory = try TemporaryDirectory()
         #expect(blockerctl(["report", "--weeks", "52", "--output", directory.file("y.svg")], service: service).status == 0)
-        #expect(service.calls == [.status, .history(days: 364), .gaps(days: 364), .notes(days: 364)])
+        #expect(service.calls == [.status, .history(days: 364), .gaps(days: 364), .notes(days: 364), .opens(days: 364)])
     }
 
     @Test(arguments: [
