@@ -18,7 +18,8 @@
 #      the cap covers again; a second pass in the week is refused, saying when
 #      the next comes;
 #   6. history shows the day's opens, pauses, not-now, capped, the pass and the
-#      reason; a kill -9 and a restart change none of them.
+#      reason, the report counts them; a kill -9 and a restart change none.
+# itest-pause-sway.sh runs the pause itself on sway.
 # Exit 0 pass, 1 fail; a missing tool or server is a failure.
 set -euo pipefail
 # shellcheck source=lib/overlay-env.sh
@@ -132,9 +133,11 @@ fx_note "5. the pass: lifted for $back ms in strict mode; the second refused: $r
 counts() { oe_ctl history --days 1 --json | fx_json '[(r["group"], r["opens"], r["paused"], r["not_now"], r["capped"], r["passes"], r["reasons"]) for d in s for r in d["opens"]]'; }
 expected="[('meter', 4, 3, 1, 1, 1, ['bored'])]"
 [ "$(counts)" = "$expected" ] || fail "history's opens: $(counts), not $expected"
+summary=$(oe_ctl report --output "$fx_dir/report.png") || fail "blockerctl report failed: $summary"
+grep -q ", 4 opens (1 of 3 pauses given up), 1 pass" <<<"$summary" || fail "the report does not count them: $summary"
 kill -9 "$oe_blockerd_pid"
 oe_start_blockerd x11
 [ "$(counts)" = "$expected" ] || fail "after a kill -9 and a restart, history's opens: $(counts)"
-fx_note "6. history: $(counts), unchanged by a kill -9"
+fx_note "6. history: $(counts), the report: ${summary##*used}; unchanged by a kill -9"
 
 fx_note "pass in $((($(fx_now_ms) - started) / 1000)) s (screenshot: docs/cover-pause.png)"
