@@ -13,8 +13,10 @@ public enum OpenStep: Equatable, Sendable {
 /// docs/ARCHITECTURE.md, "Opens"):
 /// - only groups with a pause or `opens-per-day` are tracked;
 /// - a group whose newest open is `opened` and was seen less than its
-///   `after` ago continues it (`seen`); after any other outcome its next
-///   appearance is a new open, however soon;
+///   `after` ago, or is `opened` or `capped` and was in front at the
+///   previous tick (`inFrontBefore`: the groups, lowercased), continues it
+///   (`seen`); after any other outcome its next appearance is a new open,
+///   however soon;
 /// - a new open is `opened` while a pass of the group runs, else `capped`
 ///   when the day already has `opens-per-day` of its opens, else `pausing`
 ///   when it has a pause, else `opened`;
@@ -36,7 +38,7 @@ public enum OpenStep: Equatable, Sendable {
 /// until another comes to the front.
 public enum OpenGate {
     public static func steps(config: Config, front: [AppGroup], book: OpenBook, coveredOtherwise: Bool,
-                             now: WallInstant, previousTick: WallInstant? = nil) -> [OpenStep] {
+                             now: WallInstant, inFrontBefore: Set<String> = []) -> [OpenStep] {
         let inFront = Set(front.map { $0.name.lowercased() })
         var steps: [OpenStep] = book.latest.values
             .filter { $0.outcome == .pausing && !inFront.contains($0.group) }
@@ -53,11 +55,11 @@ public enum OpenGate {
                 if let latest { steps.append(.seen(id: latest.id)) }       // a pass used now continues it
                 continue
             }
-            // In front at the previous tick too (whatever became of the open: a capped
-            // app sat under its cover), or opened and back within `after`: the same open.
-            var stayed = false
-            if let previousTick, let latest { stayed = latest.lastSeen >= previousTick }
-            if let latest, stayed || (latest.outcome == .opened && now - latest.lastSeen < config.openAfter(for: group)) {
+            // Opened (or capped) and in front at the previous tick too, or opened and
+            // back within `after`: the same open. Never after "Not now" or a pause
+            // left: coming back is a new open, with a new pause.
+            if let latest, latest.outcome == .opened || latest.outcome == .capped,
+               inFrontBefore.contains(key) || (latest.outcome == .opened && now - latest.lastSeen < config.openAfter(for: group)) {
                 steps.append(.seen(id: latest.id))
                 continue
             }

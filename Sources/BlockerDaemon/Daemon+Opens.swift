@@ -41,11 +41,11 @@ extension Daemon {
         let decision = meter.decide(window: window, ledger: snapshot(at: wall, day: day), now: wall)
         let coveredOtherwise = decision.shield.map { !$0.reasons.allSatisfy(Self.openReasons.contains) } ?? false
         var steps = OpenGate.steps(config: config, front: front, book: book, coveredOtherwise: coveredOtherwise, now: wall,
-                                   previousTick: previousOpensTick)
-        previousOpensTick = wall
-        // A shell's own cover (GNOME Shell, KWin) cannot show a pause yet: no
-        // pause there, rather than an app that could never be opened.
-        if covers.shell != nil {
+                                   inFrontBefore: previousOpensFront)
+        previousOpensFront = Set(front.map { $0.name.lowercased() })
+        // A shell whose cover cannot show a pause (KWin's script): no pause
+        // there, rather than an app that could never be opened.
+        if let shell = covers.shell, !Self.shellsDrawingPauses.contains(shell) {
             steps = steps.map { step in
                 guard case let .open(group, .pausing, _) = step else { return step }
                 return .open(group: group, outcome: .opened, paused: false)
@@ -53,6 +53,10 @@ extension Daemon {
         }
         for step in steps { apply(step, app: window?.app ?? "", wall: wall, day: day) }
     }
+
+    /// The shells whose own cover draws the pause and its answers (blocker's
+    /// GNOME Shell extension; the KWin script does not yet).
+    static let shellsDrawingPauses: Set<String> = ["gnome-shell"]
 
     /// The shield reasons that come of opens themselves.
     static let openReasons: Set<ShieldReason> = [.pause, .opensCap]

@@ -204,8 +204,8 @@ public final class Daemon {
     var lastAnchor: (at: WallInstant, commits: Int) = (WallInstant(ms: 0), -1)
     /// The ledger's opens and passes of a day, as last read (Daemon+Opens.swift); nil: read again.
     var cachedOpenBook: OpenBook?
-    /// The wall instant of the last tick that noted opens: a group in front then and now is the same open.
-    var previousOpensTick: WallInstant?
+    /// The groups (lowercased) in front at the last tick that noted opens: one in front then and now continues its open.
+    var previousOpensFront: Set<String> = []
     /// A "Not now" the probe could not carry out: its pause stays until the window leaves the front.
     var notNowWaiting: (id: Int64, reason: String?)?
     /// What blockerd itself knows was earned on `day` (see `earningHistory`).

@@ -75,6 +75,25 @@ import Testing
         #expect(steps(config, front: [both], book([opened], today: ["video": 5]), at: noon) == [.seen(id: 9)])
     }
 
+    @Test func inFrontAtThePreviousTickContinuesAnOpenedOpenPastItsAfter() {
+        let opened = record(7, .opened, at: noon - hour, lastSeen: noon - hour)       // a long gap between ticks
+        let config = paused([social])
+        #expect(OpenGate.steps(config: config, front: [social], book: book([opened]), coveredOtherwise: false, now: noon,
+                               inFrontBefore: ["social"]) == [.seen(id: 7)])
+        #expect(steps(config, front: [social], book([opened]), at: noon) == [.open(group: "social", outcome: .pausing, paused: true)])
+    }
+
+    @Test(arguments: [OpenOutcome.notNow, .left])
+    func backAtTheNextTickAfterNotNowOrALeftPauseIsANewPause(_ outcome: OpenOutcome) {
+        // An event-driven probe: no tick between the one that left and the one that is back, and the
+        // answer's instant is the open's last sighting.
+        let ended = record(5, outcome, at: noon - 5000, lastSeen: noon - 1000)
+        #expect(OpenGate.steps(config: paused([social]), front: [social], book: book([ended]), coveredOtherwise: false,
+                               now: noon, inFrontBefore: []) == [.open(group: "social", outcome: .pausing, paused: true)])
+        #expect(OpenGate.steps(config: paused([social]), front: [social], book: book([ended]), coveredOtherwise: false,
+                               now: noon, inFrontBefore: ["social"]) == [.open(group: "social", outcome: .pausing, paused: true)])
+    }
+
     @Test func aGroupCappedTodayOpensNothingMoreButUnderAPass() {
         let config = Config(groups: [capped5])
         let capped = record(6, group: "video", .capped, at: noon - minute)

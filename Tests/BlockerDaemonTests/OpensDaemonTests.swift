@@ -83,6 +83,20 @@ import TestSupport
         #expect((day.opens, day.paused, day.notNow, day.reasons) == (1, 1, 0, ["a friend wrote"]))
     }
 
+    @Test(arguments: [("gnome-shell", true), ("kwin_wayland", false)])
+    func aShellsOwnCoverPausesOnlyWhereItDrawsThePause(shell: String, pauses: Bool) throws {
+        let box = try sandbox()
+        let daemon = try reopen(box)
+        let clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 10, wall: clock.wall)
+        daemon.shellCoverChanged(shell)
+        box.front("discord")
+        daemon.tick(clock)
+        #expect((daemon.shield?.reason == .pause) == pauses)
+        let day = try #require(try opens(daemon, at: clock).first)
+        #expect((day.opens, day.paused) == (1, pauses ? 1 : 0))
+    }
+
     @Test func notNowWhereTheProbeCannotHideKeepsTheCoverUntilAnotherWindowAndIsRecordedThen() throws {
         let box = try sandbox()
         let daemon = try reopen(box)
@@ -100,6 +114,25 @@ import TestSupport
         #expect(daemon.shield == nil)
         let day = try #require(opens(daemon, days: 1, at: clock).first)
         #expect((day.opens, day.notNow, day.left) == (1, 1, 0))
+    }
+
+    @Test func aPauseLeftAndBackAtTheNextTickPausesAgain() throws {
+        let box = try sandbox()
+        let daemon = try reopen(box)
+        var clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 10, wall: clock.wall)
+        box.front("discord")
+        daemon.tick(clock)
+        // One tick each, as an event-driven probe (GNOME, KDE) ticks only on a change.
+        box.front("notes")
+        clock.advance(1000)
+        daemon.tick(clock)
+        #expect(daemon.shield == nil)
+        box.front("discord")
+        clock.advance(5000)
+        daemon.tick(clock)
+        #expect(daemon.shield?.reason == .pause, "back after a pause left: no new pause")
+        #expect(try opens(daemon, at: clock).map { "\($0.opens) \($0.left)" } == ["2 1"])
     }
 
     @Test func theOpenAfterOpensPerDayIsCappedUntilLocalMidnight() throws {

@@ -71,12 +71,34 @@ export function reasonText(shield, nowMs, local) {
     case 'schedule': return `Bedtime${when}`;
     case 'daily-limit': return `Daily limit${shield.group ? ` for ${shield.group}` : ''} reached`;
     case 'timed-block': return `Blocked${when}`;
+    case 'opens-cap': return `Opens${shield.group ? ` for ${shield.group}` : ''} used up today`;
+    case 'pause': return 'Take a breath';
     default: return 'Blocked';
     }
 }
 
-/** The card's words for an active shield (OverlayModel.card). */
+/** Whole seconds until a pause's "Open" (rounded up, never below 0): PauseCountdown.secondsLeft. */
+export function pauseSecondsLeft(untilMs, nowMs) {
+    return untilMs > nowMs ? Math.ceil((untilMs - nowMs) / 1000) : 0;
+}
+
+/**
+ * The card's words for an active shield (OverlayModel.card). A pause (with
+ * its group) is a countdown and two answers instead of the balance: `pause`
+ * = {group, secondsLeft, canOpen, asksReason}; null otherwise.
+ */
 export function coverCard(shield, balanceMs, nowMs, local) {
+    if (shield.reason === 'pause' && shield.group) {
+        const secondsLeft = pauseSecondsLeft(shield.until_ms, nowMs);
+        return {
+            app: reasonText(shield, nowMs, local),
+            reason: `Still want ${shield.app}?`,
+            balance: null,
+            offersEarning: false,
+            footnote: null,
+            pause: {group: shield.group, secondsLeft, canOpen: secondsLeft === 0, asksReason: shield.ask_reason},
+        };
+    }
     const earning = shield.reason === 'balance';
     return {
         app: shield.app,
@@ -84,7 +106,16 @@ export function coverCard(shield, balanceMs, nowMs, local) {
         balance: `Balance ${durationText(balanceMs)}`,
         offersEarning: earning,
         footnote: earning ? null : 'Logging reps does not lift this block.',
+        pause: null,
     };
+}
+
+/** The "why now?" line blockerd records: one line, at most 200 bytes of UTF-8 (BlockerLimits.reasonBytes). */
+export function reasonLine(text) {
+    let line = text.replace(/[\r\n\t]+/g, ' ').trim();
+    while (new TextEncoder().encode(line).length > 200)
+        line = Array.from(line).slice(0, -1).join('');
+    return line;
 }
 
 /** The reps field: {reps} or {error} with the words shown under it (RepsInput.parse). */
@@ -120,6 +151,7 @@ export function shieldFrom(dict) {
         group: typeof d.group === 'string' && d.group !== '' ? d.group : null,
         until_ms: Number(d.until_ms ?? 0),
         balance_ms: Number(d.balance_ms ?? 0),
+        ask_reason: d.ask_reason === true,
     };
 }
 
@@ -319,6 +351,8 @@ class ShieldCover {
         this._form = null;
         this._cards = [];
         this._busy = false;
+        this._pauseTimer = 0;
+        this._keyId = 0;
     }
 
     enable() {
@@ -477,17 +511,24 @@ class ShieldCover {
         // the lock screen, which sets a focus of its own).
         this._focusId = global.stage.connect('notify::key-focus', () => {
             const focus = global.stage.key_focus;
-            if (this._form && (focus === null || focus === global.stage))
-                this._form.entry.grab_key_focus();
+            if (focus === null || focus === global.stage)
+                this._focusTarget()?.grab_key_focus();
+        });
+        // On a pause, Escape is "Not now" (the keyboard alone answers it).
+        this._keyId = actor.connect('key-press-event', (_actor, event) => {
+            if (event.get_key_symbol() !== Clutter.KEY_Escape || !this._pauseShown())
+                return Clutter.EVENT_PROPAGATE;
+            this._answer(false);
+            return Clutter.EVENT_STOP;
         });
         this._busy = false;
         this._refreshExercise();
         if (this._form) {
             this._form.entry.set_text('');
             this._form.message = null;
-            this._form.entry.grab_key_focus();
         }
         this._refreshWords();
+        this._focusTarget()?.grab_key_focus();
         this._d.debug(`blocker: cover shown over ${this._shield.app} (${this._shield.reason}) on ` +
             `${layout.monitors.length} monitor(s)`);
     }
@@ -499,6 +540,7 @@ class ShieldCover {
         if (this._focusId)
             global.stage.disconnect(this._focusId);
         this._focusId = 0;
+        this._stopPauseTimer();
         if (this._grab)
             Main.popModal(this._grab);
         this._grab = null;
@@ -524,11 +566,14 @@ class ShieldCover {
             balance: label('blocker-balance'),
             footnote: label('blocker-footnote'),
             form: null,
+            pause: null,
             withForm,
         };
         root.add_child(label('blocker-eyebrow', 'BLOCKER'));
         for (const part of [card.app, card.reason, card.balance, card.footnote])
             root.add_child(part);
+        card.pause = this._makePause(withForm);
+        root.add_child(card.pause.box);
         if (withForm) {
             const box = new St.BoxLayout({vertical: true, style_class: 'blocker-form'});
             const row = new St.BoxLayout({vertical: false, style_class: 'blocker-form-row'});
@@ -564,6 +609,84 @@ class ShieldCover {
         return card;
     }
 
+    /** The pause's part of a card: the countdown; on the card with the form, "why now?" and the two answers. */
+    _makePause(withAnswers) {
+        const {St, Clutter} = this._d;
+        const label = (style, text = '') => new St.Label({style_class: style, text, x_align: Clutter.ActorAlign.CENTER});
+        const box = new St.BoxLayout({vertical: true, style_class: 'blocker-pause', visible: false});
+        const pause = {box, countdown: label('blocker-countdown'), answers: null};
+        box.add_child(pause.countdown);
+        if (!withAnswers)
+            return pause;
+        const answers = new St.BoxLayout({vertical: true, style_class: 'blocker-answers'});
+        const whyLabel = label('blocker-footnote', 'Why now? (optional, recorded)');
+        const why = new St.Entry({style_class: 'blocker-why', hint_text: 'Why now?', can_focus: true, x_expand: true});
+        const row = new St.BoxLayout({vertical: false, style_class: 'blocker-answer-row'});
+        const notNow = new St.Button({style_class: 'blocker-not-now', can_focus: true, label: 'Not now', x_expand: true});
+        const open = new St.Button({style_class: 'blocker-open', can_focus: true, label: 'Open', x_expand: true});
+        const message = label('blocker-pause-message');
+        row.add_child(notNow);
+        row.add_child(open);
+        for (const part of [whyLabel, why, row, message])
+            answers.add_child(part);
+        box.add_child(answers);
+        pause.answers = {box: answers, whyLabel, why, notNow, open, message};
+        notNow.connect('clicked', () => this._answer(false));
+        open.connect('clicked', () => this._answer(true));
+        why.clutter_text.connect('activate', () => this._answer(true));
+        return pause;
+    }
+
+    _pauseShown() {
+        return this._actor !== null && this._shield.reason === 'pause' && this._shield.group !== null;
+    }
+
+    /** Where the keyboard goes: the reps field, or on a pause the "why now?" field or "Not now". */
+    _focusTarget() {
+        const answers = this._cards.find(c => c.pause.answers)?.pause.answers;
+        if (this._pauseShown() && answers)
+            return this._shield.ask_reason ? answers.why : answers.notNow;
+        return this._form?.entry ?? null;
+    }
+
+    /**
+     * "Open" (refused by blockerd until the countdown ends: here it is not
+     * even asked) or "Not now": then the window in front is minimized, as
+     * blockerd cannot hide a window on GNOME; it records the answer when
+     * another window comes to the front.
+     */
+    _answer(open) {
+        const answers = this._cards.find(c => c.pause.answers)?.pause.answers;
+        if (!this._pauseShown() || !answers || this._busy)
+            return;
+        const {GLib, Gio, global} = this._d;
+        const words = coverCard(this._shield, this._balanceMs, Date.now(), ms => this._local(ms));
+        if (open && !words.pause.canOpen)
+            return;
+        const reason = reasonLine(answers.why.get_text());
+        const window = global.display.focus_window;
+        this._busy = true;
+        this._call('AnswerPause', new GLib.Variant('(sbs)', [words.pause.group, open, reason]), null, (_reply, error) => {
+            this._busy = false;
+            if (error) {
+                if (error instanceof GLib.Error && Gio.DBusError.is_remote_error(error))
+                    Gio.DBusError.strip_remote_error(error);
+                answers.message.text = error.message;
+                this._refreshWords();
+                return;
+            }
+            this._d.debug(`blocker: pause of ${words.pause.group} answered: ${open ? 'open' : 'not now'}`);
+            if (!open)
+                window?.minimize();
+        });
+    }
+
+    _stopPauseTimer() {
+        if (this._pauseTimer)
+            this._d.GLib.source_remove(this._pauseTimer);
+        this._pauseTimer = 0;
+    }
+
     _local(ms) {
         const {GLib} = this._d;
         const t = GLib.DateTime.new_from_unix_local(Math.floor(ms / 1000));
@@ -578,7 +701,18 @@ class ShieldCover {
         for (const card of this._cards) {
             card.app.text = words.app;
             card.reason.text = words.reason;
-            card.balance.text = words.balance;
+            card.balance.text = words.balance ?? '';
+            card.balance.visible = words.balance !== null;
+            card.pause.box.visible = words.pause !== null;
+            if (words.pause) {
+                card.pause.countdown.text = String(words.pause.secondsLeft);
+                const answers = card.pause.answers;
+                if (answers) {
+                    answers.whyLabel.visible = answers.why.visible = words.pause.asksReason;
+                    answers.open.reactive = words.pause.canOpen && !this._busy;
+                    answers.open.opacity = answers.open.reactive ? 255 : 110;
+                }
+            }
             const note = words.footnote ?? (words.offersEarning && !card.withForm && many
                 ? 'Log your reps on the other screen.' : null);
             card.footnote.text = note ?? '';
@@ -587,6 +721,16 @@ class ShieldCover {
                 card.form.box.visible = words.offersEarning;
         }
         this._refreshStatusLine();
+        // The countdown: redrawn until "Open" is enabled.
+        this._stopPauseTimer();
+        if (words.pause && !words.pause.canOpen) {
+            const {GLib} = this._d;
+            this._pauseTimer = GLib.timeout_add(GLib.PRIORITY_DEFAULT, 250, () => {
+                this._pauseTimer = 0;
+                this._refreshWords();
+                return GLib.SOURCE_REMOVE;
+            });
+        }
     }
 
     _selectedExercise() {

@@ -102,6 +102,8 @@ class TestDriver {
             key_focus: String(global.stage.key_focus),
             cover_message: covers.length ? textOf(covers[0], 'blocker-message') : null,
             cover_reps: covers.length ? textOf(covers[0], 'blocker-reps') : null,
+            cover_reason: covers.length ? textOf(covers[0], 'blocker-reason') : null,
+            cover_countdown: covers.length ? textOf(covers[0], 'blocker-countdown') : null,
             key_focus_in_cover: covers.some(a => a.contains(global.stage.key_focus)),
             switcher: Main.layoutManager.uiGroup.get_children().some(a => a.constructor?.name?.includes('Switcher') && a.visible),
         });
