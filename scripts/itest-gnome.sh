@@ -199,40 +199,7 @@ ok "8. lock and unlock reported; nothing charged while locked"
 # 8b. The pause before opening, drawn by the extension: nothing charged
 # during it, Escape is "Not now" (the window minimized), Enter "Open" once
 # the countdown is over, with the reason typed.
-printf '\n[pause]\nseconds = 3\nafter = "2s"\nask-reason = true\n' >>"$fx_dir/blocker.toml"
-ge_ctl reload >/dev/null || fail "blockerctl reload with [pause] failed"
-ge_ctl earn 100 pushups >/dev/null || fail "blockerctl earn failed"
-reason() { ge_status 's["shield"].get("reason", "") if s["shield"]["active"] else "down"'; }
-away_and_back() { activate "$demo"; sleep 2.5; activate blocker-meter; }
-away_and_back
-fx_wait 3 eval '[ "$(reason)" = pause ]' || fail "no pause when foot came to the front: $(reason), front $(front), focus $(focus)"
-fx_wait 3 cover_up || fail "the extension did not draw the pause: $(ge_test State)"
-[ "$(ge_json State "j['cover_reason']")" = "Still want blocker-meter?" ] || fail "the pause card says: $(ge_test State)"
-[ "$(ge_json State "j['key_focus_in_cover']")" = True ] || fail "the keyboard is not in the pause card: $(ge_test State)"
-balance=$(ge_status 's["balance_ms"]')
-sleep 1.5
-[ "$(ge_status 's["balance_ms"]')" = "$balance" ] || fail "the pause was charged: $balance → $(ge_status 's["balance_ms"]') ms"
-shot pause
-cp "$fx_dir/shots/pause.png" docs/cover-pause-gnome.png
-ge_test Keys "'Escape'" >/dev/null
-hidden() { [ "$(ge_json Windows "[w['hidden'] for w in j if w['wm_class'] == 'blocker-meter'][0]")" = True ]; }
-fx_wait 3 hidden || fail "Escape (Not now) did not minimize foot: $(ge_test Windows)"
-fx_wait 3 eval '[ "$(reason)" = down ]' || fail "the shield stayed up after Not now: $(reason)"
-away_and_back
-fx_wait 3 eval '[ "$(reason)" = pause ]' || fail "no pause when foot came back: $(reason)"
-fx_wait 3 cover_up || fail "the extension did not draw the second pause"
-ge_test Keys "'type:bored Return'" >/dev/null
-sleep 0.5
-[ "$(reason)" = pause ] || fail "Enter before the countdown's end opened it: $(reason)"
-sleep 3
-ge_test Keys "'Return'" >/dev/null
-fx_wait 3 eval '[ "$(reason)" = down ]' || fail "Enter after the countdown did not open it: $(reason) $(ge_test State)"
-fx_wait 3 eval '! cover_up' || fail "the cover stayed after Open"
-opened=$(ge_status 's["balance_ms"]')
-sleep 2
-[ "$(ge_status 's["balance_ms"]')" -lt "$opened" ] || fail "opened, but not charged"
-given=$(ge_ctl history --days 1 --json | fx_json '[(r["not_now"], r["reasons"]) for d in s for r in d["opens"] if r["group"] == "meter"]')
-[ "$given" = "[(1, ['bored'])]" ] || fail "history's opens of meter: $given"
+ge_check_pause "$demo" docs/cover-pause-gnome.png
 ok "8b. the pause on GNOME Shell: nothing charged, Escape minimized foot (not now), Enter after the countdown opened it with the reason (docs/cover-pause-gnome.png)"
 
 # 9. make uninstall takes it away again.

@@ -22,7 +22,10 @@
 #      [daemon] poll-interval leaves the gnome probe seeing;
 #   7. the extension disabled: blockerd says at once that its plugin is gone
 #      (probe not ok, naming the fix; no foreground) and charges nothing;
-#      enabled again, it recovers; `history` shows the blind time.
+#      enabled again, it recovers; `history` shows the blind time;
+#   8. with [pause], the extension draws the pause (ge_check_pause): nothing
+#      charged, Escape is "Not now" (foot minimized), Enter after the
+#      countdown "Open" (docs/cover-pause-gnome48.png).
 # Exit 0 pass, 1 fail; a missing tool, chroot or server is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -177,6 +180,12 @@ fx_wait 5 front_is "blocker-meter|meter after|$foot_pid" || fail "after the exte
 history=$(ge_ctl history --days 1) || fail "blockerctl history failed"
 grep -q "probe blind" <<<"$history" || fail "history does not show the blind time: $history"
 ok "7. the extension disabled: probe not ok at once ($error), no foreground, nothing charged, probe-error logged; enabled: back; history: $(grep -o 'probe blind [0-9a-z ]*' <<<"$history" | head -n 1)"
+
+# 8. The pause, drawn by the extension on GNOME 48: the xterm leaves the group,
+# so switching to it is being away.
+sed -i 's/^apps = \["blocker-meter", "blockerx"\]/apps = ["blocker-meter"]/' "$fx_dir/blocker.toml"
+ge_check_pause BlockerX docs/cover-pause-gnome48.png
+ok "8. the pause on GNOME Shell 48: nothing charged, Escape minimized foot (not now), Enter after the countdown opened it with the reason (docs/cover-pause-gnome48.png)"
 
 # No St warning about blocker's stylesheet, no JS error from blocker's extension.
 ! grep -E "Couldn't parse|JS ERROR.*blocker@|blocker@blockerd.github.io.*(Error|error)" "$fx_dir/shell.log" \
