@@ -34,8 +34,8 @@ struct HistoryCommand: BlockerCommand {
             instant), and with --csv --notes as one row each under the header day,kind,start_ms,end_ms,text.
             A day with a note is shown even when nothing was earned or used on it.
             Each day's opens of the groups with a pause or opens-per-day, and the passes used, are a line per group
-            under the day in the chart ("social: 4 opens · 3 paused · 1 not now, 0 left (33 % given up) · 1 capped ·
-            1 pass · why: bored"), and in --json opens: [{group, opens, paused, not_now, left, capped, passes,
+            under the day in the chart (opens, paused, not now and left with the share given up, capped, passes
+            and the reasons given), and in --json opens: [{group, opens, paused, not_now, left, capped, passes,
             reasons}].
             """)
 
