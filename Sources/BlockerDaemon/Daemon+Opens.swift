@@ -43,8 +43,8 @@ extension Daemon {
         var steps = OpenGate.steps(config: config, front: front, book: book, coveredOtherwise: coveredOtherwise, now: wall,
                                    inFrontBefore: previousOpensFront)
         previousOpensFront = Set(front.map { $0.name.lowercased() })
-        // A shell whose cover cannot show a pause (KWin's script): no pause
-        // there, rather than an app that could never be opened.
+        // A shell whose own cover cannot show a pause: no pause there, rather
+        // than an app that could never be opened.
         if let shell = covers.shell, !Self.shellsDrawingPauses.contains(shell) {
             steps = steps.map { step in
                 guard case let .open(group, .pausing, _) = step else { return step }
@@ -54,8 +54,8 @@ extension Daemon {
         for step in steps { apply(step, app: window?.app ?? "", wall: wall, day: day) }
     }
 
-    /// The shells whose own cover draws the pause and its answers (blocker's
-    /// GNOME Shell extension; the KWin script does not yet).
+    /// The shells whose own cover draws the pause and its answers: blocker's
+    /// GNOME Shell extension (on KDE blocker-overlay covers: no shell cover).
     static let shellsDrawingPauses: Set<String> = ["gnome-shell"]
 
     /// The shield reasons that come of opens themselves.
