@@ -20,9 +20,13 @@ struct UncoveredStretch: Equatable {
 /// whether one is drawn while a shield is up, and the record when none is.
 extension Daemon {
     /// The probe's answer with blocker's own cover taken out: while it holds
-    /// the focus, the window beneath stays in front.
+    /// the focus, the window beneath stays in front. The windows the probe
+    /// heard before it (a switch the cover took the focus back from at once)
+    /// say which window that is.
     func withoutTheCover(_ reading: Result<Reading, ProbeFailure>) -> Result<Reading, ProbeFailure> {
+        let skipped = probe.takeSkippedFocus()
         guard case var .success(sample) = reading else { return reading }
+        for window in skipped { _ = overlayFilter.foreground(window, coverPIDs: covers.coverPIDs) }
         sample.window = overlayFilter.foreground(sample.window, coverPIDs: covers.coverPIDs)
         return .success(sample)
     }

@@ -51,6 +51,11 @@ public protocol ForegroundProbe: AnyObject {
     /// is one this probe reported: its `handle` says which. The answer in
     /// front changes; the caller samples again after it.
     func hide(_ window: Window) -> HideResult
+    /// The windows (nil: nothing) it heard in front since the last sample,
+    /// before the one `sample()` gives, oldest first; taken once. A shell's
+    /// reports come in bursts (a switch, then its plugin giving the focus
+    /// back to blocker's cover): the window switched to must not be lost.
+    func takeSkippedFocus() -> [Window?]
 }
 
 extension ForegroundProbe {
@@ -68,6 +73,7 @@ extension ForegroundProbe {
     public var nextCheck: MonotonicInstant? { nil }
     public func check() {}
     public func hide(_ window: Window) -> HideResult { .unsupported("this probe cannot hide windows") }
+    public func takeSkippedFocus() -> [Window?] { [] }
 }
 
 /// What came of asking a probe to hide a window (`ForegroundProbe.hide`).

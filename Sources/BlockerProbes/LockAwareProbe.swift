@@ -22,6 +22,7 @@ public final class LockAwareProbe: ForegroundProbe {
     public var nextCheck: MonotonicInstant? { inner.nextCheck }
     public func check() { inner.check() }
     public func hide(_ window: Window) -> HideResult { inner.hide(window) }
+    public func takeSkippedFocus() -> [Window?] { inner.takeSkippedFocus() }
 
     public func sample() -> Result<Reading, ProbeFailure> {
         // A failed sample debits nothing anyway: no need to ask the session.

@@ -72,7 +72,18 @@ public final class ShellReportProbe: ForegroundProbe {
     private var session: Session? { link.connection }
     /// The last accepted report; nil before the first, after the shell left
     /// and while its plugin is off.
-    private(set) var latest: Reading?
+    private(set) var latest: Reading? {
+        didSet {
+            latestSampled = false
+            if latest == nil { skippedFocus = [] }
+        }
+    }
+    /// Whether `sample()` has given `latest` (else a newer report skips it).
+    private var latestSampled = false
+    /// Windows reported and replaced before a sample read them (`takeSkippedFocus`).
+    private var skippedFocus: [Window?] = []
+    /// More than a burst's worth is no burst: only the newest are kept.
+    static let skippedFocusLimit = 8
     /// Why the plugin stopped, as the shell last said; nil while it runs. A
     /// report from the shell says it runs again.
     private var pluginStopped: String?
@@ -134,7 +145,10 @@ public final class ShellReportProbe: ForegroundProbe {
         drainEvents()
         askPluginIfDue()
         if let pluginStopped { return .failure(ProbeFailure("\(shell.displayName): \(pluginStopped)")) }
-        if let latest { return .success(latest) }
+        if let latest {
+            latestSampled = true
+            return .success(latest)
+        }
         guard let connection = session?.connection else {
             return .failure(ProbeFailure("\(shell.displayName): \(link.downBecause)"))
         }
@@ -144,7 +158,10 @@ public final class ShellReportProbe: ForegroundProbe {
         let problem = shell.pluginProblem(on: connection)
         // The call above may have queued a report behind its reply: read it now.
         drainEvents()
-        if let latest { return .success(latest) }
+        if let latest {
+            latestSampled = true
+            return .success(latest)
+        }
         return .failure(ProbeFailure("\(shell.displayName): \(problem ?? "it has not reported the window in front yet")"))
     }
 
@@ -153,6 +170,11 @@ public final class ShellReportProbe: ForegroundProbe {
     public var nextCheck: MonotonicInstant? { session == nil ? nil : nextPluginCheck }
 
     public func check() { askPluginIfDue() }
+
+    public func takeSkippedFocus() -> [Window?] {
+        defer { skippedFocus = [] }
+        return skippedFocus
+    }
 
     public func drainEventsMayHaveChanged() -> Bool {
         let before = answerChanges
@@ -295,6 +317,9 @@ public final class ShellReportProbe: ForegroundProbe {
             reportsRefused += 1
             return .failure(BusErrorReply(name: "org.freedesktop.DBus.Error.InvalidArgs", message: invalid.description))
         case let .success(reading):
+            if let previous = latest, !latestSampled {
+                skippedFocus = Array((skippedFocus + [previous.window]).suffix(Self.skippedFocusLimit))
+            }
             latest = reading
             pluginStopped = nil   // only a running plugin reports
             reportsAccepted += 1

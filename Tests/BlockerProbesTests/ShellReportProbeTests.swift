@@ -98,6 +98,22 @@ import TestSupport
         #expect(try probe.sample().get() == Reading(window: nil, locked: true))
     }
 
+    @Test func reportsReplacedBeforeASampleAreKeptForTheCoverFilter() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeGnomeShell(extensionState: 1)
+        let probe = try ShellReportProbe.open(GnomeShell(environment: [:]), environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]).get()
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "discord"])
+        _ = try sample(probe) { (try? $0.get())?.window?.wmClass == "discord" }
+        #expect(probe.takeSkippedFocus().isEmpty, "a report the sample read is no skip")
+        // A switch and the cover taking the focus back, both before the next sample.
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "notes"])
+        try bus.sendReport(["2", "focused", "b", "true", "wm-class", "s", "blocker-overlay"])
+        try waitUntil("both reports to arrive") { probe.drainEvents(); return probe.reportsAccepted == 3 }
+        #expect(try probe.sample().get().window?.wmClass == "blocker-overlay")
+        #expect(probe.takeSkippedFocus().map { $0?.wmClass } == ["notes"])
+        #expect(probe.takeSkippedFocus().isEmpty, "taken once")
+    }
+
     @Test func aShellWithoutTheExtensionIsPassedOverSayingHowToInstallIt() throws {
         let bus = try SessionTestBus()
         try bus.startFakeGnomeShell(extensionState: nil)
