@@ -36,6 +36,14 @@ extension Daemon {
     /// looking) makes of the tracked groups' opens, written at once.
     func noteOpens(window: Window?, wall: WallInstant, day: CivilDate) {
         guard tracksOpens else { return }
+        var window = window
+        if let hidden = hiddenByNotNow {
+            if wall < hidden.until, let seen = window, Self.same(seen, hidden.window) {
+                window = nil            // on its way out: nothing of it opens again
+            } else {
+                hiddenByNotNow = nil
+            }
+        }
         let book = openBook(at: wall, day: day)
         let front = window.map { meter.matcher.groups(for: $0) } ?? []
         let decision = meter.decide(window: window, ledger: snapshot(at: wall, day: day), now: wall)
@@ -57,6 +65,14 @@ extension Daemon {
     /// The shells whose own cover draws the pause and its answers: blocker's
     /// GNOME Shell extension (on KDE blocker-overlay covers: no shell cover).
     static let shellsDrawingPauses: Set<String> = ["gnome-shell"]
+
+    /// How long after "Not now" hid a window the probe may still report it.
+    static let hiddenGrace: Milliseconds = .seconds(1)
+
+    /// The same window: by its handle where the probe gives one, else its app and process.
+    static func same(_ a: Window, _ b: Window) -> Bool {
+        a.handle != nil || b.handle != nil ? a.handle == b.handle : (a.app == b.app && a.pid == b.pid)
+    }
 
     /// The shield reasons that come of opens themselves.
     static let openReasons: Set<ShieldReason> = [.pause, .opensCap]
@@ -126,7 +142,7 @@ extension Daemon {
         let said = String(reason.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         if !open, let window = meter.lastWindow {
             switch probe.hide(window) {
-            case .hidden: break
+            case .hidden: hiddenByNotNow = (window, wall + Self.hiddenGrace)
             case let .unsupported(why), let .failed(why):
                 // The pause stays (the app must not open under "Not now") until
                 // another window is in front; the answer is recorded then.

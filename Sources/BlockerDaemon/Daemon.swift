@@ -208,6 +208,9 @@ public final class Daemon {
     var previousOpensFront: Set<String> = []
     /// A "Not now" the probe could not carry out: its pause stays until the window leaves the front.
     var notNowWaiting: (id: Int64, reason: String?)?
+    /// A window "Not now" hid, until when the probe may still say it is in
+    /// front (the window manager moves the focus a moment later): no new open.
+    var hiddenByNotNow: (window: Window, until: WallInstant)?
     /// What blockerd itself knows was earned on `day` (see `earningHistory`).
     var earnedFloor: (day: CivilDate, history: EarnLimits.History)?
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import BlockerDaemon
 import BlockerCore
+import BlockerProbes
 import BlockerStore
 import TestSupport
 
@@ -114,6 +115,33 @@ import TestSupport
         #expect(daemon.shield == nil)
         let day = try #require(opens(daemon, days: 1, at: clock).first)
         #expect((day.opens, day.notNow, day.left) == (1, 1, 0))
+    }
+
+    @Test func aWindowNotNowHidStillReportedAMomentIsNoNewOpen() throws {
+        let box = try sandbox()
+        let daemon = try reopen(box)
+        let probe = StaleHideProbe()
+        daemon.use(probe: probe)
+        var clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 10, wall: clock.wall)
+        let discord = Window(wmClass: "discord", pid: 42, handle: .x11(0x400001))
+        probe.front = discord
+        daemon.tick(clock)
+        #expect(daemon.shield?.reason == .pause)
+        try daemon.answerPause(group: "social", open: false, reason: "", wall: clock.wall)
+        #expect(probe.hidden == [discord])
+        // The window manager moves the focus a moment later: the probe still says discord.
+        clock.advance(200)
+        daemon.tick(clock)
+        probe.front = nil
+        clock.advance(200)
+        daemon.tick(clock)
+        #expect(try opens(daemon, at: clock).map { "\($0.opens) \($0.notNow) \($0.left)" } == ["1 1 0"])
+        // Back for real after the grace: a new open, a new pause.
+        probe.front = discord
+        clock.advance(.seconds(2))
+        daemon.tick(clock)
+        #expect(daemon.shield?.reason == .pause)
     }
 
     @Test func aPauseLeftAndBackAtTheNextTickPausesAgain() throws {
@@ -260,5 +288,20 @@ import TestSupport
         #expect(daemon.shield?.reason == .balance)
         // A new week: Sunday's pass does not count against it.
         _ = try daemon.usePass(group: "social", wall: clock.wall)
+    }
+}
+
+/// A FAKE probe, for this unit test only (the real hides run in HideTests on
+/// Xvfb + openbox and sway): says what the test puts in front, and answers
+/// `hide` as the X11 probe does once the window manager iconified the window,
+/// while the test decides when the focus moves.
+final class StaleHideProbe: ForegroundProbe {
+    var name: String { "fake" }
+    var front: Window?
+    private(set) var hidden: [Window] = []
+    func sample() -> Result<Reading, ProbeFailure> { .success(Reading(window: front)) }
+    func hide(_ window: Window) -> HideResult {
+        hidden.append(window)
+        return .hidden
     }
 }
