@@ -20,6 +20,8 @@ import TestSupport
     @Test func hidingIconifiesTheWindowAndActivatingItBringsItBack() throws {
         let x = try X11Scene(X11ProbeTests.twoTerms)
         let (server, probe, alpha) = (x.server, x.probe, x.alpha)
+        // openbox may activate it a moment after the scene is up (a loaded machine).
+        try server.waitFor("alpha in front") { try x.front()?.handle == .x11(alpha.window) }
         let front = try #require(try x.front())
         #expect(front.wmClass == "AlphaTerm" && front.handle == .x11(alpha.window))
         #expect(try looks(server, alpha.window).mapState.contains("IsViewable"))
