@@ -35,12 +35,8 @@ oe_start_blockerd sway
 oe_start_overlay
 oe_ctl earn 40 pushups >/dev/null || fail "blockerctl earn failed"   # 2 minutes
 
-shield() { oe_status 's["shield"].get("reason", "") if s["shield"]["active"] else "down"'; }
+shield() { oe_shield_reason; }
 balance() { oe_status 's["balance_ms"]'; }
-answer() { # OPEN(true|false)
-    gdbus call --session --dest io.github.blockerd.Blocker1 --object-path /io/github/blockerd/Blocker1 \
-        --method io.github.blockerd.Blocker1.AnswerPause meter "$1" "" 2>&1
-}
 focus() { swaymsg "[app_id=$1] focus" >/dev/null; }
 in_scratchpad() { swaymsg -t get_tree | python3 -c '
 import json, sys
@@ -64,7 +60,7 @@ sleep 2
 fx_note "1. pause cover up on sway, nothing charged during it"
 
 # 2. "Not now": to the scratchpad, shield down.
-answer false >/dev/null || fail "AnswerPause(false) was refused"
+oe_answer_pause false >/dev/null || fail "AnswerPause(false) was refused"
 fx_wait 3 in_scratchpad || fail "Not now did not move the window to the scratchpad"
 fx_wait 3 eval '[ "$(shield)" = down ]' || fail "the shield stayed up after Not now: $(shield)"
 fx_note "2. Not now: the window in the scratchpad, the shield down"
@@ -74,10 +70,10 @@ sleep 2.5
 swaymsg "[app_id=blocker-meter] scratchpad show" >/dev/null
 focus blocker-meter
 fx_wait 3 eval '[ "$(shield)" = pause ]' || fail "no pause when it came back: $(shield)"
-early=$(answer true) && fail "Open before the countdown's end was accepted"
+early=$(oe_answer_pause true) && fail "Open before the countdown's end was accepted"
 grep -q "\"Open\" works from then" <<<"$early" || fail "the early Open's refusal does not say when: $early"
 sleep 3.2
-answer true >/dev/null || fail "Open after the countdown was refused"
+oe_answer_pause true >/dev/null || fail "Open after the countdown was refused"
 fx_wait 3 eval '[ "$(shield)" = down ]' || fail "Open did not lift the pause: $(shield)"
 opened=$(balance)
 sleep 3

@@ -63,13 +63,9 @@ oe_start_blockerd x11
 oe_start_overlay
 oe_ctl earn 40 pushups >/dev/null || fail "blockerctl earn failed"   # 2 minutes
 
-shield() { oe_status 's["shield"].get("reason", "") if s["shield"]["active"] else "down"'; }
+shield() { oe_shield_reason; }
 balance() { oe_status 's["balance_ms"]'; }
 cover_shown() { xdotool search --onlyvisible --classname blocker-overlay >/dev/null 2>&1; }
-answer() { # OPEN(true|false) REASON
-    gdbus call --session --dest io.github.blockerd.Blocker1 --object-path /io/github/blockerd/Blocker1 \
-        --method io.github.blockerd.Blocker1.AnswerPause meter "$1" "$2" >/dev/null
-}
 # Each open: away from the group for longer than `after`, then back.
 reopen() { to_front "$free"; sleep 2.5; to_front "$meter"; }
 
@@ -86,7 +82,7 @@ cp "$fx_dir/pause.png" docs/cover-pause.png
 fx_note "1. pause cover up, nothing charged during it"
 
 # 2. "Not now": hidden, shield down.
-answer false ""
+oe_answer_pause false >/dev/null
 fx_wait 3 eval '[ "$(shield)" = down ]' || fail "the shield stayed up after Not now: $(shield)"
 fx_wait 3 eval 'xprop -id "$meter" WM_STATE | grep -q "Iconic"' \
     || fail "Not now did not hide the window: $(xprop -id "$meter" WM_STATE)"
@@ -108,7 +104,7 @@ fx_note "3. the second open: paused, opened with a reason, charged from then"
 reopen
 fx_wait 3 eval '[ "$(shield)" = pause ]' || fail "no pause on the third open: $(shield)"
 sleep 3.2
-answer true ""
+oe_answer_pause true >/dev/null
 fx_wait 3 eval '[ "$(shield)" = down ]' || fail "the third open did not open: $(shield)"
 reopen
 fx_wait 3 eval '[ "$(shield)" = opens-cap ]' || fail "the fourth open is not capped: $(shield)"

@@ -195,6 +195,16 @@ oe_status() {
 # Whether blockerd says the shield is up.
 oe_shield_active() { [ "$(oe_status 's["shield"]["active"]')" = True ]; }
 
+# The shield's reason, or "down" (itest-pause.sh, itest-pause-sway.sh).
+oe_shield_reason() { oe_status 's["shield"].get("reason", "") if s["shield"]["active"] else "down"'; }
+
+# oe_answer_pause OPEN(true|false) [REASON] — AnswerPause for the group
+# "meter", as the cover's buttons call it; blockerd's words on stdout/stderr.
+oe_answer_pause() {
+    gdbus call --session --dest io.github.blockerd.Blocker1 --object-path /io/github/blockerd/Blocker1 \
+        --method io.github.blockerd.Blocker1.AnswerPause meter "$1" "${2:-}" 2>&1
+}
+
 # Lines of LOG (blockerd.log, overlay.log) matching PATTERN, as "MS LINE".
 oe_count() { grep -c -- "$2" "$fx_dir/$1" 2>/dev/null || true; }
 
