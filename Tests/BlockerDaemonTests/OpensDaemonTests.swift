@@ -48,6 +48,13 @@ import TestSupport
         return try daemon.ledger.opensHistory(fromDay: today.adding(days: 1 - days), toDay: today)
     }
 
+    /// `reps` pushups earned (30 s each), then discord (social) in front for a tick.
+    func earnThenDiscord(_ daemon: Daemon, _ box: Sandbox, at clock: Clock, reps: Int) throws {
+        _ = try daemon.earn(exercise: pushups, reps: reps, wall: clock.wall)
+        box.front("discord")
+        daemon.tick(clock)
+    }
+
     /// `app` in front for one tick after `away` (the group's last tick before it).
     func bringToFront(_ app: String, after away: Milliseconds, _ box: Sandbox, _ daemon: Daemon, _ clock: inout Clock) {
         box.front("notes")
@@ -62,9 +69,7 @@ import TestSupport
         let box = try sandbox()
         let daemon = try reopen(box)
         var clock = Clock()
-        _ = try daemon.earn(exercise: pushups, reps: 10, wall: clock.wall)                // 300 s
-        box.front("discord")
-        daemon.tick(clock)
+        try earnThenDiscord(daemon, box, at: clock, reps: 10)
         #expect(daemon.shield?.reason == .pause)
         #expect(daemon.shield?.until == clock.wall + .seconds(10))
         for _ in 0..<9 { clock.advance(1000); daemon.tick(clock) }
@@ -102,9 +107,7 @@ import TestSupport
         let box = try sandbox()
         let daemon = try reopen(box)
         var clock = Clock()
-        _ = try daemon.earn(exercise: pushups, reps: 10, wall: clock.wall)
-        box.front("discord")
-        daemon.tick(clock)
+        try earnThenDiscord(daemon, box, at: clock, reps: 10)
         try daemon.answerPause(group: "social", open: false, reason: "", wall: clock.wall)      // the command probe cannot hide
         for _ in 0..<20 { clock.advance(1000); daemon.tick(clock) }
         #expect(daemon.shield?.reason == .pause, "the app opened under \"Not now\"")
@@ -148,9 +151,7 @@ import TestSupport
         let box = try sandbox()
         let daemon = try reopen(box)
         var clock = Clock()
-        _ = try daemon.earn(exercise: pushups, reps: 10, wall: clock.wall)
-        box.front("discord")
-        daemon.tick(clock)
+        try earnThenDiscord(daemon, box, at: clock, reps: 10)
         // One tick each, as an event-driven probe (GNOME, KDE) ticks only on a change.
         box.front("notes")
         clock.advance(1000)
@@ -168,9 +169,7 @@ import TestSupport
         // 2026-12-02 22:00 in Paris (21:00 UTC).
         var clock = Clock(monotonic: 5_000_000, wall: WallInstant(ms: 1_796_245_200_000))
         let daemon = try reopen(box, zone: "Europe/Paris")
-        _ = try daemon.earn(exercise: pushups, reps: 100, wall: clock.wall)
-        box.front("discord")
-        daemon.tick(clock)
+        try earnThenDiscord(daemon, box, at: clock, reps: 100)
         #expect(daemon.shield == nil)
         bringToFront("discord", after: .minutes(10), box, daemon, &clock)                       // within after: the same open
         #expect(daemon.shield == nil)
@@ -195,9 +194,7 @@ import TestSupport
         var clock = Clock()
         do {
             let daemon = try reopen(box)
-            _ = try daemon.earn(exercise: pushups, reps: 100, wall: clock.wall)
-            box.front("discord")
-            daemon.tick(clock)
+            try earnThenDiscord(daemon, box, at: clock, reps: 100)
             clock.advance(.seconds(10))
             try daemon.answerPause(group: "social", open: true, reason: "", wall: clock.wall)
             for _ in 0..<15 { clock.advance(1000); daemon.tick(clock) }
@@ -224,9 +221,7 @@ import TestSupport
         var clock = Clock()
         do {
             let daemon = try reopen(box)
-            _ = try daemon.earn(exercise: pushups, reps: 100, wall: clock.wall)
-            box.front("discord")
-            daemon.tick(clock)
+            try earnThenDiscord(daemon, box, at: clock, reps: 100)
             #expect(daemon.shield?.reason == .pause)
         }
         clock.advance(.seconds(3))
