@@ -266,15 +266,22 @@ fx_x_window() {
     return 1
 }
 
-# fx_x_activate ID — activates window ID and waits (5 s) until the root's
-# _NET_ACTIVE_WINDOW names it.
+# fx_x_activate ID — activates window ID and waits (10 s) until the root's
+# _NET_ACTIVE_WINDOW names it. When it never does, says on stderr what the
+# window manager shows of it (its state, what is active, the stacking), so a
+# failure on a loaded machine can be read afterwards.
 fx_x_activate() {
     local active
-    for _ in $(seq 50); do
+    for _ in $(seq 100); do
         xdotool windowactivate --sync "$1" >/dev/null 2>&1
         active=$(xdotool getactivewindow 2>/dev/null) && [ "$active" = "$1" ] && return 0
         sleep 0.1
     done
+    {
+        echo "fx_x_activate: window $1 never became active:"
+        xprop -id "$1" WM_STATE _NET_WM_STATE WM_CLASS 2>&1
+        xprop -root _NET_ACTIVE_WINDOW _NET_CLIENT_LIST_STACKING 2>&1
+    } | sed 's/^/  /' >&2
     return 1
 }
 
