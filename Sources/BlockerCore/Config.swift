@@ -116,6 +116,9 @@ public struct AppGroup: Sendable {
     public var apps: [String]
     /// When non-empty, only windows whose title matches one of these count.
     public var titles: [TitlePattern]
+    /// `sites`: a browser tab showing one of these (its registrable domain,
+    /// told by blocker's browser extension) is this group's, before `apps`.
+    public var sites: [SitePattern]
     public var metered: Bool
     public var dailyLimit: Milliseconds?
     public var schedules: [Schedule]
@@ -125,12 +128,13 @@ public struct AppGroup: Sendable {
     /// `[group.pause]`, over `[pause]` key by key; nil: no table of its own.
     public var pause: PauseSettings?
 
-    public init(name: String, apps: [String], titles: [TitlePattern] = [], metered: Bool = true,
-                dailyLimit: Milliseconds? = nil, schedules: [Schedule] = [], opensPerDay: Int? = nil,
-                pause: PauseSettings? = nil) {
+    public init(name: String, apps: [String], titles: [TitlePattern] = [], sites: [SitePattern] = [],
+                metered: Bool = true, dailyLimit: Milliseconds? = nil, schedules: [Schedule] = [],
+                opensPerDay: Int? = nil, pause: PauseSettings? = nil) {
         self.name = name
         self.apps = apps.map { $0.lowercased() }
         self.titles = titles
+        self.sites = sites
         self.metered = metered
         self.dailyLimit = dailyLimit
         self.schedules = schedules

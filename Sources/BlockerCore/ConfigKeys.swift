@@ -39,7 +39,7 @@ public enum ConfigKeys {
     public static let pause = ConfigTable("pause", keys: pauseKeys)
     public static let pass = ConfigTable("pass", keys: ["per-week", "length"])
     public static let group = ConfigTable("group", isArray: true,
-                                          keys: ["name", "apps", "titles", "metered", "daily-limit", "opens-per-day",
+                                          keys: ["name", "apps", "titles", "sites", "metered", "daily-limit", "opens-per-day",
                                                  "schedule", "pause"])
     public static let schedule = ConfigTable("group.schedule", isArray: true, keys: ["days", "from", "to", "all-day"])
     public static let groupPause = ConfigTable("group.pause", keys: pauseKeys)

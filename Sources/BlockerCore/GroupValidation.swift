@@ -15,13 +15,19 @@ extension Config {
         return groups
     }
 
-    /// A window is either metered or not: the same app cannot be both.
+    /// A window is either metered or not: the same app (or site) cannot be both.
     private static func rejectMeteredConflicts(_ groups: [AppGroup], root: ConfigSection) throws(ConfigError) {
-        var firstGroup: [String: Int] = [:]  // app → index of the first group naming it
+        try rejectMeteredConflicts(groups, root: root, key: "apps", kind: "app", names: \.apps)
+        try rejectMeteredConflicts(groups, root: root, key: "sites", kind: "site") { $0.sites.map(\.description) }
+    }
+
+    private static func rejectMeteredConflicts(_ groups: [AppGroup], root: ConfigSection, key: String, kind: String,
+                                               names: (AppGroup) -> [String]) throws(ConfigError) {
+        var firstGroup: [String: Int] = [:]  // name → index of the first group naming it
         for (index, group) in groups.enumerated() {
-            for (appIndex, app) in group.apps.enumerated() {
-                guard let otherIndex = firstGroup[app] else {
-                    firstGroup[app] = index
+            for (nameIndex, name) in names(group).enumerated() {
+                guard let otherIndex = firstGroup[name] else {
+                    firstGroup[name] = index
                     continue
                 }
                 let other = groups[otherIndex]
@@ -29,9 +35,9 @@ extension Config {
                 func describe(_ group: AppGroup, _ index: Int) -> String {
                     "group[\(index)] \"\(group.name)\" (metered = \(group.metered))"
                 }
-                throw root.error("group[\(index)].apps[\(appIndex)]",
-                    "app \"\(app)\" is in \(describe(other, otherIndex)) and in \(describe(group, index)); "
-                    + "a window is either metered or not: keep the app in one group, "
+                throw root.error("group[\(index)].\(key)[\(nameIndex)]",
+                    "\(kind) \"\(name)\" is in \(describe(other, otherIndex)) and in \(describe(group, index)); "
+                    + "a window is either metered or not: keep the \(kind) in one group, "
                     + "or give both groups the same metered")
             }
         }
@@ -49,15 +55,35 @@ extension AppGroup {
         guard !name.isEmpty else { throw group.error("name", "the name is empty (example: \(nameExample))") }
 
         let appsExample = "apps = [\"discord\", \"org.telegram.desktop\"]"
-        guard let apps = try group.stringArray("apps", expected: "an array of strings", example: appsExample) else {
-            throw group.error("apps", "every group needs apps: the app ids, WM_CLASS or program names it "
-                + "covers (example: \(appsExample))")
+        let sitesExample = "sites = [\"youtube.com\", \"*.twitch.tv\"]"
+        let apps = try group.stringArray("apps", expected: "an array of strings", example: appsExample)
+        let siteTexts = try group.stringArray("sites", expected: "an array of sites", example: sitesExample)
+        guard apps != nil || siteTexts != nil else {
+            throw group.error("apps", "every group needs apps (the app ids, WM_CLASS or program names it "
+                + "covers, example: \(appsExample)) or sites (websites, with blocker's browser extension, "
+                + "example: \(sitesExample))")
         }
-        guard !apps.isEmpty else {
+        if let apps, apps.isEmpty {
             throw group.error("apps", "the list is empty; name at least one app (example: \(appsExample))")
         }
-        if let empty = apps.firstIndex(of: "") {
+        if let empty = apps?.firstIndex(of: "") {
             throw group.error("apps[\(empty)]", "the app name is empty (example: \(appsExample))")
+        }
+        if let siteTexts, siteTexts.isEmpty {
+            throw group.error("sites", "the list is empty; name at least one site (example: \(sitesExample))")
+        }
+        var sites: [SitePattern] = []
+        for (index, text) in (siteTexts ?? []).enumerated() {
+            guard let site = SitePattern(text) else {
+                throw group.error("sites[\(index)]", "\"\(text.prefix(200))\" is not a site: give a domain "
+                    + "such as youtube.com, or *.twitch.tv for it and every site under it; no scheme, path or "
+                    + "port (example: \(sitesExample))")
+            }
+            if let first = sites.firstIndex(of: site) {
+                throw group.error("sites[\(index)]", "\"\(site)\" is listed twice (sites[\(first)]); "
+                    + "keep one (example: \(sitesExample))")
+            }
+            sites.append(site)
         }
 
         let titlesExample = "titles = [\"YouTube\", \"Twitch\"]"
@@ -109,7 +135,7 @@ extension AppGroup {
         var pause: PauseSettings?
         if let section = try group.table(ConfigKeys.groupPause) { pause = try PauseSettings(section) }
 
-        self.init(name: name, apps: apps, titles: titles, metered: metered, dailyLimit: dailyLimit,
+        self.init(name: name, apps: apps ?? [], titles: titles, sites: sites, metered: metered, dailyLimit: dailyLimit,
                   schedules: schedules, opensPerDay: opensPerDay, pause: pause)
     }
 }

@@ -1,8 +1,10 @@
 import Synchronization
 
-/// Window → the groups it belongs to: its app matches one of a group's `apps`
-/// (app id, WM_CLASS instance or class, or exe name, case-insensitive) and,
-/// when the group lists `titles`, its title matches one of them.
+/// Window → the groups it belongs to. A browser tab the extension told of
+/// belongs to the groups whose `sites` name its site; any other window (and
+/// a tab on a site no group names) to those whose `apps` name its app (app
+/// id, WM_CLASS instance or class, or exe name, case-insensitive) and, when
+/// the group lists `titles`, whose titles one matches.
 ///
 /// Verdicts are cached per window (its names and title): the same window in
 /// front tick after tick costs a lookup, not a regex run. A new config builds
@@ -24,7 +26,11 @@ public struct Matcher: Sendable {
 
     public func groups(for window: Window) -> [AppGroup] {
         verdicts.verdict(for: VerdictCache.Key(window)) {
-            Set(window.identifiers.flatMap { groupsByApp[$0] ?? [] }).sorted().filter { i in
+            if let site = window.tab?.site {
+                let bySite = groups.indices.filter { groups[$0].sites.contains { $0.matches(site: site) } }
+                if !bySite.isEmpty { return bySite }
+            }
+            return Set(window.identifiers.flatMap { groupsByApp[$0] ?? [] }).sorted().filter { i in
                 groups[i].titles.isEmpty || groups[i].titles.contains { $0.matches(window.title) }
             }
         }.map { groups[$0] }
@@ -41,8 +47,10 @@ private final class VerdictCache: Sendable {
     struct Key: Hashable, Sendable {
         var appID, wmInstance, wmClass, exe: String?
         var title: String
+        var site: String?
 
         init(_ window: Window) {
+            site = window.tab?.site
             appID = window.appID
             wmInstance = window.wmInstance
             wmClass = window.wmClass

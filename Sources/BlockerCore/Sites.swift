@@ -7,6 +7,9 @@
 /// exception (`!www.ck`: not a suffix). All kept in ASCII form (`Punycode`),
 /// as browsers give hosts.
 public struct PublicSuffixList: Sendable {
+    /// Where Debian's `publicsuffix` package puts the list.
+    public static let systemPath = "/usr/share/publicsuffix/public_suffix_list.dat"
+
     private var rules: Set<String> = []
     /// `*.ck` kept as `ck`.
     private var wildcards: Set<String> = []
@@ -113,4 +116,21 @@ public struct SitePattern: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { (withSubdomains ? "*." : "") + domain }
+}
+
+/// What blocker's browser extension says of the focused browser window's
+/// active tab, through the native host the browser started.
+public struct BrowserTab: Equatable, Hashable, Sendable {
+    /// The page's site (registrable domain); nil for a page with none.
+    public var site: String?
+    /// The window is private (incognito).
+    public var isPrivate: Bool
+    /// The tab shows blocker's page in place of the site's.
+    public var covered: Bool
+
+    public init(site: String?, isPrivate: Bool = false, covered: Bool = false) {
+        self.site = site
+        self.isPrivate = isPrivate
+        self.covered = covered
+    }
 }

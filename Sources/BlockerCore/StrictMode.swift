@@ -161,7 +161,7 @@ public enum StrictRules {
             }
             groups[index].apps.removeAll { meteredApps.contains($0) }
         }
-        merged.groups = groups.filter { !$0.apps.isEmpty }
+        merged.groups = groups.filter { !$0.apps.isEmpty || !$0.sites.isEmpty }
         return StrictComparison(tightened: merged, tightening: tight, loosening: loose)
     }
 
@@ -176,6 +176,14 @@ public enum StrictRules {
         }
         for app in a.apps where !b.apps.contains(app) {
             loose.append(ConfigChange(key + ".apps", from: app, to: "removed"))
+        }
+        // sites: the same.
+        for site in b.sites where !a.sites.contains(site) {
+            tight.append(ConfigChange(key + ".sites", from: "none", to: "added \(site)"))
+            merged.sites.append(site)
+        }
+        for site in a.sites where !b.sites.contains(site) {
+            loose.append(ConfigChange(key + ".sites", from: "\(site)", to: "removed"))
         }
         // titles: none means every window of the apps counts. A title set
         // where there were none, or one removed from a list, narrows the group.

@@ -12,9 +12,14 @@ public struct Window: Equatable, Sendable {
     /// Which window it is to the display server, where the probe knows
     /// (X11, sway, Hyprland): what `ForegroundProbe.hide` acts on.
     public var handle: WindowHandle?
+    /// A browser window's active tab as blocker's extension tells it (never
+    /// from a probe): the site its page is on, nil for a page with none
+    /// (`about:`, `file:`, the new tab page) or a browser without the extension.
+    public var tab: BrowserTab?
 
     public init(appID: String? = nil, wmInstance: String? = nil, wmClass: String? = nil,
-                exe: String? = nil, title: String = "", pid: Int32? = nil, handle: WindowHandle? = nil) {
+                exe: String? = nil, title: String = "", pid: Int32? = nil, handle: WindowHandle? = nil,
+                tab: BrowserTab? = nil) {
         self.appID = appID.nonEmpty
         self.wmInstance = wmInstance.nonEmpty
         self.wmClass = wmClass.nonEmpty
@@ -22,6 +27,7 @@ public struct Window: Equatable, Sendable {
         self.title = title
         self.pid = pid
         self.handle = handle
+        self.tab = tab
     }
 
     /// The name people see (`foreground.app`): the Wayland app id, else the

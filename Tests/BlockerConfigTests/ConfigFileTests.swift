@@ -167,6 +167,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         name = "video"
         apps = ["firefox", "chromium"]
         titles = ["YouTube", "Twitch"]
+        sites = ["youtube.com", "*.twitch.tv"]
 
         [[group]]
         name = "work"

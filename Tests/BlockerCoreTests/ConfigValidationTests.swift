@@ -97,7 +97,7 @@ func schedules(_ tables: ConfigValue...) -> ConfigValue {
             "blocker.toml: warn.after: unknown key \"after\" (known: before)"),
         refused(groups(["name": "a", "apps": ["x"]], ["name": "b", "apps": ["y"], "daily_limit": "1h"]),
             "blocker.toml: group[1].daily_limit: unknown key \"daily_limit\" "
-                + "(known: name, apps, titles, metered, daily-limit, opens-per-day, schedule, pause)"),
+                + "(known: name, apps, titles, sites, metered, daily-limit, opens-per-day, schedule, pause)"),
         refused(schedules(["day": "Mon", "all-day": true]),
             "blocker.toml: group[0].schedule[0].day: unknown key \"day\" (known: days, from, to, all-day)"),
         refused(["my key": 1],

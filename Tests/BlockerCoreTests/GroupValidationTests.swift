@@ -22,14 +22,47 @@ import Testing
 
     @Test func appsAreRequiredAndNonEmpty() {
         #expect(refusal(groups(["name": "social"]))
-            == "blocker.toml: group[0].apps: every group needs apps: the app ids, WM_CLASS or program names it "
-            + "covers (example: apps = [\"discord\", \"org.telegram.desktop\"])")
+            == "blocker.toml: group[0].apps: every group needs apps (the app ids, WM_CLASS or program names it "
+            + "covers, example: apps = [\"discord\", \"org.telegram.desktop\"]) or sites (websites, with "
+            + "blocker's browser extension, example: sites = [\"youtube.com\", \"*.twitch.tv\"])")
         #expect(refusal(groups(["name": "social", "apps": []]))
             == "blocker.toml: group[0].apps: the list is empty; name at least one app "
             + "(example: apps = [\"discord\", \"org.telegram.desktop\"])")
         #expect(refusal(groups(["name": "social", "apps": ["discord", ""]]))
             == "blocker.toml: group[0].apps[1]: the app name is empty "
             + "(example: apps = [\"discord\", \"org.telegram.desktop\"])")
+    }
+
+    @Test func sitesAreDomainsAGroupMayHaveOnlySites() throws {
+        let group = try #require(try config(groups(
+            ["name": "video", "sites": ["YouTube.com", "*.twitch.tv", "bücher.de"]])).groups.first)
+        #expect(group.apps.isEmpty)
+        #expect(group.sites.map(\.description) == ["youtube.com", "*.twitch.tv", "xn--bcher-kva.de"])
+        let both = try #require(try config(groups(
+            ["name": "video", "apps": ["mpv"], "sites": ["youtube.com"]])).groups.first)
+        #expect(both.apps == ["mpv"] && both.sites.count == 1)
+    }
+
+    @Test(arguments: ["https://youtube.com", "youtube.com/watch", "youtube.com:443", "you*tube.com", "", "a..b"])
+    func aSiteThatIsNoSiteSaysWhatOneIs(text: String) {
+        #expect(refusal(groups(["name": "video", "sites": ["reddit.com", .string(text)]]))
+            == "blocker.toml: group[0].sites[1]: \"\(text)\" is not a site: give a domain such as youtube.com, "
+            + "or *.twitch.tv for it and every site under it; no scheme, path or port "
+            + "(example: sites = [\"youtube.com\", \"*.twitch.tv\"])")
+    }
+
+    @Test func sitesAreNotEmptyNorTwiceNorMeteredAndNot() {
+        #expect(refusal(groups(["name": "video", "sites": []]))
+            == "blocker.toml: group[0].sites: the list is empty; name at least one site "
+            + "(example: sites = [\"youtube.com\", \"*.twitch.tv\"])")
+        #expect(refusal(groups(["name": "video", "sites": ["youtube.com", "YOUTUBE.com"]]))
+            == "blocker.toml: group[0].sites[1]: \"youtube.com\" is listed twice (sites[0]); keep one "
+            + "(example: sites = [\"youtube.com\", \"*.twitch.tv\"])")
+        #expect(refusal(groups(["name": "video", "sites": ["youtube.com"]],
+                               ["name": "free", "sites": ["youtube.com"], "metered": false]))
+            == "blocker.toml: group[1].sites[0]: site \"youtube.com\" is in group[0] \"video\" (metered = true) "
+            + "and in group[1] \"free\" (metered = false); a window is either metered or not: keep the site "
+            + "in one group, or give both groups the same metered")
     }
 
     @Test func titlesAreCaseInsensitiveRegexes() throws {

@@ -71,6 +71,29 @@ import Testing
         #expect(meter.decide(window: window, ledger: ledger, now: 0).shield == nil)
     }
 
+    @Test func aTabsSiteComesBeforeTheBrowsersAppAndTitle() {
+        let m = Matcher(groups: [
+            AppGroup(name: "video", apps: [], sites: ["youtube.com", "*.twitch.tv"].map { SitePattern($0)! }),
+            group("browsers", apps: ["chromium"], metered: false),
+            group("titled", apps: ["chromium"], titles: ["Reddit"]),
+        ])
+        func tab(_ site: String?, title: String = "") -> Window {
+            Window(wmClass: "chromium", title: title, pid: 7, tab: BrowserTab(site: site))
+        }
+        #expect(m.groups(for: tab("youtube.com")).map(\.name) == ["video"])
+        #expect(m.groups(for: tab("twitch.tv")).map(\.name) == ["video"])
+        #expect(m.groups(for: tab("clips.twitch.tv")).map(\.name) == ["video"])
+        // A title the page chose cannot move a site's tab out of its group.
+        #expect(m.groups(for: tab("youtube.com", title: "Reddit")).map(\.name) == ["video"])
+        // A site no group names, a page with none, no extension: apps, then titles, as before.
+        #expect(m.groups(for: tab("example.org", title: "Reddit")).map(\.name) == ["browsers", "titled"])
+        #expect(m.groups(for: tab(nil)).map(\.name) == ["browsers"])
+        #expect(m.groups(for: Window(wmClass: "chromium", title: "YouTube")).map(\.name) == ["browsers"])
+        // The same window with another site is another verdict, not the cached one.
+        #expect(m.groups(for: tab("youtube.com")).map(\.name) == ["video"])
+        #expect(m.groups(for: tab("notyoutube.com")).map(\.name) == ["browsers"])
+    }
+
     @Test func appNameForPeople() {
         #expect(Window(appID: "foot", wmClass: "x").app == "foot")
         #expect(Window(wmInstance: "navigator", wmClass: "firefox").app == "firefox")

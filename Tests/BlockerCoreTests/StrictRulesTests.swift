@@ -132,6 +132,21 @@ import Testing
         #expect(added.tight == ["group \"social\".apps"] && added.merged.groups[0].apps == ["discord", "slack", "signal"])
     }
 
+    @Test func aSiteAddedTightensASiteRemovedLoosens() {
+        func sites(_ list: [String]) -> Config {
+            config { $0.groups = [AppGroup(name: "social", apps: [], sites: list.map { SitePattern($0)! })] }
+        }
+        let key = "group \"social\".sites"
+        let added = compare(sites(["youtube.com"]), sites(["youtube.com", "*.twitch.tv"]))
+        #expect(added.tight == [key] && added.loose.isEmpty)
+        #expect(added.merged.groups[0].sites.map(\.description) == ["youtube.com", "*.twitch.tv"])
+        let removed = compare(sites(["youtube.com", "reddit.com"]), sites(["youtube.com"]))
+        #expect(removed.loose == [key] && removed.tight.isEmpty)
+        #expect(removed.merged.groups[0].sites.map(\.description) == ["youtube.com", "reddit.com"])
+        // A group of sites only is kept by the merge (it has no apps).
+        #expect(compare(sites(["youtube.com"]), sites(["youtube.com"])).merged.groups.count == 1)
+    }
+
     @Test func titlesThatNarrowTheGroupLoosenTitlesThatWidenItTighten() {
         func titles(_ list: [String]) -> Config { config { $0.groups = [group(titles: list)] } }
         func merged(_ r: (tight: [String], loose: [String], merged: Config)) -> [String] { r.merged.groups[0].titles.map(\.source) }
@@ -215,6 +230,7 @@ import Testing
         "groups[].name": { $0.groups[0].name = "games" },
         "groups[].apps": { $0.groups[0].apps = ["discord", "slack"] },
         "groups[].titles": { $0.groups[0].titles = [try! TitlePattern("YouTube")] },
+        "groups[].sites": { $0.groups[0].sites = [SitePattern("youtube.com")!] },
         "groups[].metered": { $0.groups[0].metered = false },
         "groups[].dailyLimit": { $0.groups[0].dailyLimit = 30 * m },
         "groups[].schedules": { $0.groups[0].schedules = [Schedule(days: .all, span: .between(from: 60, to: 120))] },
