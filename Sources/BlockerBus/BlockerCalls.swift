@@ -61,6 +61,9 @@ public protocol BlockerMethods: AnyObject {
     func answerPause(group: String, open: Bool, reason: String) throws(MethodError)
     /// The last `days` local days' opens, oldest first.
     func opens(days: UInt32) throws(MethodError) -> [OpenDaySummary]
+    /// The browser extension's word on the active tab, from the native host
+    /// `caller` (its unique name: blockerd checks its process and takes its parent for the browser).
+    func reportTab(_ tab: BrowserTab, focused: Bool, caller: String) throws(MethodError)
 }
 
 extension BlockerMethods {
@@ -101,6 +104,10 @@ extension BlockerClient: BlockerCalls {
 extension BlockerClient {
     /// blocker-overlay only: its cover is drawn (true) or hidden (false). See `BlockerInterface.coverShown`.
     public func coverShown(_ shown: Bool) throws(BusFailure) { try call(BlockerInterface.coverShown, (shown, "")) }
+    /// blocker's native messaging host only: the browser's active tab. See `BlockerInterface.reportTab`.
+    public func reportTab(_ tab: BrowserTab, focused: Bool) throws(BusFailure) {
+        try call(BlockerInterface.reportTab, (tab, focused, ""))
+    }
 }
 
 /// blockerd's signals, for a program that follows them (`blockerctl status

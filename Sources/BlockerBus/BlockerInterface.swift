@@ -314,7 +314,7 @@ public enum BlockerInterface {
     static let routes: [MethodRoute] = [status.route, earn.route, blockFor.route, unblock.route, history.route,
                                         reload.route, pendingChanges.route, cancelPending.route, gaps.route,
                                         gapsEx.route, coverShown.route, earnOnce.route, notes.route,
-                                        usePass.route, answerPause.route, opens.route]
+                                        usePass.route, answerPause.route, opens.route, reportTab.route]
 
     /// `ShieldChanged(a{sv} shield)`, on every change, at once: see `ShieldState.busDictionary`.
     public static let shieldChanged = BlockerSignal<ShieldState>(

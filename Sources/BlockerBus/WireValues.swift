@@ -92,7 +92,8 @@ extension ShieldState {
     /// reason s (absent while down), app s, group s (absent when none),
     /// until_ms x (0 when only earning lifts it; a pause: its countdown's
     /// end), balance_ms x, ask_reason b (present and true when a pause asks
-    /// "why now?"), passes_left u (absent without `[pass]`).
+    /// "why now?"), passes_left u (absent without `[pass]`), site s (present
+    /// when the browser extension covers a tab of that site, not a window cover).
     public var busDictionary: [String: BusValue] {
         var entries: [String: BusValue] = ["active": .bool(active), "app": .string(app),
                                            "until_ms": .int64(until?.ms ?? 0), "balance_ms": .int64(balanceMs.ms)]
@@ -100,6 +101,7 @@ extension ShieldState {
         if let group { entries["group"] = .string(group) }
         if askReason { entries["ask_reason"] = .bool(true) }
         if let passesLeft { entries["passes_left"] = .uint32(UInt32(clamping: passesLeft)) }
+        if active, let site { entries["site"] = .string(site) }
         return entries
     }
 
@@ -117,6 +119,7 @@ extension ShieldState {
                   until: until > 0 ? WallInstant(ms: until) : nil, balanceMs: Milliseconds(ms: balance))
         if case .bool(true)? = entries["ask_reason"] { askReason = true }
         if case let .uint32(left)? = entries["passes_left"] { passesLeft = Int(left) }
+        if case let .string(text)? = entries["site"] { site = text }
     }
 }
 

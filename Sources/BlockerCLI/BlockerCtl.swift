@@ -11,7 +11,7 @@ public enum BlockerCtl {
          ReportCommand.self,
          ProbeCommand.self, ConfigCheckCommand.self, ConfigNamesCommand.self, ConfigPendingCommand.self, ConfigCancelCommand.self,
          ReloadCommand.self, LogsCommand.self,
-         DoctorCommand.self, CompletionsCommand.self, ManCommand.self]
+         DoctorCommand.self, CompletionsCommand.self, ManCommand.self, BrowserHostCommand.self]
     }
 
     /// The commands `--help`, the man page and the completions show.

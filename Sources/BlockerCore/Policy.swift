@@ -28,6 +28,9 @@ public struct Shield: Equatable, Sendable {
     /// `until` is the countdown's end (the cover's "Open" is enabled then),
     /// which may have passed; under other rules, the later of theirs and it.
     public var until: WallInstant?
+    /// The site covered, when the window is a browser tab that is in its
+    /// groups by its site: the browser extension covers that tab, not the window.
+    public var site: String? = nil
 }
 
 public struct Decision: Equatable, Sendable {
@@ -96,7 +99,10 @@ public enum Policy {
         // Under other rules too: nothing lifts before the countdown's end.
         case (false, let countdownEnd?): until = liftInstant(rules: rules, from: now).map { max($0, countdownEnd) }
         }
-        let shield = Shield(reason: shown.reason, reasons: reasons, app: window.app, group: shown.group, until: until)
+        var shield = Shield(reason: shown.reason, reasons: reasons, app: window.app, group: shown.group, until: until)
+        if let site = window.tab?.site, groups.contains(where: { $0.sites.contains { $0.matches(site: site) } }) {
+            shield.site = site
+        }
         return Decision(groups: groups.map(\.name), metered: metered, shield: shield)
     }
 

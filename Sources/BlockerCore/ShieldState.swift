@@ -16,6 +16,10 @@ public struct ShieldState: Equatable, Sendable {
     public var askReason: Bool
     /// Emergency passes left this week (`[pass]`); nil when there is no `[pass]`.
     public var passesLeft: Int?
+    /// The site covered in a browser tab: blocker's browser extension draws
+    /// that cover (its page in the tab), and no window cover is drawn. nil
+    /// for any other shield, and while down.
+    public var site: String?
 
     public init(active: Bool, reason: ShieldReason?, app: String, group: String? = nil, until: WallInstant? = nil,
                 balanceMs: Milliseconds, askReason: Bool = false, passesLeft: Int? = nil) {
@@ -37,5 +41,6 @@ public struct ShieldState: Equatable, Sendable {
         }
         self.init(active: true, reason: shield.reason, app: shield.app, group: shield.group, until: shield.until,
                   balanceMs: balanceMs)
+        site = shield.site
     }
 }

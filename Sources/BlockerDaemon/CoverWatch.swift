@@ -31,9 +31,15 @@ extension Daemon {
         return .success(sample)
     }
 
-    /// Whether a shield, were it up from now, has a cover: the meter charges
-    /// the coming interval under a shield only when it has none.
-    func coveredIfShielded(at monotonic: MonotonicInstant) -> Bool {
+    /// A shield is up that a window cover draws: a site shield is the
+    /// browser extension's to cover, in the tab.
+    var windowCoverWanted: Bool { shield != nil && shield?.site == nil }
+
+    /// Whether a shield over `window`, were it up from now, has a cover: the
+    /// meter charges the coming interval under a shield only when it has none.
+    /// A browser tab's site shield has the extension's page, once it is drawn.
+    func coveredIfShielded(_ window: Window?, at monotonic: MonotonicInstant) -> Bool {
+        if let drawn = siteCover(of: window) { return drawn }
         guard supervisesCover else { return true }
         var prospective = covers
         prospective.shieldChanged(up: true, at: monotonic)
@@ -51,7 +57,7 @@ extension Daemon {
     /// After a tick: follows the shield, keeps the record of a stretch with
     /// no cover, and asks for blocker-overlay back when none is on the bus.
     func superviseCover(_ outcome: TickOutcome, monotonic: MonotonicInstant, wall: WallInstant) {
-        covers.shieldChanged(up: shield != nil, at: monotonic)
+        covers.shieldChanged(up: windowCoverWanted, at: monotonic)
         uncovered?.chargedMs += outcome.uncoveredMs
         guard supervisesCover, covers.coverage(at: monotonic) == .missing, let shield else {
             endUncovered(wall: wall)

@@ -27,7 +27,7 @@ extension Daemon {
         let merged = sample.map { reading in
             (lock ?? session?.read()).map { reading.merged(with: $0, inputIdle: probe.inputIdle) } ?? reading
         }
-        let reading = withoutTheCover(merged).map { judgeLock($0, monotonic: monotonic, wall: wall) }
+        let reading = withoutTheCover(merged).map { judgeLock(withTheTab($0), monotonic: monotonic, wall: wall) }
         let streakWasLogged = probeFailureLogged
         noteProbe(reading, monotonic: monotonic, wall: wall)
         let day = meter.zone.localDate(at: wall)
@@ -38,7 +38,8 @@ extension Daemon {
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
         let heartbeat = probe.eventDescriptor != nil ? Self.commitEveryMs : nil
         let outcome = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: wall, reading: reading,
-                                           heartbeat: heartbeat, covered: coveredIfShielded(at: monotonic)),
+                                           heartbeat: heartbeat,
+                                           covered: coveredIfShielded((try? reading.get())?.window, at: monotonic)),
                                  ledger: before)
         lastTick = outcome
         if let stall = outcome.stall { noteStall(stall, wall: wall) }
@@ -137,7 +138,7 @@ extension Daemon {
         let shown = show(decision.shield, balance: snapshot.balance)
         publish(wall: wall, day: day, afterEarning: afterEarning)
         if shown.changed { observer?.shieldChanged(state.shield, balance: snapshot.balance) }
-        covers.shieldChanged(up: shield != nil, at: MonotonicClock.now)
+        covers.shieldChanged(up: windowCoverWanted, at: MonotonicClock.now)
         if shown.raised != nil {
             sendNotifications(app: state.front?.app, crossed: [], raised: shown.raised, now: wall)
         }
@@ -149,11 +150,14 @@ extension Daemon {
     func show(_ new: Shield?, balance: Milliseconds) -> (changed: Bool, raised: Shield?) {
         let old = shield
         shield = new
-        guard old?.app != new?.app || old?.reason != new?.reason || (old == nil) != (new == nil) else { return (false, nil) }
+        guard old?.app != new?.app || old?.reason != new?.reason || old?.site != new?.site
+                || (old == nil) != (new == nil) else { return (false, nil) }
         if let new {
             var fields = [("APP", new.app), ("REASON", new.reason.rawValue), ("BALANCE_MS", "\(balance)")]
             if let group = new.group { fields.append(("GROUP", group)) }
-            log.write(LogEvent(.shieldUp, "Shield up: \(new.app) (\(new.reason.rawValue))", fields: fields))
+            if let site = new.site { fields.append(("SITE", site)) }
+            let what = new.site.map { "\(new.app), tab on \($0)" } ?? new.app
+            log.write(LogEvent(.shieldUp, "Shield up: \(what) (\(new.reason.rawValue))", fields: fields))
         } else if let old {
             log.write(LogEvent(.shieldDown, "Shield down: \(old.app)",
                                fields: [("APP", old.app), ("BALANCE_MS", "\(balance)")]))

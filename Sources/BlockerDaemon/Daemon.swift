@@ -193,6 +193,9 @@ public final class Daemon {
     var uncovered: UncoveredStretch?
     /// Keeps the window beneath blocker's cover in front (the cover known by its process).
     var overlayFilter = OverlayFilter()
+    /// What each browser's extension last said of its active tab, by the
+    /// browser's pid (BrowserTabs.swift).
+    var browserTabs: [Int32: BrowserReport] = [:]
 
     /// Hand edits the ledger found so far, as last said in the journal.
     var announcedLedgerEdits = 0

@@ -24,6 +24,8 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
 
     /// Each checked blocker-overlay's connection, watched until it closes.
     private var coverClients: [String: BusSubscription] = [:]
+    /// Each checked native messaging host's connection, watched until it closes.
+    private var browserHosts: [String: BusSubscription] = [:]
     private var shellCoverWatch: BusSubscription?
     /// Callers refused as the cover, said once each.
     private var refusedCallers: Set<String> = []
@@ -219,6 +221,40 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         ledgerChanged()
     }
 
+    /// blocker's native messaging host says what the browser that started it
+    /// shows. Only the blockerctl installed beside blockerd is believed, and
+    /// the browser is its parent process, read by blockerd: a program cannot
+    /// speak for a browser it did not come from.
+    public func reportTab(_ tab: BrowserTab, focused: Bool, caller: String) throws(MethodError) {
+        let connection = export.connection
+        let pid = connection.ownerPID(of: caller)
+        let exe = pid.flatMap(ProcessExecutable.of(pid:))
+        guard let pid, let expected = daemon.options.browserHostExecutable, exe?.path == expected,
+              let browser = ProcessExecutable.parent(of: pid) else {
+            let who = "pid \(pid.map(String.init) ?? "unknown") (\(exe?.path ?? "an unreadable executable")) on \(caller)"
+            if refusedCallers.count < 64, refusedCallers.insert(caller).inserted {
+                daemon.logNotice("Refused a browser tab report from \(who): only \(daemon.options.browserHostExecutable ?? "blockerctl") browser-host, started by the browser, reports tabs")
+            }
+            throw MethodError(.accessDenied, "only blocker's native messaging host (\(daemon.options.browserHostExecutable ?? "blockerctl") "
+                + "browser-host, started by the browser) reports a browser's tab; \(who) is not it")
+        }
+        if browserHosts[caller] == nil {
+            browserHosts[caller] = try? connection.watchOwner(of: caller) { [unowned self] owner in
+                if owner.isEmpty { self.browserHostLeft(caller) }
+            }
+        }
+        daemon.browserReported(tab, focused: focused, browser: browser, host: caller)
+        if connection.ownerPID(of: caller) == nil { browserHostLeft(caller) }
+        // A tab switch decides at once: the charge stops within the loop's next turn.
+        ledgerChanged()
+    }
+
+    private func browserHostLeft(_ host: String) {
+        browserHosts[host] = nil
+        daemon.browserHostLeft(host)
+        ledgerChanged()
+    }
+
     private func coverClientLeft(_ client: String) {
         coverClients[client] = nil
         daemon.coverClientLeft(client)
@@ -288,7 +324,9 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     public func shieldChanged(_ shield: Shield?, balance: Milliseconds) {
         export.shieldChanged(shieldState(shield, balance: balance))
         let state = daemon.state
-        media.shieldChanged(shield, window: state.front, liftedByEarning: state.afterEarning)
+        // A site shield covers one tab: the extension's page stops its media;
+        // pausing or muting the browser would reach every other tab.
+        media.shieldChanged(shield?.site == nil ? shield : nil, window: state.front, liftedByEarning: state.afterEarning)
     }
 
     public func balanceChanged(_ balance: Milliseconds) {

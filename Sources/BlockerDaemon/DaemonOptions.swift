@@ -16,6 +16,10 @@ public struct DaemonOptions: Equatable, Sendable {
     /// cover is not supervised, every shield counts as covered — only for
     /// in-process tests that run no cover; blockerd always sets it.
     public var overlayExecutable: String?
+    /// The blockerctl whose `browser-host` may report a browser's tab
+    /// (`ReportTab`): the one installed beside blockerd. Not a flag. nil: no
+    /// caller is believed.
+    public var browserHostExecutable: String?
     /// Whether `configPath` was named (`--config`, tests). Otherwise the file
     /// is looked up again at each load: a user's own blocker.toml written after
     /// the start, over the system's default, counts from the next reload.

@@ -37,4 +37,16 @@ public struct ProcessExecutable: Equatable, Sendable {
 
     /// This process's own executable.
     public static var current: ProcessExecutable? { of(pid: getpid()) }
+
+    /// The process that started `pid` (`/proc/PID/stat`'s fourth field, read
+    /// after the last ")": a program's name may hold spaces and parentheses);
+    /// nil when it is gone.
+    public static func parent(of pid: Int32) -> Int32? {
+        guard pid > 0, let bytes = try? FileContents.read(atPath: "/proc/\(pid)/stat", limit: 4096) else { return nil }
+        let stat = String(decoding: bytes, as: UTF8.self)
+        guard let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 1, let parent = Int32(fields[1]), parent > 0 else { return nil }
+        return parent
+    }
 }

@@ -9,4 +9,10 @@ let connect: ServiceFactory = { (environment: [String: String]) throws(BusFailur
     try BlockerClient.connect(environment: environment)
 }
 
-exit(BlockerCtl.run(Array(CommandLine.arguments.dropFirst()), .process(connect: connect)))
+// Run as blocker-browser-host (the link the browsers' native messaging
+// manifests name: they pass no arguments of ours), blockerctl is its host.
+var arguments = Array(CommandLine.arguments.dropFirst())
+if CommandLine.arguments.first?.split(separator: "/").last == "blocker-browser-host" {
+    arguments = ["browser-host"] + arguments
+}
+exit(BlockerCtl.run(arguments, .process(connect: connect)))

@@ -52,9 +52,12 @@ if recordStop {
 options.probeLauncher = "/proc/self/exe"
 // The cover blockerd accepts and supervises: the blocker-overlay installed
 // beside it (none, when its own path cannot be read).
-options.overlayExecutable = ProcessExecutable.current.flatMap { own in
-    own.path.lastIndex(of: "/").map { own.path[..<$0] + "/" + OverlayIdentity.name }
-} ?? ""
+func besideBlockerd(_ name: String) -> String {
+    ProcessExecutable.current.flatMap { own in own.path.lastIndex(of: "/").map { own.path[..<$0] + "/" + name } } ?? ""
+}
+options.overlayExecutable = besideBlockerd(OverlayIdentity.name)
+// The native messaging host a browser starts for blocker's extension.
+options.browserHostExecutable = besideBlockerd("blockerctl")
 
 do throws(StartFailure) {
     let loop = try DaemonLoop.start(options: options, log: log, environment: environment)

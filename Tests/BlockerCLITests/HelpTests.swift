@@ -21,7 +21,7 @@ import Testing
         #expect(names == ["status", "earn", "block", "unblock", "pass", "history", "report", "probe", "config check", "config names",
                           "config pending", "config cancel",
                           "reload", "logs", "doctor"])
-        #expect(BlockerCtl.commands.filter { $0.spec.isHidden }.map { $0.spec.name } == ["completions", "man"])
+        #expect(BlockerCtl.commands.filter { $0.spec.isHidden }.map { $0.spec.name } == ["completions", "man", "browser-host"])
     }
 
     @Test func topHelpAbstractsStartInOneColumn() {
