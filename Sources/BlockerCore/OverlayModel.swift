@@ -50,11 +50,13 @@ public struct OverlayModel: Sendable {
 
     public var isShown: Bool { shield != nil && !coveredByShell }
 
-    /// A `ShieldChanged` signal or a `Status` reply. An inactive shield never shows.
+    /// A `ShieldChanged` signal or a `Status` reply. An inactive shield never
+    /// shows, nor a site shield: blocker's browser extension covers that tab,
+    /// and the browser's other tabs stay usable.
     public mutating func shieldChanged(_ new: ShieldState) -> Change {
         let balanceMoved = new.balanceMs != balanceMs
         balanceMs = new.balanceMs
-        guard new.active, !new.app.isEmpty else {
+        guard new.active, !new.app.isEmpty, new.site == nil else {
             defer { shield = nil }
             return visible(shield == nil ? .none : .hide)
         }

@@ -32,6 +32,17 @@ import Testing
         #expect(!model.isShown)
     }
 
+    @Test func aSiteShieldIsTheBrowserExtensionsToCover() {
+        var model = OverlayModel()
+        var site = up("chromium")
+        site.site = "youtube.com"
+        #expect(model.shieldChanged(site) == .none)
+        #expect(!model.isShown)
+        // A window shield over the same browser (its app metered) is ours; a site shield after it hides ours.
+        #expect(model.shieldChanged(up("chromium")) == .show)
+        #expect(model.shieldChanged(site) == .hide)
+    }
+
     @Test func anotherAppOrReasonUpdatesTheCoverInPlace() {
         var model = OverlayModel()
         _ = model.shieldChanged(up("firefox"))

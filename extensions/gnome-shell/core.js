@@ -152,7 +152,17 @@ export function shieldFrom(dict) {
         until_ms: Number(d.until_ms ?? 0),
         balance_ms: Number(d.balance_ms ?? 0),
         ask_reason: d.ask_reason === true,
+        site: typeof d.site === 'string' && d.site !== '' ? d.site : null,
     };
+}
+
+/**
+ * Whether the shell's cover goes over the window: a shield is up over an
+ * app, and it is not a site shield (blocker's browser extension covers
+ * that site's tab itself; the browser's other tabs stay usable).
+ */
+export function coversWindow(shield) {
+    return shield.active && shield.app !== '' && shield.site === null;
 }
 
 // --- the extension ---------------------------------------------------------
@@ -452,10 +462,10 @@ class ShieldCover {
     }
 
     _shieldChanged(shield) {
-        const wasUp = this._shield.active && this._shield.app !== '';
+        const wasUp = coversWindow(this._shield);
         this._shield = shield;
         this._balanceMs = shield.balance_ms;
-        const up = shield.active && shield.app !== '';
+        const up = coversWindow(shield);
         if (up && !wasUp) {
             // [earn] may have changed since (a reload): ask without waiting.
             this._call('Status', null, '(a{sv})', reply => reply && this._setExercises(reply[0].exercises ?? {}));
@@ -465,7 +475,7 @@ class ShieldCover {
 
     /** Shown exactly while the shield is up and the screen is not locked. */
     _render() {
-        const want = this._shield.active && this._shield.app !== '' && !this._isLocked();
+        const want = coversWindow(this._shield) && !this._isLocked();
         if (!want) {
             this._hide();
             return;

@@ -68,6 +68,10 @@ async function run() {
         [core.parseReps('0').error, 'Reps go from 1 to 1000'], [core.parseReps('1001').error, 'Reps go from 1 to 1000'],
         [core.parseReps('ten').error, '“ten” is not a number of reps — type digits, like 20'],
         [core.repsPreview('20', {name: 'pushups', perRepMs: 30_000}), '20 pushups earn 10m 00s'],
+        // OverlayModel: a site shield is the browser extension's to cover, not the window's.
+        [core.coversWindow(core.shieldFrom({active: true, app: 'chromium'})), true],
+        [core.coversWindow(core.shieldFrom({active: true, app: 'chromium', site: 'youtube.com'})), false],
+        [core.coversWindow(core.shieldFrom({active: false, app: 'chromium'})), false],
     ];
     for (const [got, want] of words)
         if (got !== want)
