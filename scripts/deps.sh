@@ -9,8 +9,9 @@ check=(sqlite3 systemd dbus-user-session dbus-daemon sway foot xwayland xterm pi
 # GNOME Shell 43 run for real (itest-gnome.sh) and its extension's ES-module stub test (itest-gnome-esm-stub.sh).
 # Man pages, completions in the real shells (itest-docs.sh), the status bar (itest-waybar.sh), the Debian package (itest-deb.sh).
 check+=(man-db groff-base zsh fish waybar debhelper lintian fakeroot dpkg-dev)
-# The Public Suffix List that sites are counted by (SitesTests).
-check+=(publicsuffix)
+# The Public Suffix List that sites are counted by (SitesTests); real Chromium and
+# Firefox ESR with blocker's extension (itest-browser.sh; zip packs the .xpi).
+check+=(publicsuffix chromium firefox-esr zip)
 # The desktop entry (itest-log-exercise.sh).
 check+=(desktop-file-utils)
 # GNOME Shell 48, KWin 6 and the Debian 13 package in a Debian 13 chroot (scripts/trixie.sh).

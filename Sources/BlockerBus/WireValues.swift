@@ -29,8 +29,10 @@ public struct StatusReport: Equatable, Sendable {
         public var title: String
         public var pid: Int32?
         public var groups: [String]
-        public init(app: String, title: String, pid: Int32?, groups: [String]) {
-            self.app = app; self.title = title; self.pid = pid; self.groups = groups
+        /// A browser window's active tab, as blocker's extension says it; nil without one.
+        public var tab: BrowserTab?
+        public init(app: String, title: String, pid: Int32?, groups: [String], tab: BrowserTab? = nil) {
+            self.app = app; self.title = title; self.pid = pid; self.groups = groups; self.tab = tab
         }
     }
     public var balanceMs: Milliseconds
@@ -153,6 +155,10 @@ extension StatusReport {
             var front: [String: BusValue] = ["app": .string(foreground.app), "title": .string(foreground.title),
                                              "groups": .strings(foreground.groups)]
             if let pid = foreground.pid { front["pid"] = .int32(pid) }
+            if let tab = foreground.tab {
+                front["tab"] = .dictionary(["site": .string(tab.site ?? ""), "private": .bool(tab.isPrivate),
+                                            "covered": .bool(tab.covered)])
+            }
             entries["foreground"] = .dictionary(front)
         }
         return entries
@@ -185,6 +191,12 @@ extension StatusReport {
             var pid: Int32?
             if case let .int32(value)? = front["pid"] { pid = value }
             foreground = Foreground(app: app, title: title, pid: pid, groups: groups)
+            if case let .dictionary(tab)? = front["tab"], case let .string(site)? = tab["site"] {
+                var isPrivate = false, covered = false
+                if case let .bool(value)? = tab["private"] { isPrivate = value }
+                if case let .bool(value)? = tab["covered"] { covered = value }
+                foreground?.tab = BrowserTab(site: site.isEmpty ? nil : site, isPrivate: isPrivate, covered: covered)
+            }
         }
         var probeError: String?
         if case let .string(text)? = probe["error"] { probeError = text }

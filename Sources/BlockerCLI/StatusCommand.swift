@@ -16,8 +16,9 @@ struct StatusCommand: BlockerCommand {
             .value("--low", "DURATION", help: "with --format: the balance under which the class is low (default 5m)"),
         ],
         discussion: """
-            --json prints {"balance_ms", "metered", "spending", "locked", "foreground" {app, title, pid, groups} or null,
-            "shield" {active, reason, app, group, until_ms}, "today" {used_ms, earned_ms},
+            --json prints {"balance_ms", "metered", "spending", "locked", "foreground" {app, title, pid, groups, and for a
+            browser with blocker's extension tab {site, private, covered}} or null,
+            "shield" {active, reason, app, group, until_ms, site}, "today" {used_ms, earned_ms},
             "exercises" [{name, ms_per_rep}], "probe" {name, ok, error}}.
             reason is one of balance, timed-block, schedule, daily-limit, opens-cap, pause (until_ms: a pause's
             countdown end). With [pass]: "passes_left" (this week). With opens today: "opens_today" [{group, opens,
@@ -146,6 +147,8 @@ enum StatusText {
                 ("app", .optional(report.shield.app.isEmpty ? nil : report.shield.app)),
                 ("group", .optional(report.shield.group)),
                 ("until_ms", .integer(report.shield.until?.ms ?? 0)),
+                // The site whose tab blocker's browser extension covers; null for a window's shield.
+                ("site", .optional(report.shield.active ? report.shield.site : nil)),
             ])),
             ("today", .object([
                 ("used_ms", .integer(report.todayUsedMs.ms)),
@@ -169,13 +172,19 @@ enum StatusText {
     }
 
     /// `{"app", "title", "pid", "groups"}`: shared by `status --json` and `probe --json`.
+    /// `tab` only for a browser whose extension reports (status): `probe --json` never has one.
     static func foregroundJSON(_ foreground: StatusReport.Foreground) -> JSONValue {
-        .object([
+        var fields: [(String, JSONValue)] = [
             ("app", .string(foreground.app)),
             ("title", .string(foreground.title)),
             ("pid", foreground.pid.map { .integer(Int64($0)) } ?? .null),
             ("groups", .array(foreground.groups.map(JSONValue.string))),
-        ])
+        ]
+        if let tab = foreground.tab {
+            fields.append(("tab", .object([("site", .optional(tab.site)), ("private", .bool(tab.isPrivate)),
+                                           ("covered", .bool(tab.covered))])))
+        }
+        return .object(fields)
     }
 
     /// `userConfigFile`: where this user's own blocker.toml goes (said while blockerd runs on the system's).
@@ -201,6 +210,7 @@ enum StatusText {
         if shield.active {
             var text = printer.paint("up", .red)
             if !shield.app.isEmpty { text += " over \(shield.app)" }
+            if let site = shield.site { text += " (the tab on \(site), covered by the browser extension)" }
             if let reason = shield.reason { text += " — " + reasonText(reason, group: shield.group) }
             if let until = shield.until { text += " until " + clock.describe(until, now: now) }
             rows.append(("shield", text))
@@ -235,6 +245,10 @@ enum StatusText {
         var parts = [front.app]
         if !front.title.isEmpty { parts.append(quoted(front.title)) }
         if let pid = front.pid { parts.append("pid \(pid)") }
+        if let tab = front.tab {
+            parts.append("tab " + (tab.site ?? "(no site)") + (tab.isPrivate ? ", private" : "")
+                         + (tab.covered ? ", blocker's page" : ""))
+        }
         parts.append(front.groups.isEmpty ? "(no group)" : "[\(front.groups.joined(separator: ", "))]")
         return parts.joined(separator: "  ")
     }

@@ -50,7 +50,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         let monotonic = MonotonicClock.now
         let balance = state.balance(at: monotonic)
         let foreground = state.foreground.map {
-            StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: state.decision.groups)
+            StatusReport.Foreground(app: $0.app, title: $0.title, pid: $0.pid, groups: state.decision.groups, tab: $0.tab)
         }
         var report = StatusReport(balanceMs: balance, metered: state.decision.metered, locked: state.locked,
                                   foreground: foreground, shield: shieldState(state.shield, balance: balance),

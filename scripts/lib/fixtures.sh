@@ -13,6 +13,7 @@ fx_begin() {
     fx_pids=()
     fx_exit_hooks=()
     fx_marker=
+    fx_shell=$BASHPID
     fx_dir=$(mktemp -d "/tmp/blocker-$fx_name.XXXXXX")
     trap fx_cleanup EXIT
     trap 'exit 130' INT TERM
@@ -22,9 +23,11 @@ fx_begin() {
 
 # fx_nested NAME — in a subshell (a row of itest-integrity.sh): a scratch
 # directory of its own below $fx_dir and a process list of its own, stopped
-# when the subshell exits, pass or fail.
+# when the subshell exits, pass or fail. $fx_shell is the shell whose list
+# fx_track adds to (a $(…) inside is another one, whose list is lost).
 fx_nested() {
     fx_dir=$(mktemp -d "$fx_dir/$1.XXXXXX")
+    fx_shell=$BASHPID
     fx_pids=()
     fx_exit_hooks=()
     fx_marker=
