@@ -61,6 +61,7 @@ install-files:
 	else install -D -m 644 config/blocker.toml $(CONFDIR)/blocker.toml; \
 	    echo "installed the default config: $(CONFDIR)/blocker.toml"; fi
 	@scripts/install-kwin-script.sh install
+	@scripts/browser-extension.sh install $(abspath $(BINDIR))
 	@scripts/enable-units.sh $(UNITS)
 	@$(GNOME_EXTENSION) install
 
@@ -74,6 +75,7 @@ uninstall:
 	rm -f $(BASHCOMPDIR)/blockerctl $(ZSHCOMPDIR)/_blockerctl $(FISHCOMPDIR)/blockerctl.fish
 	-@$(GNOME_EXTENSION) uninstall
 	-@scripts/install-kwin-script.sh uninstall
+	-@scripts/browser-extension.sh uninstall $(abspath $(BINDIR))
 	-@systemctl --user daemon-reload 2>/dev/null
 	@echo "kept your config ($(CONFDIR)) and ledger (~/.local/state/blocker); remove them by hand if you want"
 

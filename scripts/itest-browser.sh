@@ -27,10 +27,19 @@ fx_private_session
 fx_x_session "$fx_dir"
 [ -r /usr/share/publicsuffix/public_suffix_list.dat ] || fail "the Public Suffix List is not installed (apt-get install publicsuffix)"
 
-# The host the manifests name: blockerctl under the name that makes it the host.
-mkdir -p "$fx_dir/host"
-ln -s "$bin/blockerctl" "$fx_dir/host/blocker-browser-host"
-be_native_manifests "$HOME" "$fx_dir/host/blocker-browser-host"
+# Installed as `make install` does it (scripts/browser-extension.sh): the host
+# link beside blockerctl (a link to the built one, so blockerd, built beside
+# it, believes it) and its manifests under $HOME.
+mkdir -p "$fx_dir/bin"
+ln -s "$bin/blockerctl" "$fx_dir/bin/blockerctl"
+"$here/browser-extension.sh" install "$fx_dir/bin" >"$fx_dir/install.log" || fail "browser-extension.sh install failed"
+for manifest in .config/chromium/NativeMessagingHosts .mozilla/native-messaging-hosts; do
+    grep -q "\"path\": \"$fx_dir/bin/blocker-browser-host\"" "$HOME/$manifest/io.github.blockerd.browser.json" ||
+        fail "no native messaging manifest naming the host in ~/$manifest"
+done
+[ -f "$HOME/.local/share/blocker/browser-extension.xpi" ] || fail "no .xpi for Firefox after the install"
+# The browsers load the installed copy (Chromium: Load unpacked; Firefox: its files, zipped).
+be_extension=$HOME/.local/share/blocker/browser-extension
 be_http_server "$fx_dir/www" >/dev/null
 video=$(be_url "$be_port" m.video.example youtube.html)
 news=$(be_url "$be_port" news.example news.html)
@@ -137,4 +146,10 @@ firefox_private() {
 
 (run_browser chromium Chromium chromium_private be_chromium "$HOME" "$be_port" "$video" "$news") || exit 1
 (run_browser firefox firefox-esr firefox_private be_firefox "$HOME" "$be_port" "$video" "$news") || exit 1
+
+"$here/browser-extension.sh" uninstall "$fx_dir/bin" || fail "browser-extension.sh uninstall failed"
+left=$(find "$fx_dir/bin" "$HOME/.config" "$HOME/.mozilla" "$HOME/.local/share/blocker" -name 'blocker-browser-host' \
+       -o -name 'io.github.blockerd.browser.json' -o -name 'browser-extension*' 2>/dev/null)
+[ -z "$left" ] || fail "browser-extension.sh uninstall left: $left"
+ok "make uninstall's browser-extension.sh removes the host link, its manifests and the extension"
 echo "itest-browser: pass"
