@@ -51,4 +51,5 @@ scripts/bench-overlay.sh "$bin" 2>/dev/null | table_rows
 BLOCKER_BIN=$bin scripts/bench-daemon-wayland.sh 2>/dev/null | table_rows
 BLOCKER_BIN=$bin scripts/bench-gnome.sh 2>/dev/null | table_rows
 BLOCKER_BIN=$bin scripts/bench-kde.sh 2>/dev/null | table_rows
+scripts/bench-browser.sh "$bin" | table_rows
 scripts/bench-peers.sh "$bin" | table_rows

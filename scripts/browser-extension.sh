@@ -12,11 +12,20 @@
 # browser-extension.xpi, for Firefox), for the user to load (a browser installs
 # an extension only when its user says so), and what to do in each browser.
 # uninstall: removes the link, the manifests, that directory and the .xpi.
+#
+# browser-extension.sh manifest chromium|firefox BINDIR — prints the host's
+# manifest for that browser family (the Debian package's system-wide ones).
 set -euo pipefail
 action=${1:-}
-bindir=${2:-}
-[[ $action == install || $action == uninstall ]] && [[ $bindir == /* ]] ||
-    { echo "usage: scripts/browser-extension.sh install|uninstall BINDIR (an absolute path)" >&2; exit 2; }
+if [ "$action" = manifest ]; then
+    family=${2:-}
+    bindir=${3:-}
+else
+    bindir=${2:-}
+fi
+[[ $action == install || $action == uninstall || $action == manifest ]] && [[ $bindir == /* ]] ||
+    { echo "usage: scripts/browser-extension.sh install|uninstall BINDIR, or manifest chromium|firefox BINDIR (an absolute path)" >&2
+      exit 2; }
 source_dir=$(cd "$(dirname "$0")/../extensions/browser" && pwd)
 data_home=${XDG_DATA_HOME:-}
 [[ $data_home == /* ]] || data_home=$HOME/.local/share
@@ -30,7 +39,7 @@ gecko_id=blocker@blockerd.github.io
 chromium_dirs=("$config_home/chromium/NativeMessagingHosts" "$config_home/google-chrome/NativeMessagingHosts")
 firefox_dir=$HOME/.mozilla/native-messaging-hosts
 # What the extension is made of (not its signing key, which only fixes the id).
-files=(manifest.json background.js block.html block.js block.css README.md)
+files=(manifest.json background.js block.html block.js block.css)
 
 say() { echo "browser extension: $*"; }
 
@@ -46,6 +55,15 @@ manifest() { # ALLOWED_KEY ALLOWED_VALUE
 JSON
 }
 
+if [ "$action" = manifest ]; then
+    case $family in
+        chromium) manifest allowed_origins "chrome-extension://$chromium_id/" ;;
+        firefox) manifest allowed_extensions "$gecko_id" ;;
+        *) echo "browser-extension.sh: manifest for chromium or firefox, not \"$family\"" >&2; exit 2 ;;
+    esac
+    exit 0
+fi
+
 if [ "$action" = uninstall ]; then
     rm -f "$bindir/blocker-browser-host" "$firefox_dir/$host.json"
     for dir in "${chromium_dirs[@]}"; do rm -f "$dir/$host.json"; done
@@ -57,10 +75,10 @@ fi
 ln -sfn blockerctl "$bindir/blocker-browser-host"
 for dir in "${chromium_dirs[@]}"; do
     mkdir -p "$dir"
-    manifest allowed_origins "chrome-extension://$chromium_id/" >"$dir/$host.json"
+    "$0" manifest chromium "$bindir" >"$dir/$host.json"
 done
 mkdir -p "$firefox_dir"
-manifest allowed_extensions "$gecko_id" >"$firefox_dir/$host.json"
+"$0" manifest firefox "$bindir" >"$firefox_dir/$host.json"
 rm -rf "$target"
 mkdir -p "$target"
 for file in "${files[@]}"; do install -m 644 "$source_dir/$file" "$target/$file"; done

@@ -59,7 +59,10 @@ expected=(/usr/bin/{blockerd,blockerctl,blocker-overlay} "${units[@]/#//usr/lib/
     /usr/share/man/man1/{blockerctl,blocker-overlay}.1.gz /usr/share/man/man5/blocker.toml.5.gz /usr/share/man/man8/blockerd.8.gz
     /usr/share/bash-completion/completions/blockerctl /usr/share/zsh/vendor-completions/_blockerctl
     /usr/share/fish/vendor_completions.d/blockerctl.fish
-    /usr/share/doc/blocker/{README.md,copyright,changelog.gz})
+    /usr/share/doc/blocker/{README.md,copyright,changelog.gz}
+    /usr/bin/blocker-browser-host /usr/share/man/man1/blocker-browser-host.1.gz
+    /usr/share/blocker/browser-extension/{manifest.json,background.js,block.html,block.js,block.css}
+    {/etc/chromium,/usr/lib/mozilla}/native-messaging-hosts/io.github.blockerd.browser.json)
 for desktop in "$here"/data/*.desktop; do
     [ -e "$desktop" ] && expected+=("/usr/share/applications/$(basename "$desktop")")
 done
@@ -68,8 +71,11 @@ dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort >"$w
 printf '%s\n' "${expected[@]}" | sort >"$work/expected"
 diff -u "$work/expected" "$work/files" >"$work/files.diff" ||
     { cat "$work/files.diff" >&2; fail "dpkg-deb -c: the package's files are not the expected ones (- missing, + unexpected)"; }
-[ "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = /etc/xdg/blocker/blocker.toml ] ||
-    fail "the conffiles are not just /etc/xdg/blocker/blocker.toml"
+conffiles=$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles | sort | tr '\n' ' ')
+[ "$conffiles" = "/etc/chromium/native-messaging-hosts/io.github.blockerd.browser.json /etc/xdg/blocker/blocker.toml " ] ||
+    fail "the conffiles are not blocker.toml and Chromium's host manifest: $conffiles"
+[ "$(dpkg-deb -c "$deb" | awk '$6 == "./usr/bin/blocker-browser-host" { print $8 }')" = blockerctl ] ||
+    fail "/usr/bin/blocker-browser-host is not a link to blockerctl"
 depends=$(dpkg-deb -f "$deb" Depends)
 grep -q 'libc6' <<<"$depends" || fail "Depends lacks the shlibs dependencies: $depends"
 grep -qi swift <<<"$depends" && fail "Depends names a Swift runtime (the build links --static-swift-stdlib): $depends"

@@ -63,6 +63,9 @@ public struct StatusReport: Equatable, Sendable {
     /// Strict mode runs on the ledger's config because blocker.toml does not
     /// load: why, and what to do (absent otherwise).
     public var configProblem: String?
+    /// Browsers seen in front with no word from blocker's extension while the
+    /// config names sites (absent when none).
+    public var browsersWithoutExtension: [String] = []
 
     public init(balanceMs: Milliseconds, metered: Bool, locked: Bool, foreground: Foreground?, shield: ShieldState,
                 todayUsedMs: Milliseconds, todayEarnedMs: Milliseconds, probeName: String, probeOK: Bool, probeError: String?,
@@ -147,6 +150,7 @@ extension StatusReport {
         if let strictDelayMs { entries["strict_delay_ms"] = .int64(strictDelayMs.ms) }
         if let systemConfig { entries["system_config"] = .string(systemConfig) }
         if let configProblem { entries["config_problem"] = .string(configProblem) }
+        if !browsersWithoutExtension.isEmpty { entries["browsers_without_extension"] = .strings(browsersWithoutExtension) }
         if pendingChanges > 0, let pendingNext {
             entries["pending_changes"] = .uint32(pendingChanges)
             entries["pending_next_ms"] = .int64(pendingNext.ms)
@@ -208,6 +212,7 @@ extension StatusReport {
         if case let .int64(delay)? = entries["strict_delay_ms"] { strictDelayMs = Milliseconds(ms: delay) }
         if case let .string(path)? = entries["system_config"] { systemConfig = path }
         if case let .string(problem)? = entries["config_problem"] { configProblem = problem }
+        if case let .strings(browsers)? = entries["browsers_without_extension"] { browsersWithoutExtension = browsers }
         if case let .uint32(count)? = entries["pending_changes"], case let .int64(next)? = entries["pending_next_ms"] {
             pendingChanges = count
             pendingNext = WallInstant(ms: next)

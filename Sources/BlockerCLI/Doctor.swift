@@ -75,6 +75,9 @@ struct DoctorFacts {
     /// What blockerd recorded as possible ways around it in the last week,
     /// each in words with its day; nil when blockerd was not asked.
     var integrityNotes: [String]? = nil
+    /// The native messaging host manifests found (browser family → path),
+    /// when the config names sites; nil otherwise (nothing to check).
+    var browserHostManifests: [String: String]? = nil
 }
 
 enum Doctor {
@@ -103,7 +106,31 @@ enum Doctor {
         if let edits = ledgerEdits(facts) { checks.append(edits) }
         if let blind = blind(facts) { checks.append(blind) }
         if let notes = integrity(facts) { checks.append(notes) }
+        if let browser = browserExtension(facts) { checks.append(browser) }
         return checks
+    }
+
+    static let browserExtensionFix = "load blocker's extension in the browser: README, \"Websites\" "
+        + "(make install puts it in ~/.local/share/blocker/browser-extension)"
+
+    /// `sites` count only in a browser where blocker's extension reports
+    /// through its native messaging host: the host installed, and no browser
+    /// seen in front without the extension's word.
+    static func browserExtension(_ facts: DoctorFacts) -> DoctorCheck? {
+        guard let manifests = facts.browserHostManifests else { return nil }
+        let subject = "browser extension"
+        if case let .success(report) = facts.daemon, !report.browsersWithoutExtension.isEmpty {
+            return DoctorCheck(.warn, subject, "\(report.browsersWithoutExtension.joined(separator: ", ")) was in front "
+                + "without blocker's extension reporting: its tabs' sites are not counted, only apps and titles",
+                fix: browserExtensionFix)
+        }
+        guard !manifests.isEmpty else {
+            return DoctorCheck(.warn, subject, "sites are configured, but no browser's native messaging host for "
+                + "blocker is installed: no tab's site is counted", fix: "make install, then " + browserExtensionFix)
+        }
+        let families = manifests.keys.sorted().joined(separator: ", ")
+        return DoctorCheck(.ok, subject, "the native messaging host is installed for \(families); sites count in a browser "
+            + "where the extension is loaded")
     }
 
     /// What blockerd recorded (IntegrityNote): a lock it did not believe, a

@@ -95,7 +95,32 @@ extension DoctorFacts {
             ledgerPath: ledgerPath, ledger: ledger, userID: SystemCalls.userID, journal: journal, daemon: daemon,
             ledgerEdits: edits, blindStretches: blind,
             probeCommandMode: probeName == ProbeChoice.command.rawValue ? config.daemon.probeCommandMode : nil,
-            integrityNotes: notes)
+            integrityNotes: notes,
+            browserHostManifests: config.groups.contains { !$0.sites.isEmpty } ? Self.browserHostManifests(environment) : nil)
+    }
+
+    /// Where each browser family looks for blocker's native messaging host
+    /// manifest (the user's, then the system's): the ones that exist.
+    static func browserHostManifests(_ environment: [String: String]) -> [String: String] {
+        let home = environment["HOME"] ?? ""
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        let name = "io.github.blockerd.browser.json"
+        let places: [(family: String, directories: [String])] = [
+            ("chromium", [config + "/chromium/NativeMessagingHosts", "/etc/chromium/native-messaging-hosts"]),
+            ("google-chrome", [config + "/google-chrome/NativeMessagingHosts", "/etc/opt/chrome/native-messaging-hosts"]),
+            ("firefox", [home + "/.mozilla/native-messaging-hosts", "/usr/lib/mozilla/native-messaging-hosts"]),
+        ]
+        var found: [String: String] = [:]
+        for (family, directories) in places {
+            for directory in directories {
+                let path = directory + "/" + name
+                if case let .success(status) = SystemCalls.status(of: path), status.isRegularFile {
+                    found[family] = path
+                    break
+                }
+            }
+        }
+        return found
     }
 
     /// "on 2026-12-02 17:46, after blocker's write at 17:40" per edit found.

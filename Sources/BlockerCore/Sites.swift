@@ -128,6 +128,11 @@ public struct BrowserTab: Equatable, Hashable, Sendable {
     /// The tab shows blocker's page in place of the site's.
     public var covered: Bool
 
+    /// App names (lowercased app ids, WM_CLASS, executables) of the browsers
+    /// the extension runs in: one in front without its word is said (doctor).
+    public static let knownBrowsers: Set<String> = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
+                                                   "firefox", "firefox-esr", "org.mozilla.firefox", "brave-browser", "vivaldi-stable"]
+
     public init(site: String?, isPrivate: Bool = false, covered: Bool = false) {
         self.site = site
         self.isPrivate = isPrivate

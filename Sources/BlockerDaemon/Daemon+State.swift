@@ -38,7 +38,7 @@ extension Daemon {
                                                pending: configVersions.count > 1 ? pendingChanges(now: wall) : [],
                                                configProblem: configProblem),
             exercises: config.exercises, systemConfig: configFile.systemDefault ? configFile.path : nil,
-            afterEarning: afterEarning)
+            afterEarning: afterEarning, browsersWithoutExtension: browsersWithoutExtension.sorted())
         guard next != state else { return }
         state = next
         stateVersion &+= 1

@@ -196,6 +196,8 @@ public final class Daemon {
     /// What each browser's extension last said of its active tab, by the
     /// browser's pid (BrowserTabs.swift).
     var browserTabs: [Int32: BrowserReport] = [:]
+    /// Browsers (their app names) seen in front without a report while the config names sites.
+    var browsersWithoutExtension: Set<String> = []
 
     /// Hand edits the ledger found so far, as last said in the journal.
     var announcedLedgerEdits = 0

@@ -64,6 +64,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         report.pendingChanges = UInt32(clamping: pending.count)
         report.pendingNext = pending.first?.applyAt
         report.configProblem = state.strict.configProblem
+        report.browsersWithoutExtension = state.browsersWithoutExtension
         return report
     }
 

@@ -34,6 +34,9 @@ public struct DaemonSnapshot: Equatable, Sendable {
     /// Published by an earning: a shield lifting now was lifted by it (the
     /// cover's media may resume).
     public var afterEarning = false
+    /// Browsers seen in front with no word from blocker's extension while the
+    /// config names sites (their tabs are judged by apps and titles): doctor says so.
+    public var browsersWithoutExtension: [String] = []
 
     /// The local day of the tick and what it holds, the open interval not included.
     public struct Today: Equatable, Sendable {

@@ -32,6 +32,26 @@ import TestSupport
         #expect(checks[6].detail == "imported: DISPLAY=:0")
     }
 
+    @Test func sitesNeedTheBrowserExtensionAndDoctorSaysWhenItIsMissing() throws {
+        var facts = Self.healthy()
+        #expect(Doctor.browserExtension(facts) == nil, "no sites: nothing to check")
+        facts.browserHostManifests = [:]
+        let none = try check("browser extension", in: facts)
+        #expect(none.level == .warn && none.detail.contains("no browser's native messaging host") && none.fix?.hasPrefix("make install") == true)
+        facts.browserHostManifests = ["chromium": "/etc/chromium/native-messaging-hosts/io.github.blockerd.browser.json",
+                                      "firefox": "/home/u/.mozilla/native-messaging-hosts/io.github.blockerd.browser.json"]
+        let installed = try check("browser extension", in: facts)
+        #expect(installed.level == .ok && installed.detail.contains("installed for chromium, firefox"))
+        // blockerd saw a browser in front without the extension's word.
+        var report = RecordingCalls.sampleReport
+        report.browsersWithoutExtension = ["Chromium"]
+        facts.daemon = .success(report)
+        #expect(StatusReport(busDictionary: report.busDictionary)?.browsersWithoutExtension == ["Chromium"])
+        let missing = try check("browser extension", in: facts)
+        #expect(missing.level == .warn && missing.detail.hasPrefix("Chromium was in front without blocker's extension reporting")
+                && missing.fix == Doctor.browserExtensionFix)
+    }
+
     @Test func theSandboxWarnsWhereItCutsTheSessionOff() throws {
         var facts = Self.healthy()
         facts.managerEnvironment = .exited(0, "DISPLAY=:0\nXAUTHORITY=/tmp/xauth_AbCd\n"
