@@ -18,6 +18,8 @@ check+=(desktop-file-utils)
 check+=(debootstrap)
 check+=(gnome-shell gjs gtk-3-examples libglib2.0-bin libglib2.0-dev-bin dconf-service dconf-gsettings-backend)
 bench=(sway foot fonts-dejavu-core xvfb openbox xterm xdotool x11-utils dbus-daemon python3 python3-dbusmock libglib2.0-bin util-linux timekpr-next)
+# The browser rows (bench-browser.sh): real Chromium with blocker's extension.
+bench+=(chromium publicsuffix dbus-bin)
 want=("${build[@]}")
 case "${1:-build}" in
     build) ;;

@@ -2,9 +2,13 @@
 # itest-browser.sh — issue 24 ("Websites share the budget"), done as a user
 # would, in real browsers: Chromium (Debian's chromium) and Firefox ESR, each a
 # normal window on Xvfb + openbox seen by blockerd's x11 probe, with blocker's
-# extension (extensions/browser/) installed as a user does it, its native
-# messaging host (blocker-browser-host, a link to the built blockerctl) and a
-# local web server standing in for the sites (scripts/lib/browser-env.sh).
+# extension (extensions/browser/) installed as the Debian package does for
+# Chromium (/usr/share/chromium/extensions/blocker, in a private mount
+# namespace) and as a user does in Firefox ESR (the .xpi in the profile), its
+# native messaging host (blocker-browser-host, a link to the built blockerctl,
+# and its manifests, installed by scripts/browser-extension.sh as `make
+# install` does) and a local web server standing in for the sites
+# (scripts/lib/browser-env.sh).
 #
 # For each browser:
 #   1. the site's tab in front is charged (the window alone is in no metered group);
@@ -12,7 +16,8 @@
 #   3. at zero the tab shows blocker's page (no window cover: none runs here), and
 #      another tab still works; back on the blocked tab, the page again;
 #   4. earning from that page (reps typed, Enter) lifts it: the site's page is back;
-#   5. a private window's tab is reported private.
+#   5. a private window's tab is reported private;
+# and ReportTab from another program (gdbus) is refused (AccessDenied).
 # Exit 0 pass, 1 fail; a missing browser or tool is a failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +27,7 @@ source "$here/lib/fixtures.sh"
 source "$here/lib/browser-env.sh"
 fx_begin itest-browser
 fx_programs blockerd blockerctl
-fx_need Xvfb openbox xdotool xprop python3 chromium firefox-esr zip import
+fx_need Xvfb openbox xdotool xprop python3 chromium firefox-esr zip import gdbus
 fx_private_session
 fx_x_session "$fx_dir"
 [ -r /usr/share/publicsuffix/public_suffix_list.dat ] || fail "the Public Suffix List is not installed (apt-get install publicsuffix)"
@@ -76,6 +81,12 @@ TOML
     fx_track $daemon
     fx_wait_daemon "$bin" || fail "$name: blockerd did not answer Status"
     "$bin/blockerctl" earn 1 pushups >/dev/null || fail "$name: blockerctl earn failed"
+    # Nobody but the host the browser started may speak for a tab.
+    local refused
+    refused=$(gdbus call --session --dest io.github.blockerd.Blocker1 --object-path /io/github/blockerd/Blocker1 \
+        --method io.github.blockerd.Blocker1.ReportTab youtube.com false true false 2>&1) &&
+        fail "$name: ReportTab from gdbus was taken: $refused"
+    [[ $refused == *AccessDenied* ]] || fail "$name: ReportTab from gdbus failed otherwise than AccessDenied: $refused"
 
     "$@" >/dev/null
     local window
@@ -144,7 +155,8 @@ firefox_private() {
         >>"$fx_dir/firefox.log" 2>&1
 }
 
-(run_browser chromium Chromium chromium_private be_chromium "$HOME" "$be_port" "$video" "$news") || exit 1
+# Chromium as the Debian package installs it (its wrapper loads /usr/share/chromium/extensions/*).
+(run_browser chromium Chromium chromium_private be_chromium_system "$HOME" "$video" "$news") || exit 1
 (run_browser firefox firefox-esr firefox_private be_firefox "$HOME" "$be_port" "$video" "$news") || exit 1
 
 "$here/browser-extension.sh" uninstall "$fx_dir/bin" || fail "browser-extension.sh uninstall failed"

@@ -62,6 +62,8 @@ expected=(/usr/bin/{blockerd,blockerctl,blocker-overlay} "${units[@]/#//usr/lib/
     /usr/share/doc/blocker/{README.md,copyright,changelog.gz}
     /usr/bin/blocker-browser-host /usr/share/man/man1/blocker-browser-host.1.gz
     /usr/share/blocker/browser-extension/{manifest.json,background.js,block.html,block.js,block.css}
+    /usr/share/chromium/extensions/blocker
+    "/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/blocker@blockerd.github.io"
     {/etc/chromium,/usr/lib/mozilla}/native-messaging-hosts/io.github.blockerd.browser.json)
 for desktop in "$here"/data/*.desktop; do
     [ -e "$desktop" ] && expected+=("/usr/share/applications/$(basename "$desktop")")
@@ -84,7 +86,7 @@ grep -q "^ExecStart=/usr/bin/blockerd --state-dir %h/.local/state/blocker$" "$wo
     fail "the packaged blockerd.service does not run /usr/bin/blockerd"
 grep -q '"43"' "$work/root$gnome/metadata.json" ||
     fail "the packaged GNOME Shell extension is not the one for Debian 12's GNOME Shell 43 (extensions/gnome-shell/legacy)"
-ok "dpkg-deb -c: the ${#expected[@]} expected files and no other; conffile /etc/xdg/blocker/blocker.toml; Depends from shlibs, no Swift runtime"
+ok "dpkg-deb -c: the ${#expected[@]} expected files and no other; conffiles blocker.toml and Chromium's host manifest; Depends from shlibs, no Swift runtime"
 
 # --- lintian -----------------------------------------------------------------
 lintian_rc=0

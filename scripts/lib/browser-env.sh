@@ -139,6 +139,32 @@ be_chromium() {
     echo "$be_chromium_pid"
 }
 
+# be_chromium_system HOME URL… — real Chromium with blocker's extension where
+# the Debian package puts it: Debian's chromium wrapper (/etc/chromium.d/extensions)
+# loads every directory in /usr/share/chromium/extensions/. That directory is
+# made in a private mount namespace (a copy of /usr/share/chromium bound over
+# it, with extensions/blocker the extension), so the machine's is untouched;
+# no --load-extension of ours. Sets $be_chromium_pid and prints it.
+be_chromium_system() {
+    local home=$1 share=$fx_dir/usr-share-chromium flag flags=()
+    shift
+    be_in_current_shell be_chromium_system
+    be_chromium_flags "$home"
+    for flag in "${be_flags[@]}"; do [[ $flag == --load-extension=* ]] || flags+=("$flag"); done
+    be_chromium_seed "$home/.config/chromium"
+    mkdir -p "$share"
+    cp -a /usr/share/chromium/. "$share/"
+    mkdir -p "$share/extensions"
+    cp -a "$be_extension" "$share/extensions/blocker"
+    # unshare and bash exec: $! is the browser, as with be_chromium.
+    HOME=$home unshare --mount --propagation private -- bash -c \
+        'mount --bind "$1" /usr/share/chromium && shift && exec chromium "$@"' be-chromium "$share" "${flags[@]}" "$@" \
+        >>"$fx_dir/chromium.log" 2>&1 &
+    be_chromium_pid=$!
+    fx_track "$be_chromium_pid"
+    echo "$be_chromium_pid"
+}
+
 # be_chromium_seed PROFILE — a profile in which blocker's extension may run in
 # incognito windows (the switch "Allow in Incognito" on chrome://extensions).
 #
