@@ -34,14 +34,18 @@ extension Daemon {
         }
     }
 
-    /// Whether a browser with the extension runs `pid` (doctor, status).
-    public func hasBrowserExtension(pid: Int32) -> Bool { browserTabs[pid] != nil }
-
     /// The sample with the tab of the browser whose window is in front: the
     /// window's pid is the browser's that started the host.
     func withTheTab(_ reading: Reading) -> Reading {
-
-        guard let pid = reading.window?.pid, let report = browserTabs[pid] else { return reading }
+        guard let window = reading.window else { return reading }
+        guard let pid = window.pid, let report = browserTabs[pid] else {
+            noteWithoutExtension(window)
+            return reading
+        }
+        // The extension sees no window of its browser focused (a private
+        // window it may not run in, its devtools): the tab it knows is not
+        // the one in front; the window is judged as a window.
+        guard report.focused else { return reading }
         var sample = reading
         sample.window?.tab = report.tab
         return sample

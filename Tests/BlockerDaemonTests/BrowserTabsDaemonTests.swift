@@ -70,6 +70,17 @@ import TestSupport
         #expect(daemon.ledger.balance == .seconds(300))
     }
 
+    @Test func aBrowserWindowTheExtensionDoesNotSeeFocusedIsJudgedAsAWindow() throws {
+        var (box, daemon, clock) = try started()
+        defer { withExtendedLifetime(box) {} }
+        // A private window the extension may not run in: it says no window of its browser has the focus.
+        daemon.browserReported(BrowserTab(site: "youtube.com"), focused: false, browser: 1, host: ":1.7")
+        daemon.tick(clock)
+        pass(3, daemon, &clock)
+        #expect(daemon.state.front?.tab == nil)
+        #expect(daemon.ledger.balance == .seconds(300), "the last tab it saw is not the one in front")
+    }
+
     @Test func atZeroTheSiteShieldIsTheTabsAndItsTimeIsChargedUntilThePageIsDrawn() throws {
         var (box, daemon, clock) = try started(reps: 1)
         defer { withExtendedLifetime(box) {} }
