@@ -57,6 +57,8 @@ let package = Package(
         .target(name: "BlockerTimeZone", dependencies: ["BlockerCore", "BlockerSystem"]),
         // Reads blocker.toml (toml++ through CTOML, its nodes straight into ConfigValue); re-exports BlockerTimeZone.
         .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerTimeZone", "BlockerSystem", "CTOML"]),
+        // One balance on every machine (issue 25): a device's log records, reading a copied log, the merge. Pure.
+        .target(name: "BlockerSync", dependencies: ["BlockerCore", "BlockerJSON"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "BlockerTime", "CSQLite"]),
         // Thin typed wrappers over libsystemd: sd-bus, sd-event, journald, sd_notify.
@@ -89,6 +91,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BlockerCore"], path: "Tests/TestSupport"),
         .testTarget(name: "BlockerCoreTests", dependencies: ["BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerJSONTests", dependencies: ["BlockerJSON"]),
+        .testTarget(name: "BlockerSyncTests", dependencies: ["BlockerSync", "BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerSystemTests", dependencies: ["BlockerSystem", "TestSupport"]),
         .testTarget(name: "BlockerConfigTests", dependencies: ["BlockerConfig", "BlockerCore", "TestSupport"]),
         .testTarget(name: "BlockerStoreTests", dependencies: ["BlockerStore", "BlockerCore", "TestSupport"]),
