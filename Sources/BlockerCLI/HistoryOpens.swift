@@ -32,7 +32,7 @@ enum HistoryOpens {
         var parts = [count(row.opens, "open", "opens")]
         if row.paused > 0 {
             // The share of pauses given up: what the study of "one sec" reports.
-            let givenUp = (row.notNow + row.left) * 100 / row.paused
+            let givenUp = row.givenUp * 100 / row.paused
             parts.append("\(row.paused) paused")
             parts.append("\(row.notNow) not now, \(row.left) left (\(givenUp) % given up)")
         }
@@ -45,7 +45,7 @@ enum HistoryOpens {
     /// The report's shorter line (two of its list's lines): "social: 4 opens, 1 of 3 paused given up, 1 capped, 1 pass; why: bored".
     static func shortLine(_ row: OpenDaySummary) -> String {
         var parts = ["\(row.opens) \(row.opens == 1 ? "open" : "opens")"]
-        if row.paused > 0 { parts.append("\(row.notNow + row.left) of \(row.paused) paused given up") }
+        if row.paused > 0 { parts.append("\(row.givenUp) of \(row.paused) paused given up") }
         if row.capped > 0 { parts.append("\(row.capped) capped") }
         if row.passes > 0 { parts.append("\(row.passes) \(row.passes == 1 ? "pass" : "passes")") }
         return "\(row.group): " + parts.joined(separator: ", ")

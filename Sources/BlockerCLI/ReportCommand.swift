@@ -119,7 +119,7 @@ enum ReportDrawing {
     /// ", 9 opens (2 of 5 pauses given up), 1 pass", or "" when no group was opened or passed.
     static func opensTotal(_ rows: [OpenDaySummary]) -> String {
         let (opens, paused, givenUp, passes) = rows.reduce((0, 0, 0, 0)) {
-            ($0.0 + $1.opens, $0.1 + $1.paused, $0.2 + $1.notNow + $1.left, $0.3 + $1.passes)
+            ($0.0 + $1.opens, $0.1 + $1.paused, $0.2 + $1.givenUp, $0.3 + $1.passes)
         }
         guard opens + passes > 0 else { return "" }
         return ", \(opens) \(opens == 1 ? "open" : "opens")"

@@ -251,8 +251,8 @@ public struct Meter: Sendable {
 
     /// What the coming interval belongs to, or nil when nobody is using a grouped app.
     private func chargeIfLooking(_ reading: Reading, decision: Decision, covered: Bool) -> Charge? {
-        guard let window = reading.window, !reading.locked, decision.shield == nil || !covered else { return nil }
-        if let idleAfter = config.daemon.idleAfter, let idle = reading.idle, idle >= idleAfter { return nil }
+        guard let window = reading.window, reading.isLooking(idleAfter: config.daemon.idleAfter),
+              decision.shield == nil || !covered else { return nil }
         let groups = matcher.groups(for: window)
         guard !groups.isEmpty else { return nil }
         return Charge(app: window.app, groups: groups.map(\.name), metered: groups.contains { $0.metered },

@@ -107,6 +107,8 @@ public struct OpenDaySummary: Equatable, Sendable {
     public var notNow: Int
     /// Pauses left for another window before an answer.
     public var left: Int
+    /// Pauses given up: answered "Not now", or left before an answer (the share the study reports).
+    public var givenUp: Int { notNow + left }
     /// Opens refused by `opens-per-day`.
     public var capped: Int
     /// Passes used.

@@ -60,6 +60,14 @@ public struct Reading: Equatable, Sendable {
         self.idle = idle
         self.lockClaim = lockClaim
     }
+
+    /// Someone is looking at the window in front: the screen is not locked,
+    /// and the input has not been idle for `idleAfter` (nil: never idle).
+    public func isLooking(idleAfter: Milliseconds?) -> Bool {
+        if locked { return false }
+        if let idleAfter, let idle, idle >= idleAfter { return false }
+        return true
+    }
 }
 
 extension Optional where Wrapped == String {

@@ -32,7 +32,7 @@ extension Daemon {
         noteProbe(reading, monotonic: monotonic, wall: wall)
         let day = meter.zone.localDate(at: wall)
         // Opens first: a pause they start covers from this tick (a failed sample says nothing of them).
-        if case let .success(sample) = reading { noteOpens(window: looking(sample) ? sample.window : nil, wall: wall, day: day) }
+        if case let .success(sample) = reading { noteOpens(window: sample.isLooking(idleAfter: config.daemon.idleAfter) ? sample.window : nil, wall: wall, day: day) }
         let before = snapshot(at: wall, day: day)
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
@@ -120,13 +120,6 @@ extension Daemon {
                                       timedBlocks: ledger.timedBlocks(activeAt: wall))
         if tracksOpens || config.pass != nil { snapshot.opens = openBook(at: wall, day: today) }
         return snapshot
-    }
-
-    /// Someone is looking at the window in front: not locked, not idle past `idle-after`.
-    func looking(_ sample: Reading) -> Bool {
-        if sample.locked { return false }
-        if let idleAfter = config.daemon.idleAfter, let idle = sample.idle, idle >= idleAfter { return false }
-        return true
     }
 
     /// Re-decides the shield now without sampling (after an earning or a block).
