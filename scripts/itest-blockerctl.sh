@@ -29,8 +29,8 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 assert set(s) == {"balance_ms", "metered", "spending", "locked", "foreground", "shield", "today", "exercises", "probe"}, s.keys()
 assert s["balance_ms"] == 0 and s["metered"] is False and s["spending"] is False and s["locked"] is False and s["foreground"] is None
-assert set(s["shield"]) == {"active", "reason", "app", "group", "until_ms"} and s["shield"]["active"] is False
-assert s["shield"]["group"] is None and s["shield"]["reason"] is None
+assert set(s["shield"]) == {"active", "reason", "app", "group", "until_ms", "site"} and s["shield"]["active"] is False
+assert s["shield"]["group"] is None and s["shield"]["reason"] is None and s["shield"]["site"] is None
 assert s["exercises"] == sorted(s["exercises"], key=lambda e: e["name"]) and s["exercises"], s["exercises"]
 assert all(set(e) == {"name", "ms_per_rep"} and e["ms_per_rep"] > 0 for e in s["exercises"]), s["exercises"]
 assert set(s["today"]) == {"used_ms", "earned_ms"}

@@ -28,7 +28,7 @@ mkdir -p "$src/scripts" "$src/bin" "$src/docs"
 cp -r "$here/Makefile" "$here/README.md" "$here/systemd" "$here/config" "$here/extensions" "$src/"
 cp -r "$here/docs/man" "$src/docs/"
 cp "$here/scripts/render-units.sh" "$here/scripts/enable-units.sh" "$here/scripts/gnome-extension.sh" \
-    "$here/scripts/install-kwin-script.sh" "$src/scripts/"
+    "$here/scripts/install-kwin-script.sh" "$here/scripts/browser-extension.sh" "$src/scripts/"
 cp "$bin" "$(dirname "$bin")/blockerctl" "$(dirname "$bin")/blocker-overlay" "$src/bin/"
 cp -r "$here/data" "$src/"
 cp "$here/scripts/render-desktop.sh" "$src/scripts/"
@@ -57,11 +57,19 @@ page=$(um_run env MANPAGER=cat MANWIDTH=80 man blockerctl 2>&1) || fail "man blo
 grep -q 'blockerctl' <<<"$page" || fail "man blockerctl printed no page: $page"
 um_run bash -c "source '$share/bash-completion/completions/blockerctl' && complete -p blockerctl" >/dev/null ||
     fail "the installed bash completion does not register a completion for blockerctl"
+# The browser extension's host (a link to the installed blockerctl), its manifests and the extension to load.
+[ "$(readlink "$UM_HOME/.local/bin/blocker-browser-host")" = blockerctl ] || fail "make install did not link blocker-browser-host to blockerctl"
+grep -q "\"path\": \"$UM_HOME/.local/bin/blocker-browser-host\"" \
+    "$UM_HOME/.config/chromium/NativeMessagingHosts/io.github.blockerd.browser.json" \
+    "$UM_HOME/.mozilla/native-messaging-hosts/io.github.blockerd.browser.json" ||
+    fail "make install did not install the native messaging manifests naming the installed host"
+[ -s "$share/blocker/browser-extension/manifest.json" ] && [ -s "$share/blocker/browser-extension.xpi" ] ||
+    fail "make install did not install the browser extension and its .xpi"
 echo '# mine' | um_write .config/blocker/blocker.toml
 install_as_user >/dev/null 2>&1 || fail "make install-files, second run"
 [ "$(cat "$UM_HOME/.config/blocker/blocker.toml")" = "# mine" ] || fail "a second make install overwrote the user's config"
 um_systemctl stop blockerd-watchdog.timer blockerd.service blocker-overlay.service || fail "stop after install"
-ok "make install: programs, units (ExecStart= rendered), man pages, completions, default config only when none, enabled and started"
+ok "make install: programs, units (ExecStart= rendered), man pages, completions, the browser extension's host and manifests, default config only when none, enabled and started"
 
 # The command probe reads what "is in front" from a file the test writes.
 printf '%s\n' '[daemon]' 'probe = "command"' 'poll-interval = "1s"' \
