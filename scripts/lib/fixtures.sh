@@ -159,6 +159,16 @@ fx_json() { python3 -c "import json, sys; s = json.load(sys.stdin); print($1)"; 
 
 # --- time and waiting ----------------------------------------------------------
 
+# fx_zone_at_noon — exports TZ as the Etc/GMT zone where it is now about
+# noon: a run that counts a local day (opens-per-day, daily limits) never
+# crosses midnight, whenever it starts (one did, at 23:59:50 UTC).
+fx_zone_at_noon() {
+    local offset=$((12 - 10#$(date -u +%H)))
+    if [ "$offset" -gt 0 ]; then export TZ=Etc/GMT-$offset
+    elif [ "$offset" -lt 0 ]; then export TZ=Etc/GMT+$((-offset))
+    else export TZ=Etc/UTC; fi
+}
+
 # Wall clock in ms (bash's own clock: no fork).
 fx_now_ms() { local us=${EPOCHREALTIME/./}; echo $((us / 1000)); }
 
