@@ -30,7 +30,7 @@ struct BrowserHostCommand: BlockerCommand {
         let suffixText = (try? FileContents.read(atPath: PublicSuffixList.systemPath, limit: 8 << 20)) ?? []
         if suffixText.isEmpty {
             context.err.line("blocker-browser-host: cannot read \(PublicSuffixList.systemPath) (install the publicsuffix "
-                             + "package); sites are whole host names until it is there")
+                             + "package); until it is there a site is a host name's last two labels (news.bbc.co.uk counts as co.uk)")
         }
         var session = BrowserHostSession(suffixes: PublicSuffixList(text: String(decoding: suffixText, as: UTF8.self)))
         guard let client = try context.service() as? BlockerClient else {
@@ -52,16 +52,10 @@ struct BrowserHostCommand: BlockerCommand {
         defer { withExtendedLifetime(subscriptions) {} }
         var reader = NativeMessageReader()
         var checkAt: MonotonicInstant?
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        let browser = FileDescriptor(rawValue: 0)
         func send(_ message: JSONValue) {
             guard let frame = NativeMessaging.frame(Array(message.rendered.utf8)) else { return }
-            var written = 0
-            while written < frame.count {
-                let n = frame[written...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return }
-                written += n
-            }
+            SystemCalls.writeAll(1, frame)
         }
         func perform(_ action: BrowserHostSession.Action) {
             switch action {
@@ -99,27 +93,25 @@ struct BrowserHostCommand: BlockerCommand {
                     }) { send(message) }
                 }
             }
-            var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+            var fds = [pollfd(fd: browser.rawValue, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: client.fileDescriptor, events: client.pollEvents, revents: 0)]
-            // poll's timeout in ms: the next report's check, or sd-bus's own deadline (µs).
-            let now = MonotonicClock.now
-            var waits: [Int64] = []
-            if let checkAt { waits.append((checkAt - now).ms) }
-            if let busDeadline = client.deadlineMicroseconds { waits.append(Int64(clamping: busDeadline / 1000) - now.ms) }
-            let timeout = waits.min().map { Int32(clamping: max(0, $0) + 1) } ?? -1
-            guard poll(&fds, 2, timeout) >= 0 || errno == EINTR else {
-                throw CommandFailure("poll failed: \(Errno.current)")
-            }
+            // Until the browser or the bus says something, the next report's
+            // check, or sd-bus's own deadline (CLOCK_MONOTONIC µs).
+            let deadlinesNs = [checkAt.map { $0.ms * 1_000_000 }, client.deadlineMicroseconds.map { Int64(clamping: $0) * 1000 }]
+            let deadline = Deadline(atNs: deadlinesNs.compactMap { $0 }.min() ?? .max)
+            do { _ = try deadline.wait(for: &fds) } catch { throw CommandFailure("blocker-browser-host: poll: \(error)") }
             if fds[0].revents != 0 {
-                let n = read(0, &buffer, buffer.count)
-                if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-                guard n > 0 else {
+                let bytes: [UInt8]
+                do { bytes = try browser.read(upTo: 64 << 10) } catch {
+                    throw CommandFailure("blocker-browser-host: reading from the browser: \(error)")
+                }
+                guard !bytes.isEmpty else {
                     // The browser closed the pipe: the extension or the browser went.
                     do { try reader.finish() } catch { throw CommandFailure("blocker-browser-host: \(error)") }
                     return
                 }
                 let messages: [[UInt8]]
-                do { messages = try reader.feed(Array(buffer[0..<n])) } catch {
+                do { messages = try reader.feed(bytes) } catch {
                     throw CommandFailure("blocker-browser-host: \(error)")
                 }
                 for bytes in messages {

@@ -8,7 +8,11 @@ public enum SystemCalls {
     /// write(2) until everything is written; gives up silently on a closed pipe
     /// (SIGPIPE has already ended us unless it is ignored).
     static func writeAll(_ descriptor: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
+        writeAll(descriptor, Array(text.utf8))
+    }
+
+    /// `writeAll` for bytes (a native message's frame).
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let written = try? retryOnInterrupt {
