@@ -46,6 +46,8 @@ extension Daemon {
         // window it may not run in, its devtools): the tab it knows is not
         // the one in front; the window is judged as a window.
         guard report.focused else { return reading }
+        // Its extension speaks now: doctor has nothing more to say of it.
+        browsersWithoutExtension.remove(window.app)
         var sample = reading
         sample.window?.tab = report.tab
         return sample

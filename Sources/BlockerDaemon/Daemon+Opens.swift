@@ -44,6 +44,12 @@ extension Daemon {
                 hiddenByNotNow = nil
             }
         }
+        // A pause away for the grace was left, at the instant it went away
+        // (before the gate: its group back now is a new open).
+        for (id, since) in pauseAwaySince.sorted(by: { $0.key < $1.key }) where wall - since >= Self.leaveGrace {
+            apply(.left(id: id), app: window?.app ?? "", wall: since, day: day)
+        }
+        pauseAwaySince = pauseAwaySince.filter { wall - $0.value < Self.leaveGrace }
         let book = openBook(at: wall, day: day)
         let front = window.map { meter.matcher.groups(for: $0) } ?? []
         let decision = meter.decide(window: window, ledger: snapshot(at: wall, day: day), now: wall)
@@ -59,7 +65,21 @@ extension Daemon {
                 return .open(group: group, outcome: .opened, paused: false)
             }
         }
+        // A pause's group out of front is not left yet: a focus flicker (a
+        // cover mapping, the window manager passing the focus) is no answer.
+        let away = Set(steps.compactMap { step -> Int64? in if case let .left(id) = step { id } else { nil } })
+        pauseAwaySince = pauseAwaySince.filter { away.contains($0.key) }
+        for id in away where pauseAwaySince[id] == nil { pauseAwaySince[id] = wall }
+        steps.removeAll { if case .left = $0 { true } else { false } }
         for step in steps { apply(step, app: window?.app ?? "", wall: wall, day: day) }
+    }
+
+    /// How long another window must hold the front before a pause counts as left.
+    static let leaveGrace: Milliseconds = .seconds(1)
+
+    /// When the earliest pause out of front counts as left: the loop ticks then.
+    public var pauseLeaveDeadline: WallInstant? {
+        pauseAwaySince.values.min().map { $0 + Self.leaveGrace }
     }
 
     /// The shells whose own cover draws the pause and its answers: blocker's
@@ -93,7 +113,7 @@ extension Daemon {
                 }
             case let .left(id):
                 if let waiting = notNowWaiting, waiting.id == id,
-                   let pausing = cachedOpenBook?.latest.values.first(where: { $0.id == id }) {
+                   let pausing = openBook(at: wall, day: day).latest.values.first(where: { $0.id == id }) {
                     notNowWaiting = nil
                     do { try record(answer: .notNow, to: pausing, group: pausing.group, reason: waiting.reason, wall: wall) } catch {
                         if case let .storage(error) = error { throw error }

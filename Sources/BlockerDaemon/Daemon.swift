@@ -216,6 +216,9 @@ public final class Daemon {
     /// A window "Not now" hid, until when the probe may still say it is in
     /// front (the window manager moves the focus a moment later): no new open.
     var hiddenByNotNow: (window: Window, until: WallInstant)?
+    /// Pauses whose group went out of front, and since when: left only once
+    /// another window has held the front for `leaveGrace` (Daemon+Opens.swift).
+    var pauseAwaySince: [Int64: WallInstant] = [:]
     /// What blockerd itself knows was earned on `day` (see `earningHistory`).
     var earnedFloor: (day: CivilDate, history: EarnLimits.History)?
 

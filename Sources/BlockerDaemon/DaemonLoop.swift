@@ -201,7 +201,9 @@ public final class DaemonLoop {
         // A strict-mode change applies at its wall instant, as a rule would.
         let configAt = monotonic(wall: daemon.nextConfigApply)
         // A cover client's grace ends: if nothing is drawn by then, charging starts.
-        if let wakeAt = [daemon.lastTick?.wakeAt, configAt, daemon.coverDeadline].compactMap({ $0 }).min() {
+        // A pause out of front for its grace is left (recorded then, not at the next change).
+        let pauseLeft = monotonic(wall: daemon.pauseLeaveDeadline)
+        if let wakeAt = [daemon.lastTick?.wakeAt, configAt, daemon.coverDeadline, pauseLeft].compactMap({ $0 }).min() {
             // Sample again the moment the balance runs out or a rule starts or
             // ends (a schedule, a daily limit, a timed block), not up to a poll later.
             wakeTimer.arm(atMicroseconds: Self.microseconds(wakeAt))

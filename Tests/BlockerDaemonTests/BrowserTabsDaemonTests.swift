@@ -24,10 +24,10 @@ import TestSupport
         """
 
     /// `reps` pushups (30 s each) earned, chromium (pid 1) in front for a tick.
-    func started(reps: Int = 10) throws -> (Sandbox, Daemon, Clock) {
+    func started(reps: Int = 10, log: MemoryLog = MemoryLog()) throws -> (Sandbox, Daemon, Clock) {
         let box = try Sandbox()
         try box.write(commandProbeConfig(frontFile: box.frontPath, warnBefore: nil, sections: Self.sections), to: box.configPath)
-        let daemon = try box.daemon()
+        let daemon = try box.daemon(log: log)
         var clock = Clock()
         _ = try daemon.earn(exercise: pushups, reps: reps, wall: clock.wall)
         box.front("chromium")
@@ -61,13 +61,21 @@ import TestSupport
     }
 
     @Test func aBrowserWithoutTheExtensionIsItsWindowAndAnotherPidsReportIsNotItsTab() throws {
-        var (box, daemon, clock) = try started()
+        let log = MemoryLog()
+        var (box, daemon, clock) = try started(log: log)
         defer { withExtendedLifetime(box) {} }
         daemon.browserReported(BrowserTab(site: "youtube.com"), focused: true, browser: 4242, host: ":1.7")
         daemon.tick(clock)
         pass(4, daemon, &clock)
         #expect(daemon.state.front?.tab == nil)
         #expect(daemon.ledger.balance == .seconds(300))
+        // Said once in the journal, and kept for doctor.
+        #expect(daemon.state.browsersWithoutExtension == ["chromium"])
+        #expect(log.events.filter { $0.message.contains("without blocker's browser extension") }.count == 1)
+        // The extension loaded since: it reports, and doctor has nothing more to say.
+        daemon.browserReported(BrowserTab(site: "example.org"), focused: true, browser: 1, host: ":1.8")
+        daemon.tick(clock)
+        #expect(daemon.state.browsersWithoutExtension.isEmpty)
     }
 
     @Test func aBrowserWindowTheExtensionDoesNotSeeFocusedIsJudgedAsAWindow() throws {

@@ -116,6 +116,9 @@ import TestSupport
         clock.advance(1000)
         daemon.tick(clock)
         #expect(daemon.shield == nil)
+        // Recorded once another window has held the front for the grace (a flicker is no answer).
+        clock.advance(Daemon.leaveGrace)
+        daemon.tick(clock)
         let day = try #require(opens(daemon, days: 1, at: clock).first)
         #expect((day.opens, day.notNow, day.left) == (1, 1, 0))
     }
@@ -162,6 +165,24 @@ import TestSupport
         daemon.tick(clock)
         #expect(daemon.shield?.reason == .pause, "back after a pause left: no new pause")
         #expect(try opens(daemon, at: clock).map { "\($0.opens) \($0.left)" } == ["2 1"])
+    }
+
+    @Test func aFocusFlickerOffAPausingAppIsNoAnswerAndOpensNothing() throws {
+        let box = try sandbox()
+        let daemon = try reopen(box)
+        var clock = Clock()
+        try earnThenDiscord(daemon, box, at: clock, reps: 10)
+        #expect(daemon.shield?.reason == .pause)
+        // The cover mapping, or the window manager passing the focus: another window for 20 ms.
+        box.front("notes")
+        clock.advance(20)
+        daemon.tick(clock)
+        box.front("discord")
+        clock.advance(20)
+        daemon.tick(clock)
+        #expect(daemon.shield?.reason == .pause, "the same pause")
+        for _ in 0..<3 { clock.advance(1000); daemon.tick(clock) }
+        #expect(try opens(daemon, at: clock).map { "\($0.opens) \($0.paused) \($0.left)" } == ["1 1 0"])
     }
 
     @Test func theOpenAfterOpensPerDayIsCappedUntilLocalMidnight() throws {
