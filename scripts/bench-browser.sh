@@ -61,20 +61,7 @@ be_http_server "$fx_dir/www" >/dev/null
 video=$(be_url "$be_port" m.video.example youtube.html)
 news=$(be_url "$be_port" news.example news.html)
 
-cat >"$fx_dir/blocker.toml" <<TOML
-[daemon]
-probe = "x11"
-poll-interval = "1s"
-[earn]
-pushups = 0.5
-[[group]]
-name = "video"
-sites = ["video.example"]
-[[group]]
-name = "browsers"
-apps = ["chromium"]
-metered = false
-TOML
+be_config "$fx_dir/blocker.toml"
 fx_start_blockerd "$bin" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state"
 blockerd_pid=$fx_daemon_pid
 "$bin/blockerctl" earn 1000 pushups >/dev/null || fail "blockerctl earn failed"

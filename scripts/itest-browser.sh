@@ -62,20 +62,7 @@ run_browser() {
     shift 3
     fx_nested "$name"
     local config=$fx_dir/blocker.toml
-    cat >"$config" <<TOML
-[daemon]
-probe = "x11"
-poll-interval = "1s"
-[earn]
-pushups = 0.5
-[[group]]
-name = "video"
-sites = ["video.example"]
-[[group]]
-name = "browsers"
-apps = ["chromium", "firefox-esr", "firefox"]
-metered = false
-TOML
+    be_config "$config"
     "$bin/blockerd" --config "$config" --state-dir "$fx_dir/state" >>"$fx_dir/daemon.log" 2>&1 &
     local daemon=$!
     fx_track $daemon

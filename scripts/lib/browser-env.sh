@@ -89,6 +89,25 @@ JSON
 JSON
 }
 
+# be_config FILE — blockerd's config for the browser runs: the x11 probe, the
+# site video.example metered (group video), the browsers' windows not.
+be_config() {
+    cat >"$1" <<'TOML'
+[daemon]
+probe = "x11"
+poll-interval = "1s"
+[earn]
+pushups = 0.5
+[[group]]
+name = "video"
+sites = ["video.example"]
+[[group]]
+name = "browsers"
+apps = ["chromium", "firefox-esr", "firefox"]
+metered = false
+TOML
+}
+
 # be_url PORT HOST PAGE — the URL of PAGE on the local server under the name HOST.
 be_url() { echo "http://$2:$1/$3"; }
 
