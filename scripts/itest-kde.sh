@@ -26,7 +26,7 @@
 #      on Xwayland): the script gives it the focus back after each switch, the
 #      xterms stay hidden, and it goes (KWin intact) for gtk3-demo;
 #   5c. with [pause], blocker-overlay draws the pause, nothing is charged, and
-#      "Not now" keeps the cover until another window is in front;
+#      "Not now" minimizes the window (a one-shot KWin script), recorded at once;
 #   6. blockerctl doctor says how to load the script when kwinrc disables it.
 # Exit 0 pass, 1 fail; a missing tool or server is a failure.
 set -euo pipefail
@@ -197,31 +197,27 @@ kw_has_owner org.kde.KWin || fail "KWin died as the X11 cover went away"
 ok "5b. an X11 fullscreen cover: pinned by the script, the focus given back after each switch; gtk3-demo uncovered"
 
 # 5c. The pause before opening, on KDE: blocker-overlay draws it (the X11
-# cover of 5b); nothing is charged; "Not now" cannot hide a window here (KWin
-# lets no program minimize one), so the cover stays until another window is
-# in front, and the answer is recorded then.
+# cover of 5b); nothing is charged; "Not now" has KWin minimize the window
+# (blockerd loads a one-shot script: blocker's own only reports), and the
+# answer is recorded at once.
 printf '\n[pause]\nseconds = 3\nafter = "2s"\n' >>"$fx_dir/blocker.toml"
 ctl reload >/dev/null || fail "blockerctl reload with [pause] failed"
 ctl earn 100 pushups >/dev/null || fail "blockerctl earn failed"
-reason() { status 's["shield"].get("reason", "") if s["shield"]["active"] else "down"'; }
-answer() { busctl --user --address="$DBUS_SESSION_BUS_ADDRESS" call io.github.blockerd.Blocker1 /io/github/blockerd/Blocker1 \
-    io.github.blockerd.Blocker1 AnswerPause sbs meter "$1" ""; }
 sleep 2.5
 kw_activate meter-one blocker-overlay || fail "the pause cover did not take the focus: $(kw_active) is active"
-fx_wait 3 eval '[ "$(reason)" = pause ]' || fail "no pause when the xterm came back: $(reason)"
+fx_wait 3 eval '[ "$(kw_shield_reason)" = pause ]' || fail "no pause when the xterm came back: $(kw_shield_reason)"
 fx_wait 3 grep -qs "shown over blockermeter (pause)" "$fx_dir/overlay-x11.log" || fail "blocker-overlay did not show the pause"
 paused_at=$(status 's["balance_ms"]')
 sleep 1.5
 [ "$(status 's["balance_ms"]')" = "$paused_at" ] || fail "the pause was charged: $paused_at → $(status 's["balance_ms"]') ms"
-answer false >/dev/null || fail "AnswerPause(false) was refused"
-sleep 1
-[ "$(reason)" = pause ] || fail "Not now uncovered the xterm, which KWin cannot hide: $(reason)"
-kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo past the pause: $(kw_active) is active, blockerd: $(front), $(reason); activations: $(kw_activations | tail -n 12 | paste -sd,)"
-fx_wait 3 eval '[ "$(reason)" = down ]' || fail "the pause stayed over gtk3-demo: $(reason)"
-# Recorded once gtk3-demo has held the front for a second (a focus flicker is no answer).
-not_now() { ctl history --days 1 --json | fx_json '[r["not_now"] for d in s for r in d["opens"] if r["group"] == "meter"]'; }
-fx_wait 4 eval '[ "$(not_now)" = "[1]" ]' || fail "Not now was not recorded when gtk3-demo came to the front: $(not_now)"
-ok "5c. the pause on KDE: drawn by blocker-overlay, nothing charged; Not now kept the cover (KWin cannot hide it) until gtk3-demo was in front, recorded then"
+[ "$(kw_minimized meter-one)" = false ] || fail "the xterm is minimized before any answer: $(kw_minimized meter-one)"
+kw_answer_pause false >/dev/null || fail "AnswerPause(false) was refused"
+[ "$(kw_not_now)" = "[1]" ] || fail "Not now was not recorded at once: $(kw_not_now); $(grep -i 'not now' "$fx_dir/blockerd.log" | tail -n 2)"
+fx_wait 3 eval '[ "$(kw_minimized meter-one)" = true ]' \
+    || fail "Not now did not minimize the xterm: $(kw_minimized meter-one); $(grep -i 'not now' "$fx_dir/blockerd.log" | tail -n 2)"
+fx_wait 3 eval '[ "$(kw_shield_reason)" = down ]' || fail "the pause stayed with the xterm minimized: $(kw_shield_reason), $(front) in front"
+[ "$(status 's["balance_ms"]')" = "$paused_at" ] || fail "the pause was charged: $paused_at → $(status 's["balance_ms"]') ms"
+ok "5c. the pause on KDE: drawn by blocker-overlay, nothing charged; Not now had KWin minimize the xterm, recorded at once"
 
 # 6. doctor, blockerd stopped: the script disabled in kwinrc, then enabled again.
 fx_stop "$blockerd_pid"

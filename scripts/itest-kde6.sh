@@ -30,7 +30,9 @@
 #   7. the script unloaded: blockerd says within seconds that its plugin is
 #      gone (probe not ok, naming the fix; no foreground) and charges nothing;
 #      loaded again (install-kwin-script.sh), it recovers; `history` shows
-#      the blind time.
+#      the blind time;
+#   8. with [pause], the pause covers the xterm coming back (nothing charged),
+#      and "Not now" has KWin 6 minimize it (a one-shot script), recorded at once.
 # Exit 0 pass, 1 fail; a missing tool, chroot or server is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -233,4 +235,24 @@ fx_wait 5 front_is "blockermeter|a new title|$kw_xterm_pid" || fail "after the s
 history=$(ctl history --days 1) || fail "blockerctl history failed"
 grep -q "probe blind" <<<"$history" || fail "history does not show the blind time: $history"
 ok "7. the script unloaded: probe not ok after ${noticed} ms (KWin said it was unloaded after ${unloaded} ms), no foreground, nothing charged, probe-error logged; loaded again: back; history: $(grep -o 'probe blind [0-9a-z ]*' <<<"$history" | head -n 1)"
+# 8. The pause before opening: "Not now" has KWin 6 minimize the xterm.
+printf '\n[pause]\nseconds = 2\nafter = "2s"\n' >>"$fx_dir/blocker.toml"
+ctl reload >/dev/null || fail "blockerctl reload with [pause] failed"
+kw_activate gtk3-demo || fail "KWin did not activate gtk3-demo"
+fx_wait 5 eval 'front | grep -q "^gtk3-demo|"' || fail "the switch to gtk3-demo is not reported: $(front)"
+sleep 2.5
+kw_activate meter-one blocker-overlay || fail "the pause cover did not take the focus: $(kw_active) is active"
+fx_wait 3 eval '[ "$(kw_shield_reason)" = pause ]' || fail "no pause when the xterm came back: $(kw_shield_reason)"
+paused_at=$(status 's["balance_ms"]')
+sleep 1
+[ "$(status 's["balance_ms"]')" = "$paused_at" ] || fail "the pause was charged: $paused_at → $(status 's["balance_ms"]') ms"
+[ "$(kw_minimized meter-one)" = false ] || fail "the xterm is minimized before any answer: $(kw_minimized meter-one)"
+kw_answer_pause false >/dev/null || fail "AnswerPause(false) was refused"
+[ "$(kw_not_now)" = "[1]" ] || fail "Not now was not recorded at once: $(kw_not_now)"
+fx_wait 3 eval '[ "$(kw_minimized meter-one)" = true ]' \
+    || fail "Not now did not minimize the xterm: $(kw_minimized meter-one); $(grep -i 'not now' "$fx_dir/blockerd.log" | tail -n 2)"
+fx_wait 3 eval '[ "$(kw_shield_reason)" = down ]' || fail "the pause stayed with the xterm minimized: $(kw_shield_reason), $(front) in front"
+[ "$(status 's["balance_ms"]')" = "$paused_at" ] || fail "the pause was charged: $paused_at → $(status 's["balance_ms"]') ms"
+ok "8. the pause on KWin 6: nothing charged; Not now had KWin minimize the xterm, recorded at once"
+
 ok "pass in $((SECONDS - started)) s"

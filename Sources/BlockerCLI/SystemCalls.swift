@@ -13,14 +13,7 @@ public enum SystemCalls {
 
     /// `writeAll` for bytes (a native message's frame).
     static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = try? retryOnInterrupt {
-                bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-            }
-            guard let written else { return }
-            offset += written
-        }
+        try? FileDescriptor(rawValue: descriptor).writeAll(bytes)
     }
 
     /// Replaces this process with `argv[0]` looked up in PATH. Returns only on

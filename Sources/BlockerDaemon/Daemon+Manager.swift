@@ -27,7 +27,9 @@ extension Daemon {
         let merged = sample.map { reading in
             (lock ?? session?.read()).map { reading.merged(with: $0, inputIdle: probe.inputIdle) } ?? reading
         }
-        let reading = withoutTheCover(merged).map { judgeLock(withTheTab($0), monotonic: monotonic, wall: wall) }
+        let reading = withoutTheCover(merged).map {
+            judgeLock(withTheTab(withoutTheHidden($0, wall: wall)), monotonic: monotonic, wall: wall)
+        }
         let streakWasLogged = probeFailureLogged
         noteProbe(reading, monotonic: monotonic, wall: wall)
         let day = meter.zone.localDate(at: wall)

@@ -36,14 +36,6 @@ extension Daemon {
     /// looking) makes of the tracked groups' opens, written at once.
     func noteOpens(window: Window?, wall: WallInstant, day: CivilDate) {
         guard tracksOpens else { return }
-        var window = window
-        if let hidden = hiddenByNotNow {
-            if wall < hidden.until, let seen = window, Self.same(seen, hidden.window) {
-                window = nil            // on its way out: nothing of it opens again
-            } else {
-                hiddenByNotNow = nil
-            }
-        }
         // A pause away for the grace was left, at the instant it went away
         // (before the gate: its group back now is a new open).
         for (id, since) in pauseAwaySince.sorted(by: { $0.key < $1.key }) where wall - since >= Self.leaveGrace {
@@ -88,6 +80,21 @@ extension Daemon {
 
     /// How long after "Not now" hid a window the probe may still report it.
     static let hiddenGrace: Milliseconds = .seconds(1)
+
+    /// The window "Not now" hid is on its way out while the probe still
+    /// reports it in front (the window manager moves the focus a moment later;
+    /// KWin reports after the script that minimized it ran): nothing is in
+    /// front then, so it opens nothing and is charged nothing.
+    func withoutTheHidden(_ reading: Reading, wall: WallInstant) -> Reading {
+        guard let hidden = hiddenByNotNow else { return reading }
+        guard wall < hidden.until, let seen = reading.window, Self.same(seen, hidden.window) else {
+            hiddenByNotNow = nil
+            return reading
+        }
+        var reading = reading
+        reading.window = nil
+        return reading
+    }
 
     /// The same window: by its handle where the probe gives one, else its app and process.
     static func same(_ a: Window, _ b: Window) -> Bool {

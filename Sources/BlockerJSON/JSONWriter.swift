@@ -41,6 +41,10 @@ extension JSONValue {
             case "\n": text += "\\n"
             case "\r": text += "\\r"
             case "\t": text += "\\t"
+            // Valid JSON as they are, but not in older JavaScript's string
+            // literals (a KWin script embeds JSON: `KWinShell.hideScript`).
+            case "\u{2028}": text += "\\u2028"
+            case "\u{2029}": text += "\\u2029"
             case _ where scalar.value < 0x20 || scalar.value == 0x7F:
                 let hex = String(scalar.value, radix: 16)
                 text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex

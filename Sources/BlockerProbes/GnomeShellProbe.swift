@@ -1,3 +1,4 @@
+import BlockerCore
 import BlockerSystem
 import BlockerSystemd
 
@@ -22,6 +23,12 @@ public struct GnomeShell: ReportingShell {
     /// The installed extension's directory, nil when it is nowhere on disk.
     var installedDirectory: String? {
         metadataCandidates.first { FilePaths.isRegularFile($0) }.map { String($0.dropLast("/metadata.json".count)) }
+    }
+
+    /// The extension draws blocker's pause itself and minimizes the window at
+    /// its own "Not now"; it takes no calls from blockerd.
+    public func hide(_ window: Window, on connection: BusConnection) -> HideResult {
+        .unsupported("blocker's GNOME Shell extension takes no calls: its cover's \"Not now\" minimizes the window")
     }
 
     public func pluginProblem(on connection: BusConnection) -> String? {

@@ -1,3 +1,5 @@
+import BlockerCore
+import BlockerJSON
 import BlockerSystem
 import BlockerSystemd
 import Glibc
@@ -23,10 +25,14 @@ public struct KWinShell: ReportingShell {
     /// `qdbus` call): the probe asks this often whether it still runs.
     public let pluginCheckEveryMs: Milliseconds?
 
+    /// Where "Not now"'s one-shot script is written (nil: no $XDG_RUNTIME_DIR).
+    let hideScriptPath: String?
+
     public init(environment: [String: String], scriptCheckEveryMs: Milliseconds = 3_000) {
         let data = XDGPaths(environment: environment)
         scriptCandidates = data.dataSearchPath.map { $0 + "/kwin/scripts/\(Self.scriptName)/contents/code/main.js" }
         pluginCheckEveryMs = scriptCheckEveryMs
+        hideScriptPath = data.runtimeDirectory.map { $0 + "/blocker-kwin-hide.js" }
     }
 
     /// Every problem `pluginProblem` names starts with this (doctor gives its fix).
@@ -89,6 +95,68 @@ public struct KWinShell: ReportingShell {
     }
 
     var scriptPath: String? { scriptCandidates.first { FilePaths.isRegularFile($0) } }
+
+    // MARK: "Not now"
+
+    public static let hideScriptName = "blocker-hide"
+
+    /// Blocker's own script only reports (KWin lets no program call into a
+    /// script), so "Not now" loads a one-shot script that minimizes the window:
+    /// what `kwin_wayland`'s own scripting allows any program of the session.
+    public func hide(_ window: Window, on connection: BusConnection) -> HideResult {
+        guard let hideScriptPath else { return .failed("$XDG_RUNTIME_DIR is not set: nowhere to write KWin a script") }
+        guard window.pid != nil || window.wmClass != nil || window.wmInstance != nil else {
+            return .failed("KWin named neither the window's process nor its class")
+        }
+        do throws(Errno) {
+            try FileContents.replace(atPath: hideScriptPath, with: Array(Self.hideScript(for: window).utf8))
+        } catch {
+            return .failed("cannot write \(hideScriptPath): \(error)")
+        }
+        do throws(BusCallError) {
+            _ = try scripting(on: connection, "unloadScript", Self.hideScriptName)
+            var loaded = false
+            for attempt in 0..<Self.loadAttempts where !loaded {
+                if attempt > 0 { usleep(Self.loadRetryMicroseconds) }
+                loaded = try scripting(on: connection, "loadScript", hideScriptPath, Self.hideScriptName)
+                    .readInt32OrThrow() >= 0
+            }
+            guard loaded else { return .failed("KWin would not load \(hideScriptPath)") }
+            _ = try scripting(on: connection, "start")
+            return .hidden
+        } catch {
+            return .failed("KWin: \(error)")
+        }
+    }
+
+    /// The one-shot script for `window`: the windows of its process with its
+    /// class (and, when one has it, its title) are minimized. The strings are
+    /// JSON, which is JavaScript: a title cannot break out of its literal.
+    static func hideScript(for window: Window) -> String {
+        let wanted = JSONValue.object([
+            ("pid", window.pid.map { .integer(Int64($0)) } ?? .null),
+            ("resourceClass", .optional(window.wmClass)),
+            ("resourceName", .optional(window.wmInstance)),
+            ("caption", .string(window.title)),
+        ])
+        return """
+            // Written by blockerd for one "Not now" (blocker's KWin probe): minimizes the paused window.
+            "use strict";
+            const wanted = \(wanted.rendered);
+            const all = workspace.windowList ? workspace.windowList() : workspace.clientList();
+            function text(value) { return value === undefined || value === null ? "" : String(value); }
+            function same(window) {
+                return window.normalWindow && !window.minimized
+                    && (wanted.pid === null || window.pid === wanted.pid)
+                    && (wanted.resourceClass === null || text(window.resourceClass) === wanted.resourceClass)
+                    && (wanted.resourceName === null || text(window.resourceName) === wanted.resourceName);
+            }
+            const candidates = all.filter(same);
+            const titled = candidates.filter(function (window) { return text(window.caption) === wanted.caption; });
+            (titled.length > 0 ? titled : candidates).forEach(function (window) { window.minimized = true; });
+
+            """
+    }
 
     private func scripting(on connection: BusConnection, _ member: String, _ arguments: String...) throws(BusCallError)
         -> BusMessage {

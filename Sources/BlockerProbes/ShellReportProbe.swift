@@ -38,6 +38,8 @@ public protocol ReportingShell {
     /// Asks whether the plugin runs, without waiting: `answer` is called as
     /// the probe's connection is processed (a loop never waits on the shell).
     func askPlugin(on connection: BusConnection, answer: @escaping (PluginState) -> Void)
+    /// Hides `window` for "Not now" through the shell (`ForegroundProbe.hide`).
+    func hide(_ window: Window, on connection: BusConnection) -> HideResult
 }
 
 /// What the shell says of its plugin.
@@ -134,10 +136,11 @@ public final class ShellReportProbe: ForegroundProbe {
         return .success(probe)
     }
 
-    /// The shell's plugin takes no calls from blockerd (it only reports), so
-    /// nothing here can ask the shell to minimize a window.
     public func hide(_ window: Window) -> HideResult {
-        .unsupported("blocker's \(shell.displayName) plugin only reports the window in front: it cannot hide one")
+        guard let connection = session?.connection else {
+            return .failed("not connected to the session bus" + (link.downBecause.isEmpty ? "" : ": \(link.downBecause)"))
+        }
+        return shell.hide(window, on: connection)
     }
 
     public func sample() -> Result<Reading, ProbeFailure> {

@@ -22,6 +22,16 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         return buffer
     }
 
+    /// write(2) until all of `bytes` is written.
+    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            offset += try retryOnInterrupt {
+                bytes.withUnsafeBytes { Glibc.write(rawValue, $0.baseAddress! + offset, $0.count - offset) }
+            }
+        }
+    }
+
     public func close() {
         _ = Glibc.close(rawValue)
     }

@@ -123,7 +123,9 @@ import TestSupport
         #expect((day.opens, day.notNow, day.left) == (1, 1, 0))
     }
 
-    @Test func aWindowNotNowHidStillReportedAMomentIsNoNewOpen() throws {
+    /// KWin minimizes from a script and reports the change after it: the
+    /// probe says the window is in front for a moment after "Not now".
+    @Test func aWindowNotNowHidStillReportedAMomentIsNoNewOpenAndChargedNothing() throws {
         let box = try sandbox()
         let daemon = try reopen(box)
         let probe = StaleHideProbe()
@@ -136,12 +138,15 @@ import TestSupport
         #expect(daemon.shield?.reason == .pause)
         try daemon.answerPause(group: "social", open: false, reason: "", wall: clock.wall)
         #expect(probe.hidden == [discord])
+        let balance = daemon.ledger.balance
         // The window manager moves the focus a moment later: the probe still says discord.
         clock.advance(200)
         daemon.tick(clock)
+        #expect(daemon.shield == nil, "nothing is in front: the window is on its way out")
         probe.front = nil
         clock.advance(200)
         daemon.tick(clock)
+        #expect(daemon.ledger.balance == balance, "the hidden window's last moments were charged")
         #expect(try opens(daemon, at: clock).map { "\($0.opens) \($0.notNow) \($0.left)" } == ["1 1 0"])
         // Back for real after the grace: a new open, a new pause.
         probe.front = discord

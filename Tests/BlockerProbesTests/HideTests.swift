@@ -203,7 +203,88 @@ import TestSupport
         #expect(UnavailableProbe(name: "none", reason: "no display").hide(window) == .unsupported("this probe cannot hide windows"))
         #expect(CommandProbe(argv: ["true"], timeoutMs: 1000).hide(window) == .unsupported("this probe cannot hide windows"))
         let gnome = ShellReportProbe(shell: GnomeShell(environment: [:]), address: "unix:path=/nonexistent")
-        #expect(gnome.hide(window) == .unsupported("blocker's GNOME Shell plugin only reports the window in front: it cannot hide one"))
+        #expect(gnome.hide(window) == .failed("not connected to the session bus"))
         #expect(HideResult.failed("the window is gone").description == "could not hide the window: the window is gone")
+    }
+}
+
+/// KWin lets no program call into blocker's script, so "Not now" loads a
+/// one-shot script (`KWinShell.hideScript`). The load is checked against the
+/// fake KWin of the probe's tests; the script itself runs in gjs against a
+/// stand-in `workspace` (a real KWin runs it in itest-kde and itest-kde6).
+@Suite struct KWinHideTests {
+    @Test func hidingWritesTheScriptAndHasKWinLoadAndStartIt() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeKWin(scriptLoaded: true)
+        let runtime = try TemporaryDirectory()
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_RUNTIME_DIR": runtime.path]
+        let probe = try ShellReportProbe.open(KWinShell(environment: environment), environment: environment).get()
+        let window = Window(wmInstance: "xterm", wmClass: "XTerm", title: "Discord", pid: 4242)
+
+        #expect(probe.hide(window) == .hidden)
+        let loaded = try bus.busctl(["call", "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting",
+                                     "isScriptLoaded", "s", KWinShell.hideScriptName])
+        #expect(loaded == "b true\n")
+        let script = try String(contentsOfFile: runtime.file("blocker-kwin-hide.js"), encoding: .utf8)
+        #expect(script == KWinShell.hideScript(for: window))
+        // A second "Not now" loads the script again under the same name.
+        #expect(probe.hide(window) == .hidden)
+    }
+
+    @Test func withoutARuntimeDirectoryOrAWindowNameItFails() throws {
+        let bus = try SessionTestBus()
+        try bus.startFakeKWin(scriptLoaded: true)
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        let probe = try ShellReportProbe.open(KWinShell(environment: environment), environment: environment).get()
+        #expect(probe.hide(Window(wmClass: "XTerm", pid: 1)) == .failed("$XDG_RUNTIME_DIR is not set: nowhere to write KWin a script"))
+        probe.shutdown()
+        let runtime = try TemporaryDirectory()
+        let named = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_RUNTIME_DIR": runtime.path]
+        let withRuntime = try ShellReportProbe.open(KWinShell(environment: named), environment: named).get()
+        #expect(withRuntime.hide(Window(title: "no pid, no class")) == .failed("KWin named neither the window's process nor its class"))
+    }
+
+    /// The windows the stand-in workspace holds: [pid, class, instance, caption, normal, minimized].
+    static let windows: [(Int, String, String, String, Bool, Bool)] = [
+        (4242, "XTerm", "xterm", "Discord", true, false),       // the paused one
+        (4242, "XTerm", "xterm", "another tab", true, false),   // same process, another title: stays
+        (5151, "XTerm", "xterm", "Discord", true, false),       // another process: stays
+        (4242, "XTerm", "xterm", "Discord", false, false),      // not a normal window (a dialog): stays
+    ]
+
+    /// Runs the script in gjs against `windows` (as Plasma 6's or 5's API) and
+    /// says which ended minimized.
+    func minimized(by window: Window, plasma6: Bool) throws -> [Bool] {
+        let list = Self.windows.map { pid, cls, name, caption, normal, minimized in
+            "{pid: \(pid), resourceClass: \"\(cls)\", resourceName: \"\(name)\", caption: \"\(caption)\", "
+                + "normalWindow: \(normal), minimized: \(minimized)}"
+        }.joined(separator: ", ")
+        let harness = """
+            const windows = [\(list)];
+            globalThis.workspace = \(plasma6 ? "{windowList: () => windows}" : "{clientList: () => windows}");
+            (0, eval)(ARGV[0]);
+            print(JSON.stringify(windows.map(w => w.minimized)));
+            """
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("harness.js", harness)
+        let out = try output(of: ["gjs", path, KWinShell.hideScript(for: window)])
+        return try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [Bool])
+    }
+
+    @Test func theScriptMinimizesOnlyTheWindowOfThatProcessClassAndTitle() throws {
+        let paused = Window(wmInstance: "xterm", wmClass: "XTerm", title: "Discord", pid: 4242)
+        #expect(try minimized(by: paused, plasma6: true) == [true, false, false, false])
+        #expect(try minimized(by: paused, plasma6: false) == [true, false, false, false])
+        // The title changed since the report: every window of that process and class.
+        let retitled = Window(wmInstance: "xterm", wmClass: "XTerm", title: "Discord (3)", pid: 4242)
+        #expect(try minimized(by: retitled, plasma6: true) == [true, true, false, false])
+    }
+
+    @Test func aTitleCannotBreakOutOfItsString() throws {
+        let hostile = "\"; workspace.windowList().forEach(w => w.minimized = true); \"\u{2028}\\"
+        let window = Window(wmInstance: "xterm", wmClass: "XTerm", title: hostile, pid: 4242)
+        // Nothing has that title: the windows of the process and class, and only those.
+        #expect(try minimized(by: window, plasma6: true) == [true, true, false, false])
+        #expect(KWinShell.hideScript(for: window).contains("\\u2028"))
     }
 }

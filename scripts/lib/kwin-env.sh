@@ -142,35 +142,36 @@ JS
 kw_activations() { sed -n 's/^js: blocker-test activated //p' "$fx_dir/kwin.log"; }
 
 # What KWin says is active: the resourceName (or "none"), from a test-only script's log line.
-kw_active() {
-    local mark=active-$RANDOM$RANDOM
+kw_active() { kw_query 'active ? String(active.resourceName) : "none"'; }
+
+# kw_minimized INSTANCE — "true" when KWin has minimized the windows whose
+# resourceName is INSTANCE (comma-separated, one per window), "" for none.
+kw_minimized() { kw_query "windows.filter(w => String(w.resourceName) === \"$1\").map(w => w.minimized).join(\",\")"; }
+
+# kw_query EXPRESSION — what a test-only script says of a JavaScript
+# EXPRESSION over \`windows\` (KWin's list) and \`active\` ("unknown" if it says nothing).
+kw_query() {
+    local mark=query-$RANDOM$RANDOM
     cat >"$fx_dir/query.js" <<JS
-// Test only: says which window is active.
+// Test only: prints one value for the test.
+const windows = workspace.windowList ? workspace.windowList() : workspace.clientList();
 const active = workspace.windowList ? workspace.activeWindow : workspace.activeClient;
-print("$mark " + (active ? String(active.resourceName) : "none"));
+print("$mark " + String($1));
 JS
     kw_run_js blocker-test-query "$fx_dir/query.js"
     for _ in $(seq 40); do
-        grep -m1 "js: $mark " "$fx_dir/kwin.log" 2>/dev/null | sed "s/.*$mark //" | grep . && return 0
+        if grep -q "js: $mark" "$fx_dir/kwin.log" 2>/dev/null; then
+            grep -m1 "js: $mark" "$fx_dir/kwin.log" | sed "s/.*$mark //; s/.*$mark\$//"
+            return 0
+        fi
         sleep 0.025
     done
     echo unknown
 }
 
 # kw_wait_window INSTANCE — until KWin manages a window named INSTANCE (10 s).
-kw_wait_window() {
-    local mark=window-$RANDOM$RANDOM
-    cat >"$fx_dir/window.js" <<JS
-// Test only: says whether a window named "$1" is managed.
-print("$mark " + (workspace.windowList ? workspace.windowList() : workspace.clientList()).some(w => String(w.resourceName) === "$1"));
-JS
-    for _ in $(seq 40); do
-        kw_run_js blocker-test-window "$fx_dir/window.js"
-        sleep 0.25
-        grep -q "js: $mark true" "$fx_dir/kwin.log" && return 0
-    done
-    return 1
-}
+kw_wait_window() { fx_wait 10 kw_has_window "$1"; }
+kw_has_window() { [ "$(kw_query "windows.some(w => String(w.resourceName) === \"$1\")")" = true ]; }
 
 # kw_xterm INSTANCE [ARGS…] — an xterm on Xwayland of class BlockerMeter and
 # instance INSTANCE, magenta all over (easy to find in a screenshot); prints its pid.
@@ -241,3 +242,9 @@ TOML
 # Python expression over `s`, `blockerctl status --json`.
 ctl() { "$bin/blockerctl" "$@"; }
 status() { ctl status --json | fx_json "$1"; }
+
+# The pause before opening (group "meter"): the shield's reason ("down" when
+# none), AnswerPause as the cover's buttons call it, today's "Not now" count.
+kw_shield_reason() { status 's["shield"].get("reason", "") if s["shield"]["active"] else "down"'; }
+kw_answer_pause() { kw_bus call io.github.blockerd.Blocker1 /io/github/blockerd/Blocker1 io.github.blockerd.Blocker1 AnswerPause sbs meter "$1" ""; }
+kw_not_now() { ctl history --days 1 --json | fx_json '[r["not_now"] for d in s for r in d["opens"] if r["group"] == "meter"]'; }
