@@ -24,6 +24,7 @@
 #   8. lock and unlock are reported, nothing is charged while locked;
 #   8b. with [pause], the extension draws the pause: nothing charged, Escape
 #      is "Not now" (foot minimized), Enter after the countdown "Open";
+#   8c. with [pass], a block's cover offers the pass; its button lifts the block;
 #   9. `make uninstall` removes the extension and takes it out of enabled-extensions.
 # Exit 0 pass, 1 fail; a missing tool or server is a failure.
 set -euo pipefail
@@ -201,6 +202,8 @@ ok "8. lock and unlock reported; nothing charged while locked"
 # the countdown is over, with the reason typed.
 ge_check_pause "$demo" docs/cover-pause-gnome.png
 ok "8b. the pause on GNOME Shell: nothing charged, Escape minimized foot (not now), Enter after the countdown opened it with the reason (docs/cover-pause-gnome.png)"
+ge_check_pass
+ok "8c. the pass on GNOME Shell: the block's cover offers it, its button lifts the block, history counts it"
 
 # 9. make uninstall takes it away again.
 ge_run env -u DBUS_SESSION_BUS_ADDRESS dbus-run-session -- sh -c '

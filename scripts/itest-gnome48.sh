@@ -25,7 +25,9 @@
 #      enabled again, it recovers; `history` shows the blind time;
 #   8. with [pause], the extension draws the pause (ge_check_pause): nothing
 #      charged, Escape is "Not now" (foot minimized), Enter after the
-#      countdown "Open" (docs/cover-pause-gnome48.png).
+#      countdown "Open" (docs/cover-pause-gnome48.png);
+#   8b. with [pass], a block's cover offers the pass; its button lifts the
+#      block and history counts it (ge_check_pass).
 # Exit 0 pass, 1 fail; a missing tool, chroot or server is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -186,6 +188,8 @@ ok "7. the extension disabled: probe not ok at once ($error), no foreground, not
 sed -i 's/^apps = \["blocker-meter", "blockerx"\]/apps = ["blocker-meter"]/' "$fx_dir/blocker.toml"
 ge_check_pause BlockerX docs/cover-pause-gnome48.png
 ok "8. the pause on GNOME Shell 48: nothing charged, Escape minimized foot (not now), Enter after the countdown opened it with the reason (docs/cover-pause-gnome48.png)"
+ge_check_pass
+ok "8b. the pass on GNOME Shell 48: the block's cover offers it, its button lifts the block, history counts it"
 
 # No St warning about blocker's stylesheet, no JS error from blocker's extension.
 ! grep -E "Couldn't parse|JS ERROR.*blocker@|blocker@blockerd.github.io.*(Error|error)" "$fx_dir/shell.log" \

@@ -85,7 +85,8 @@ export function pauseSecondsLeft(untilMs, nowMs) {
 /**
  * The card's words for an active shield (OverlayModel.card). A pause (with
  * its group) is a countdown and two answers instead of the balance: `pause`
- * = {group, secondsLeft, canOpen, asksReason}; null otherwise.
+ * = {group, secondsLeft, canOpen, asksReason}; null otherwise. `pass` =
+ * {group, label} while the group's shield has a pass left, never on a pause.
  */
 export function coverCard(shield, balanceMs, nowMs, local) {
     if (shield.reason === 'pause' && shield.group) {
@@ -97,6 +98,7 @@ export function coverCard(shield, balanceMs, nowMs, local) {
             offersEarning: false,
             footnote: null,
             pause: {group: shield.group, secondsLeft, canOpen: secondsLeft === 0, asksReason: shield.ask_reason},
+            pass: null,
         };
     }
     const earning = shield.reason === 'balance';
@@ -107,7 +109,18 @@ export function coverCard(shield, balanceMs, nowMs, local) {
         offersEarning: earning,
         footnote: earning ? null : 'Logging reps does not lift this block.',
         pause: null,
+        pass: shield.group && shield.passes_left > 0 ? {group: shield.group, label: passOffer(shield.passes_left)} : null,
     };
+}
+
+/** The pass's button (PassText.offer): "Use a pass · 1 left this week". */
+export function passOffer(passesLeft) {
+    return `Use a pass · ${passesLeft} left this week`;
+}
+
+/** What the card says when blockerd took the pass (PassText.used): "Pass used: open until 14:50". */
+export function passUsed(untilMs, nowMs, local) {
+    return `Pass used: open until ${clockText(untilMs, nowMs, local)}`;
 }
 
 /** The "why now?" line blockerd records: one line, at most 200 bytes of UTF-8 (BlockerLimits.reasonBytes). */
@@ -152,6 +165,7 @@ export function shieldFrom(dict) {
         until_ms: Number(d.until_ms ?? 0),
         balance_ms: Number(d.balance_ms ?? 0),
         ask_reason: d.ask_reason === true,
+        passes_left: Number(d.passes_left ?? 0),
         site: typeof d.site === 'string' && d.site !== '' ? d.site : null,
     };
 }
@@ -577,6 +591,7 @@ class ShieldCover {
             footnote: label('blocker-footnote'),
             form: null,
             pause: null,
+            pass: null,
             withForm,
         };
         root.add_child(label('blocker-eyebrow', 'BLOCKER'));
@@ -599,6 +614,15 @@ class ShieldCover {
             box.add_child(status);
             root.add_child(box);
             card.form = {box, exercise, entry, log, status, message: null};
+            const pass = new St.BoxLayout({vertical: true, style_class: 'blocker-pass', visible: false});
+            const usePass = new St.Button({style_class: 'blocker-use-pass', can_focus: true, label: '',
+                x_align: Clutter.ActorAlign.CENTER});
+            const passMessage = label('blocker-pass-message');
+            pass.add_child(usePass);
+            pass.add_child(passMessage);
+            root.add_child(pass);
+            card.pass = {box: pass, button: usePass, message: passMessage, group: null};
+            usePass.connect('clicked', () => this._usePass(card.pass));
             exercise.connect('clicked', () => this._cycleExercise(1));
             log.connect('clicked', () => this._logReps());
             entry.clutter_text.connect('activate', () => this._logReps());
@@ -691,6 +715,27 @@ class ShieldCover {
         });
     }
 
+    /** The pass's button: blockerd's answer under it, the time it runs until or why not. */
+    _usePass(pass) {
+        const words = coverCard(this._shield, this._balanceMs, Date.now(), ms => this._local(ms));
+        if (!words.pass || !pass.button.reactive)
+            return;
+        const {GLib, Gio} = this._d;
+        pass.button.reactive = false;
+        this._call('UsePass', new GLib.Variant('(s)', [words.pass.group]), '(x)', (reply, error) => {
+            if (error) {
+                if (error instanceof GLib.Error && Gio.DBusError.is_remote_error(error))
+                    Gio.DBusError.strip_remote_error(error);
+                pass.button.reactive = true;
+                pass.message.text = error.message;
+                return;
+            }
+            const untilMs = Number(reply[0]);
+            this._d.debug(`blocker: pass used for ${words.pass.group} until ${untilMs}`);
+            pass.message.text = passUsed(untilMs, Date.now(), ms => this._local(ms));
+        });
+    }
+
     _stopPauseTimer() {
         if (this._pauseTimer)
             this._d.GLib.source_remove(this._pauseTimer);
@@ -729,6 +774,17 @@ class ShieldCover {
             card.footnote.visible = note !== null;
             if (card.form)
                 card.form.box.visible = words.offersEarning;
+            if (card.pass) {
+                card.pass.box.visible = words.pass !== null;
+                if (words.pass && card.pass.group !== words.pass.group) {
+                    // A new offer: a fresh button and no old answer under it.
+                    card.pass.group = words.pass.group;
+                    card.pass.button.reactive = true;
+                    card.pass.message.text = '';
+                }
+                if (words.pass)
+                    card.pass.button.label = words.pass.label;
+            }
         }
         this._refreshStatusLine();
         // The countdown: redrawn until "Open" is enabled.

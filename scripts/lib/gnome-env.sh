@@ -254,15 +254,37 @@ locked() { [ "$(ge_status 's["locked"]')" = True ]; }
 # nothing, its card saved as PICTURE; Escape is "Not now" (foot minimized),
 # Enter before the countdown's end nothing, after it "Open" with the reason
 # typed; history has one not-now and the reason.
+# The shield's reason, "down" when there is none.
+ge_reason() { ge_status 's["shield"].get("reason", "") if s["shield"]["active"] else "down"'; }
+
+# ge_check_pass — the emergency pass on the extension's cover: with [pass], a
+# timed block over the metered window in front offers "Use a pass · 1 left
+# this week"; pressing it lifts the block, and history counts the pass.
+ge_check_pass() {
+    printf '\n[pass]\nper-week = 1\nlength = "1m"\n' >>"$fx_dir/blocker.toml"
+    ge_ctl reload >/dev/null || fail "blockerctl reload with [pass] failed"
+    ge_ctl block meter --for 10m >/dev/null || fail "blockerctl block meter failed"
+    fx_wait 3 eval '[ "$(ge_reason)" = timed-block ]' || fail "the block did not cover the metered window: $(ge_reason)"
+    fx_wait 3 cover_up || fail "the extension did not draw the block's cover: $(ge_test State)"
+    fx_wait 3 eval '[ "$(ge_json State "j['"'"'cover_pass_shown'"'"']")" = True ]' || fail "no pass button on the cover: $(ge_test State)"
+    [ "$(ge_json State "j['cover_pass']")" = "Use a pass · 1 left this week" ] || fail "the pass button says: $(ge_test State)"
+    ge_test Press "'blocker-use-pass'" | grep -q true || fail "the pass button could not be pressed: $(ge_test State)"
+    fx_wait 3 eval '[ "$(ge_reason)" = down ]' || fail "the pass did not lift the block: $(ge_reason)"
+    fx_wait 3 eval '! cover_up' || fail "the cover stayed after the pass"
+    local passes
+    passes=$(ge_ctl history --days 1 --json | fx_json '[r["passes"] for d in s for r in d["opens"] if r["group"] == "meter"]')
+    [ "$passes" = "[1]" ] || fail "history's passes of meter: $passes"
+    ge_ctl unblock meter >/dev/null || fail "blockerctl unblock meter failed"
+}
+
 ge_check_pause() { # OTHER PICTURE
     local other=$1 picture=$2 balance opened given
     printf '\n[pause]\nseconds = 3\nafter = "2s"\nask-reason = true\n' >>"$fx_dir/blocker.toml"
     ge_ctl reload >/dev/null || fail "blockerctl reload with [pause] failed"
     ge_ctl earn 100 pushups >/dev/null || fail "blockerctl earn failed"
-    reason() { ge_status 's["shield"].get("reason", "") if s["shield"]["active"] else "down"'; }
     away_and_back() { activate "$other"; sleep 2.5; activate blocker-meter; }
     away_and_back
-    fx_wait 3 eval '[ "$(reason)" = pause ]' || fail "no pause when foot came to the front: $(reason), front $(front), focus $(focus)"
+    fx_wait 3 eval '[ "$(ge_reason)" = pause ]' || fail "no pause when foot came to the front: $(ge_reason), front $(front), focus $(focus)"
     fx_wait 3 cover_up || fail "the extension did not draw the pause: $(ge_test State)"
     [ "$(ge_json State "j['cover_reason']")" = "Still want blocker-meter?" ] || fail "the pause card says: $(ge_test State)"
     [ "$(ge_json State "j['key_focus_in_cover']")" = True ] || fail "the keyboard is not in the pause card: $(ge_test State)"
@@ -274,16 +296,16 @@ ge_check_pause() { # OTHER PICTURE
     ge_test Keys "'Escape'" >/dev/null
     hidden() { [ "$(ge_json Windows "[w['hidden'] for w in j if w['wm_class'] == 'blocker-meter'][0]")" = True ]; }
     fx_wait 3 hidden || fail "Escape (Not now) did not minimize foot: $(ge_test Windows)"
-    fx_wait 3 eval '[ "$(reason)" = down ]' || fail "the shield stayed up after Not now: $(reason)"
+    fx_wait 3 eval '[ "$(ge_reason)" = down ]' || fail "the shield stayed up after Not now: $(ge_reason)"
     away_and_back
-    fx_wait 3 eval '[ "$(reason)" = pause ]' || fail "no pause when foot came back: $(reason)"
+    fx_wait 3 eval '[ "$(ge_reason)" = pause ]' || fail "no pause when foot came back: $(ge_reason)"
     fx_wait 3 cover_up || fail "the extension did not draw the second pause"
     ge_test Keys "'type:bored Return'" >/dev/null
     sleep 0.5
-    [ "$(reason)" = pause ] || fail "Enter before the countdown's end opened it: $(reason)"
+    [ "$(ge_reason)" = pause ] || fail "Enter before the countdown's end opened it: $(ge_reason)"
     sleep 3
     ge_test Keys "'Return'" >/dev/null
-    fx_wait 3 eval '[ "$(reason)" = down ]' || fail "Enter after the countdown did not open it: $(reason) $(ge_test State)"
+    fx_wait 3 eval '[ "$(ge_reason)" = down ]' || fail "Enter after the countdown did not open it: $(ge_reason) $(ge_test State)"
     fx_wait 3 eval '! cover_up' || fail "the cover stayed after Open"
     opened=$(ge_status 's["balance_ms"]')
     sleep 2

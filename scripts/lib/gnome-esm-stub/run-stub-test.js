@@ -72,6 +72,14 @@ async function run() {
         [core.coversWindow(core.shieldFrom({active: true, app: 'chromium'})), true],
         [core.coversWindow(core.shieldFrom({active: true, app: 'chromium', site: 'youtube.com'})), false],
         [core.coversWindow(core.shieldFrom({active: false, app: 'chromium'})), false],
+        // PassText, and OverlayModel's offer: a group's shield with a pass left, never on a pause.
+        [core.passOffer(1), 'Use a pass · 1 left this week'],
+        [core.passUsed(3_600_000, 0, () => ({weekday: 5, hour: 14, minute: 50})), 'Pass used: open until 14:50'],
+        [core.coverCard(core.shieldFrom({active: true, app: 'discord', reason: 'timed-block', group: 'social', passes_left: 2}),
+            0, 0, () => ({weekday: 5, hour: 9, minute: 5})).pass?.label, 'Use a pass · 2 left this week'],
+        [core.coverCard(core.shieldFrom({active: true, app: 'discord', reason: 'balance', group: 'social'}), 0, 0, null).pass, null],
+        [core.coverCard(core.shieldFrom({active: true, app: 'discord', reason: 'pause', group: 'social', passes_left: 1,
+            until_ms: 5000}), 0, 0, () => ({weekday: 5, hour: 9, minute: 5})).pass, null],
     ];
     for (const [got, want] of words)
         if (got !== want)

@@ -22,19 +22,26 @@ const XML = `<node><interface name="io.github.blockerd.Test">
   <method name="Unlock"/>
   <method name="Screenshot"><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
   <method name="Keys"><arg type="s" direction="in"/></method>
+  <method name="Press"><arg type="s" direction="in"/><arg type="b" direction="out"/></method>
   <method name="SetExtensionEnabled"><arg type="s" direction="in"/><arg type="b" direction="in"/></method>
 </interface></node>`;
 
-// The text of the first actor under ROOT with STYLE_CLASS, or null.
-function textOf(root, styleClass) {
+// The first actor under ROOT with STYLE_CLASS, or null.
+function actorOf(root, styleClass) {
     if (root.has_style_class_name?.(styleClass))
-        return root.text ?? root.get_text?.() ?? null;
+        return root;
     for (const child of root.get_children()) {
-        const text = textOf(child, styleClass);
-        if (text !== null)
-            return text;
+        const actor = actorOf(child, styleClass);
+        if (actor !== null)
+            return actor;
     }
     return null;
+}
+
+// The text of the first actor under ROOT with STYLE_CLASS (a button's label), or null.
+function textOf(root, styleClass) {
+    const actor = actorOf(root, styleClass);
+    return actor === null ? null : actor.text ?? actor.get_text?.() ?? actor.label ?? null;
 }
 
 function matches(window, name) {
@@ -104,9 +111,22 @@ class TestDriver {
             cover_reps: covers.length ? textOf(covers[0], 'blocker-reps') : null,
             cover_reason: covers.length ? textOf(covers[0], 'blocker-reason') : null,
             cover_countdown: covers.length ? textOf(covers[0], 'blocker-countdown') : null,
+            cover_pass: covers.length ? textOf(covers[0], 'blocker-use-pass') : null,
+            cover_pass_shown: covers.some(a => actorOf(a, 'blocker-use-pass')?.mapped === true),
             key_focus_in_cover: covers.some(a => a.contains(global.stage.key_focus)),
             switcher: Main.layoutManager.uiGroup.get_children().some(a => a.constructor?.name?.includes('Switcher') && a.visible),
         });
+    }
+
+    // A pointer click on the cover's first shown, reactive button with
+    // STYLE_CLASS: its 'clicked', as St.Button emits it on a click.
+    Press(styleClass) {
+        const covers = this._d.Main.layoutManager.uiGroup.get_children().filter(a => a.has_style_class_name?.('blocker-cover'));
+        const button = covers.map(a => actorOf(a, styleClass)).find(b => b?.mapped && b.reactive);
+        if (!button)
+            return false;
+        button.emit('clicked', 1);
+        return true;
     }
 
     Activate(name) {
