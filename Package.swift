@@ -57,8 +57,8 @@ let package = Package(
         .target(name: "BlockerTimeZone", dependencies: ["BlockerCore", "BlockerSystem"]),
         // Reads blocker.toml (toml++ through CTOML, its nodes straight into ConfigValue); re-exports BlockerTimeZone.
         .target(name: "BlockerConfig", dependencies: ["BlockerCore", "BlockerTimeZone", "BlockerSystem", "CTOML"]),
-        // One balance on every machine (issue 25): a device's log records, reading a copied log, the merge. Pure.
-        .target(name: "BlockerSync", dependencies: ["BlockerCore", "BlockerJSON"]),
+        // One balance on every machine (issue 25): a device's log records, the merge (pure); the folder's I/O.
+        .target(name: "BlockerSync", dependencies: ["BlockerCore", "BlockerJSON", "BlockerSystem"]),
         // The SQLite ledger.
         .target(name: "BlockerStore", dependencies: ["BlockerCore", "BlockerSystem", "BlockerTime", "CSQLite"]),
         // Thin typed wrappers over libsystemd: sd-bus, sd-event, journald, sd_notify.

@@ -5,6 +5,8 @@ import BlockerCore
 /// last newline (a copy still coming) left for the next read.
 public struct SyncLogRead: Equatable, Sendable {
     public var records: [SyncRecord] = []
+    /// Each record's line (1-based), in step with `records`.
+    public var recordLines: [Int] = []
     /// Each refused line (1-based) and why.
     public var refused: [Refused] = []
     /// Bytes after the last newline: not a record until it ends.
@@ -26,6 +28,7 @@ public struct SyncLogRead: Equatable, Sendable {
             switch SyncLine.decode(bytes[start..<newline]) {
             case let .success(record) where record.device == device:
                 read.records.append(record)
+                read.recordLines.append(line)
             case let .success(record):
                 read.refused.append(Refused(line: line, reason: .anotherDevice(record.device, inLogOf: device)))
             case let .failure(refusal):

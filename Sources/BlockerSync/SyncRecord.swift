@@ -3,8 +3,10 @@ import BlockerJSON
 
 // One balance on every machine (issue 25): each device appends what it did to
 // a log of its own in a folder a sync engine (Syncthing) keeps in step, and
-// reads the others'. This target is the pure part: a record, its line in the
-// log, reading a log back whatever state the copy is in, and the merge. No I/O.
+// reads the others'. This file and SyncMerge.swift are the pure part: a
+// record, its line in the log, reading a log back whatever state the copy is
+// in, and the merge. SyncFolder.swift is the I/O: the device id, this
+// device's log written whole, the others' read as they change.
 
 /// A device's id: made once and kept in its state directory; 16 lowercase hex
 /// digits (64 random bits), the name of its log in the folder.
