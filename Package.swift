@@ -73,7 +73,7 @@ let package = Package(
         // The loop: timers, signals, the probe's fd, wiring. A library so tests can run it in-process.
         .target(name: "BlockerDaemon",
                 dependencies: ["BlockerCore", "BlockerConfig", "BlockerStore", "BlockerProbes", "BlockerBus",
-                               "BlockerMedia", "BlockerSystem", "BlockerSystemd"]),
+                               "BlockerMedia", "BlockerSync", "BlockerSystem", "BlockerSystemd"]),
         .executableTarget(name: "blockerd", dependencies: ["BlockerDaemon", "BlockerProbes", "BlockerSystem"]),
         // blockerctl's commands, a library so tests can call them.
         .target(name: "BlockerCLI",

@@ -18,17 +18,20 @@ public struct Config: Sendable {
     public var pause: PauseSettings?
     /// `[pass]`; nil: no table, so no emergency passes.
     public var pass: PassRule?
+    /// `[sync]`; nil: this machine's balance is its own.
+    public var sync: SyncSettings?
 
     public init(daemon: DaemonSettings = DaemonSettings(), exercises: [Exercise] = [],
                 warnBefore: [Milliseconds] = [], groups: [AppGroup] = [], cover: CoverSettings = CoverSettings(),
                 earnLimits: EarnLimits = EarnLimits(), strict: StrictSettings = StrictSettings(),
-                pause: PauseSettings? = nil, pass: PassRule? = nil) {
+                pause: PauseSettings? = nil, pass: PassRule? = nil, sync: SyncSettings? = nil) {
         self.daemon = daemon
         self.cover = cover
         self.earnLimits = earnLimits
         self.strict = strict
         self.pause = pause
         self.pass = pass
+        self.sync = sync
         self.exercises = exercises
         self.warnBefore = warnBefore.sorted(by: >)
         self.groups = groups

@@ -26,7 +26,7 @@ public struct ConfigTable: Sendable {
 /// into `Config` and its validation (see docs/ARCHITECTURE.md).
 public enum ConfigKeys {
     public static let root = ConfigTable("", keys: ["daemon", "earn", "warn", "group", "cover", "strict",
-                                                        "pause", "pass"])
+                                                        "pause", "pass", "sync"])
     public static let daemon = ConfigTable("daemon", keys: ["probe", "poll-interval", "probe-command",
                                                             "probe-command-mode", "idle-after", "time-zone"])
     /// `[earn]`'s own keys; every other key of `[earn]` names an exercise.
@@ -38,6 +38,7 @@ public enum ConfigKeys {
     static let pauseKeys = ["seconds", "after", "ask-reason"]
     public static let pause = ConfigTable("pause", keys: pauseKeys)
     public static let pass = ConfigTable("pass", keys: ["per-week", "length"])
+    public static let sync = ConfigTable("sync", keys: ["folder"])
     public static let group = ConfigTable("group", isArray: true,
                                           keys: ["name", "apps", "titles", "sites", "metered", "daily-limit", "opens-per-day",
                                                  "schedule", "pause"])
@@ -45,5 +46,5 @@ public enum ConfigKeys {
     public static let groupPause = ConfigTable("group.pause", keys: pauseKeys)
 
     /// Every table below the root, in the order the documentation has them.
-    public static let tables = [daemon, earn, warn, cover, strict, pause, pass, group, schedule, groupPause]
+    public static let tables = [daemon, earn, warn, cover, strict, pause, pass, sync, group, schedule, groupPause]
 }

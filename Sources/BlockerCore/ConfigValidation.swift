@@ -32,9 +32,11 @@ extension Config {
         if let section = try root.table(ConfigKeys.pause) { pause = try PauseSettings(section) }
         var pass: PassRule?
         if let section = try root.table(ConfigKeys.pass) { pass = try PassRule(section) }
+        var sync: SyncSettings?
+        if let section = try root.table(ConfigKeys.sync) { sync = try SyncSettings(section) }
 
         self.init(daemon: daemon, exercises: exercises, warnBefore: warnBefore, groups: groups, cover: cover,
-                  earnLimits: earnLimits, strict: strict, pause: pause, pass: pass)
+                  earnLimits: earnLimits, strict: strict, pause: pause, pass: pass, sync: sync)
     }
 
     private static func cover(_ section: ConfigSection) throws(ConfigError) -> CoverSettings {

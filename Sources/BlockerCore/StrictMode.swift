@@ -130,6 +130,10 @@ public enum StrictRules {
                                        DurationText.format)
         }
 
+        // [sync]: another folder (or none) could leave the other machines'
+        // spending and blocks behind: any change waits.
+        merged.sync = pick("sync.folder", a.sync, b.sync, tighter: false) { $0.map { "\"\($0.folder)\"" } ?? "none" }
+
         // [[group]]; [pause] is compared through the groups it reaches (merged keeps a's).
         var groups: [AppGroup] = []
         for old in a.groups {

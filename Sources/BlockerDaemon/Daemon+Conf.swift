@@ -35,6 +35,7 @@ extension Daemon {
         meter.reconfigure(Self.metering(fresh, systemDefault: configFile.systemDefault))
         notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
         if probeSettings != previous.daemon { reopenProbe(fresh, previous: previous) }
+        if fresh.sync != previous.sync { openSync(wall: WallClock.now) }
     }
 
     /// A new probe for changed [daemon] settings. The old one is closed first:

@@ -58,8 +58,10 @@ extension Daemon {
             let due = boundary || monotonic - since >= Self.commitEveryMs || monotonic < since
             committing = due
             do {
-                try ledger.record(record, commit: due)
+                let debit = try ledger.record(record, commit: due, available: sync == nil ? nil : spendable)
+                sync?.noteSpent(debit, usage: record.usage, day: day)
                 if due {
+                    sync?.flushSpending(at: wall)
                     uncommittedSince = nil
                     noteStorage(nil)
                 }
@@ -71,7 +73,7 @@ extension Daemon {
         // When spending starts or stops, and with each commit of what it
         // spent: listeners count down between (Status's `spending`), so a
         // focus change costs no signal, and no throttle timer after it.
-        if isSpending != announced.spending || (committing && ledger.balance != announced.balance) {
+        if isSpending != announced.spending || (committing && spendable != announced.balance) {
             announceBalance()
         }
         for threshold in outcome.warnings {
@@ -108,18 +110,18 @@ extension Daemon {
     }
 
     func announceBalance() {
-        announced = (ledger.balance, isSpending)
-        observer?.balanceChanged(ledger.balance)
+        announced = (spendable, isSpending)
+        observer?.balanceChanged(spendable)
     }
 
     /// Whether the balance is being spent now (Status's `spending`).
-    public var isSpending: Bool { meter.isSpending && ledger.balance > 0 }
+    public var isSpending: Bool { meter.isSpending && spendable > 0 }
 
     /// The ledger as the policy needs it at `wall` (on the local `day` of it).
     public func snapshot(at wall: WallInstant, day: CivilDate? = nil) -> LedgerSnapshot {
         let today = day ?? meter.zone.localDate(at: wall)
-        var snapshot = LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
-                                      timedBlocks: ledger.timedBlocks(activeAt: wall))
+        var snapshot = withSync(LedgerSnapshot(balance: ledger.balance, usedToday: ledger.usedToday(day: today),
+                                               timedBlocks: ledger.timedBlocks(activeAt: wall)), today: today, wall: wall)
         if tracksOpens || config.pass != nil { snapshot.opens = openBook(at: wall, day: today) }
         return snapshot
     }
@@ -263,7 +265,7 @@ extension Daemon {
         guard let earned else { return nil }
         log.write(LogEvent(priority: .info, "Earning request \(requestID) came again: answered with its first earning "
                            + "(\(DurationText.format(earned))), not credited twice"))
-        return (earned, ledger.balance)
+        return (earned, spendable)
     }
 
     /// Credits `reps` of `exercise`; committed to disk before it returns.
@@ -296,13 +298,14 @@ extension Daemon {
                                      day: today, requestID: requestID)
         } catch { throw .storage(error) }
         noteEarned(result.earned, day: today, before: history, wall: wall)
+        sync?.note(.earn(result.earned, exercise: exercise.name, reps: reps), day: today, at: wall)
         anchorLedger(wall: wall)
         log.write(LogEvent(.earn, "Earned \(DurationText.format(result.earned)) for \(reps) \(exercise.name)",
                            fields: [("EXERCISE", exercise.name), ("REPS", "\(reps)"),
-                                    ("EARNED_MS", "\(result.earned)"), ("BALANCE_MS", "\(result.balance)")]))
+                                    ("EARNED_MS", "\(result.earned)"), ("BALANCE_MS", "\(spendable)")]))
         announceBalance()
         redecide(wall: wall, afterEarning: true)
-        return result
+        return (result.earned, spendable)
     }
 
     /// Blocks `target` (a group name or an app, already resolved) until
@@ -310,6 +313,7 @@ extension Daemon {
     /// the block's end and re-decides the shield at once.
     public func block(target: String, until: WallInstant, wall: WallInstant = WallClock.now) throws(StoreError) -> WallInstant {
         let end = try ledger.setTimedBlock(target: target, until: until)
+        sync?.note(.block(target: target.lowercased(), until: end), day: meter.zone.localDate(at: wall), at: wall)
         log.write(LogEvent(priority: .info, "Timed block on \(target) until \(until) (Unix ms), "
                            + "\(DurationText.format(max(end - wall, 0))) from now"))
         redecide(wall: wall)
@@ -321,8 +325,12 @@ extension Daemon {
     /// is recomputed from whatever rules remain.
     public func unblock(target: String, wall: WallInstant = WallClock.now) throws(StoreError) -> Bool {
         let key = target.lowercased()
-        guard ledger.timedBlocks(activeAt: wall).contains(where: { $0.target == key }) else { return false }
-        _ = try ledger.removeTimedBlock(target: key)
+        let here = ledger.timedBlocks(activeAt: wall).contains { $0.target == key }
+        // With [sync], a block another machine set is lifted by this machine's word too.
+        let elsewhere = snapshot(at: wall).timedBlocks.contains { $0.target == key }
+        guard here || elsewhere else { return false }
+        if here { _ = try ledger.removeTimedBlock(target: key) }
+        sync?.note(.unblock(target: key), day: meter.zone.localDate(at: wall), at: wall)
         log.write(LogEvent(priority: .info, "Timed block on \(key) lifted"))
         redecide(wall: wall)
         return true
@@ -334,7 +342,7 @@ extension Daemon {
     public func shutdown(reason: String = "stopped", monotonic: MonotonicInstant = MonotonicClock.now,
                          wall: WallInstant = WallClock.now) {
         // A failure streak still open stays unsettled, as `status` showed it.
-        let last = meter.closeInterval(at: monotonic, wall: wall, balance: ledger.balance,
+        let last = meter.closeInterval(at: monotonic, wall: wall, balance: spendable,
                                         failed: probeError != nil)
         uncovered?.chargedMs += last.uncovered
         endUncovered(wall: wall)
@@ -342,7 +350,11 @@ extension Daemon {
         launcher?.stop()
         endBlind(wall: wall)
         let record = TickRecord(debit: last.debit, spentDay: meter.zone.localDate(at: wall), usage: last.usage)
-        do { try ledger.record(record) } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
+        do {
+            let debit = try ledger.record(record, available: sync == nil ? nil : spendable)
+            sync?.noteSpent(debit, usage: record.usage, day: record.spentDay ?? meter.zone.localDate(at: wall))
+        } catch { log.write(LogEvent(.storageError, "Cannot flush the ledger: \(error)")) }
+        sync?.flushSpending(at: wall, now: true)
         extendConfigUnreadable(wall: wall)
         if let runID {
             do { try ledger.endRun(runID, now: wall, reason: reason) } catch {
@@ -350,7 +362,7 @@ extension Daemon {
             }
         }
         anchorLedger(final: true, wall: wall)
-        log.write(LogEvent(.stop, "blockerd stopping", fields: [("BALANCE_MS", "\(ledger.balance)")]))
+        log.write(LogEvent(.stop, "blockerd stopping", fields: [("BALANCE_MS", "\(spendable)")]))
         ledger.close()
     }
 }

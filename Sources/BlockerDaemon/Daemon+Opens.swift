@@ -211,6 +211,7 @@ extension Daemon {
         let length = config.pass?.length ?? 0
         let pass: PassRecord
         do { pass = try ledger.addPass(group: key, day: day, at: wall, until: wall + length) } catch { throw .storage(error) }
+        sync?.note(.pass(group: key, until: pass.until), day: day, at: wall)
         cachedOpenBook = nil
         let left = passesLeft(openBook(at: wall, day: day), at: wall) ?? 0
         log.write(LogEvent(.pass, "Emergency pass for \(key): not covered until "

@@ -27,7 +27,7 @@ extension Daemon {
     /// tick by the caller) and publishes it when it differs from the last.
     func publish(wall: WallInstant, day: CivilDate? = nil, afterEarning: Bool = false) {
         let day = day ?? meter.zone.localDate(at: wall)
-        let balance = ledger.balance
+        let balance = spendable
         let next = DaemonSnapshot(
             balanceMs: balance, openSpend: meter.openSpend, front: meter.lastWindow, decision: meter.lastDecision,
             shield: shield, today: todayTotals(day, balance: balance),

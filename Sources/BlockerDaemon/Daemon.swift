@@ -175,6 +175,7 @@ public final class Daemon {
         anchorLedger(wall: wall)
         noteConfigUnreadable(wall: wall)
         noteEnvironment(wall: wall)
+        openSync(wall: wall)
         publish(wall: wall)
     }
 
@@ -219,6 +220,12 @@ public final class Daemon {
     /// Pauses whose group went out of front, and since when: left only once
     /// another window has held the front for `leaveGrace` (Daemon+Opens.swift).
     var pauseAwaySince: [Int64: WallInstant] = [:]
+    /// `[sync]`: this device's log and the others' (Daemon+Sync.swift); nil: no
+    /// [sync], or its folder cannot be used (`syncProblem` says why).
+    var sync: SyncLink?
+    var syncProblem: String?
+    /// Refused records already said in the journal (file and line), so a bad line is said once.
+    var syncRefusalsSaid: Set<String> = []
     /// What blockerd itself knows was earned on `day` (see `earningHistory`).
     var earnedFloor: (day: CivilDate, history: EarnLimits.History)?
 

@@ -70,6 +70,9 @@ public final class DaemonLoop {
     /// the old object's address): its serial tells them apart, since epoll
     /// dropped the old file with its close.
     private var watched: (probe: Int, fd: Int32?, generation: Int) = (-1, nil, 0)
+    /// The `[sync]` folder's watch, and the link it belongs to (a reload opens a new one).
+    private var syncSource: EventSource?
+    private weak var watchedSync: SyncLink?
     /// The probe's session lock whose connections this loop processes.
     private weak var watchedSession: SessionLock?
     /// WatchdogSec in µs; nil when systemd expects no pings.
@@ -211,6 +214,7 @@ public final class DaemonLoop {
             wakeTimer.disarm()
         }
         watchProbe()
+        watchSync()
         // STATUS= only when its text changed (worded only when the state did);
         // WATCHDOG=1 after a completed tick, but at most once per half
         // WatchdogSec: a ping a tick was most of an idle tick's syscalls.
@@ -284,7 +288,7 @@ public final class DaemonLoop {
     private var needsPolling: Bool {
         daemon.probe.eventDescriptor == nil || daemon.probeError != nil || daemon.storageError != nil
             || daemon.config.daemon.idleAfter != nil || daemon.lockCheck.isChecking
-            || daemon.meter.isCountingDown(balance: daemon.ledger.balance)
+            || daemon.meter.isCountingDown(balance: daemon.spendable)
     }
 
     /// Event-driven probes: a focus change is handled at once (or when its
@@ -305,6 +309,19 @@ public final class DaemonLoop {
                 self.probeSource?.isEnabled = false
                 if !self.burstTimer.isArmed { self.burstTimer.arm(afterMicroseconds: burstUs) }
             }
+        }
+    }
+
+    /// Another machine's log changed in the `[sync]` folder: a tick when the
+    /// balance, the day's use or the blocks did.
+    private func watchSync() {
+        guard daemon.sync !== watchedSync || (daemon.sync == nil && syncSource != nil) else { return }
+        if let syncSource { loop.remove(syncSource) }
+        syncSource = nil
+        watchedSync = daemon.sync
+        guard let fd = daemon.sync?.reader.eventDescriptor else { return }
+        syncSource = try? loop.onReadable(fd) { [unowned self] in
+            if self.daemon.readSync() { self.tick() }
         }
     }
 

@@ -29,6 +29,8 @@ public enum EventKind: String, Sendable, CaseIterable {
     case lockNotHonoured = "lock-not-honoured", stall, environment, configUnreadable = "config-unreadable"
     // Opens, pauses and passes (Daemon+Opens.swift).
     case open, pauseAnswered = "pause-answered", pass, passRefused = "pass-refused"
+    // One balance on every machine (Daemon+Sync.swift): the folder unusable, a record refused.
+    case syncError = "sync-error", syncRefused = "sync-refused"
 
     public var messageID: String {
         switch self {
@@ -65,6 +67,8 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .pauseAnswered: "d3adcc9371b248ac9df868ecb6e9e64b"
         case .pass: "68114c952e614a4f9d0d29faa4d46a36"
         case .passRefused: "f808e26f23e44491864365b84183867a"
+        case .syncError: "c5a732609f8e4d0c90a89b662fbe196e"
+        case .syncRefused: "f05fee636be84342a751ca1242eba0a8"
         }
     }
 
@@ -85,6 +89,7 @@ public enum EventKind: String, Sendable, CaseIterable {
         case .open, .pauseAnswered, .passRefused: .info
         // A pass lifts a shield: said as loudly as a shield going up.
         case .pass: .notice
+        case .syncError, .syncRefused: .warning
         }
     }
 }

@@ -188,10 +188,15 @@ public final class Ledger {
     /// debit. Pending ticks count in `balance`, `usedToday` and `history`. On
     /// failure (disk full, I/O error) they stay in memory, are retried by the
     /// next commit or `flushPending`, and the error is thrown for the caller to report.
+    /// `available`: the balance the debit is clamped to when it is more than
+    /// this ledger's own (`[sync]`: every machine's); what goes beyond this
+    /// ledger's balance is spent from another machine's earnings, and only the
+    /// sync folder's log keeps it (the account never goes below zero).
     @discardableResult
-    public func record(_ tick: TickRecord, commit: Bool = true) throws(StoreError) -> Milliseconds {
-        let debit = PendingWrites.clampedDebit(tick.debit, available: balance)
-        pending.add(debit: debit, spentDay: tick.spentDay, usage: tick.usage)
+    public func record(_ tick: TickRecord, commit: Bool = true, available: Milliseconds? = nil) throws(StoreError)
+        -> Milliseconds {
+        let debit = PendingWrites.clampedDebit(tick.debit, available: available ?? balance)
+        pending.add(debit: PendingWrites.clampedDebit(debit, available: balance), spentDay: tick.spentDay, usage: tick.usage)
         if commit { try flushPending() }
         return debit
     }

@@ -55,7 +55,7 @@ public struct SyncFolderError: Error, Equatable, Sendable, CustomStringConvertib
         self.init(path, action, reason: errno.description)
     }
 
-    init(_ path: String, _ action: String, reason: String) {
+    public init(_ path: String, _ action: String, reason: String) {
         self.path = path
         self.action = action
         self.reason = reason
@@ -118,29 +118,35 @@ public final class SyncLogWriter {
     private var segmentSize = 0
     private let segmentBytes: Int
 
+    /// What the log has said so far, summed (every segment, read at open).
+    public private(set) var said = SyncTotals()
+
     public init(folder: String, device: DeviceID, segmentBytes: Int = SyncFolder.segmentBytes) throws(SyncFolderError) {
         self.folder = folder
         self.device = device
         self.segmentBytes = segmentBytes
-        guard let newest = try SyncFolder.logs(in: folder)[device]?.last else { return }
-        segment = newest.segment
-        let path = self.path
-        let bytes: [UInt8]
-        do { bytes = try FileContents.prefix(atPath: path, count: SyncFolder.size(path) ?? 0) } catch {
-            throw SyncFolderError(path, "cannot read this device's log", error)
+        let segments = try SyncFolder.logs(in: folder)[device] ?? []
+        for (index, (number, name)) in segments.enumerated() {
+            let path = folder + "/" + name
+            let bytes: [UInt8]
+            do { bytes = try FileContents.prefix(atPath: path, count: SyncFolder.size(path) ?? 0) } catch {
+                throw SyncFolderError(path, "cannot read this device's log", error)
+            }
+            let read = SyncLogRead.read(bytes, device: device)
+            if let refused = read.refused.first {
+                throw SyncFolderError(path, "this device's log is damaged", reason: "\(refused); move the file away "
+                                      + "to start a new log (the other devices keep what they read of it)")
+            }
+            for record in read.records { said.add(record) }
+            // Seqs only grow, segment after segment: the newest holds the highest.
+            if let last = read.records.last { nextSeq = max(nextSeq, last.seq + 1) }
+            guard index == segments.count - 1 else { continue }
+            segment = number
+            segmentSize = bytes.count - read.tornTail
+            if read.tornTail > 0 && truncate(path, off_t(segmentSize)) != 0 {
+                throw SyncFolderError(path, "cannot cut the torn last line of this device's log", .current)
+            }
         }
-        let read = SyncLogRead.read(bytes, device: device)
-        if let refused = read.refused.first {
-            throw SyncFolderError(path, "this device's log is damaged", reason: "\(refused); move the file away to start "
-                                  + "a new log (the other devices keep what they read of it)")
-        }
-        segmentSize = bytes.count - read.tornTail
-        if read.tornTail > 0 && truncate(path, off_t(segmentSize)) != 0 {
-            throw SyncFolderError(path, "cannot cut the torn last line of this device's log", .current)
-        }
-        // Seqs only grow, segment after segment: the newest holds the highest.
-        if let last = read.records.last { nextSeq = last.seq + 1 }
-        else if segment > 1 { throw SyncFolderError(path, "this device's log is damaged", reason: "its newest segment is empty") }
     }
 
     private var path: String { folder + "/" + SyncFolder.logName(device, segment: segment) }
@@ -171,6 +177,7 @@ public final class SyncLogWriter {
         if created { syncDirectory() }
         segmentSize += line.count
         nextSeq += 1
+        said.add(record)
         return record
     }
 

@@ -113,7 +113,7 @@ public struct SyncMerge: Sendable {
     public private(set) var usage: [CivilDate: [String: Milliseconds]] = [:]
     /// The newest word on each block target (lowercased): a block's end, or
     /// nil for an unblock; the later instant wins.
-    public private(set) var blocks: [String: (at: WallInstant, until: WallInstant?)] = [:]
+    public private(set) var blocks: [String: SyncTotals.BlockWord] = [:]
     /// Records kept by `(device, seq)` only to tell a changed copy from the
     /// same one (a digest would do; the event itself is small).
     private var contents: [DeviceID: [UInt64: SyncRecord.Event]] = [:]
@@ -166,12 +166,11 @@ public struct SyncMerge: Sendable {
     private mutating func noteBlock(_ target: String, at: WallInstant, until: WallInstant?) {
         let key = target.lowercased()
         if let newest = blocks[key], newest.at > at { return }
-        blocks[key] = (at, until)
+        blocks[key] = SyncTotals.BlockWord(at: at, until: until)
     }
 
     /// The other devices' blocks still running at `now`, as the policy takes them.
     public func timedBlocks(activeAt now: WallInstant) -> [TimedBlock] {
-        blocks.compactMap { target, word in word.until.flatMap { $0 > now ? TimedBlock(target: target, until: $0) : nil } }
-            .sorted { $0.target < $1.target }
+        SyncTotals().timedBlocks(with: blocks, activeAt: now)
     }
 }

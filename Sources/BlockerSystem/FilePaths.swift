@@ -16,6 +16,12 @@ public enum FilePaths {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
+    /// Whether `path` names a directory (following symlinks).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     /// `path` if it is absolute, else `base/path`. Pure.
     public static func absolute(_ path: String, relativeTo base: String) -> String {
         if path.hasPrefix("/") { return path }

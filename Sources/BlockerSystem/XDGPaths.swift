@@ -62,6 +62,8 @@ public enum BlockerPaths {
 
     /// The ledger's name inside the state directory.
     public static let ledgerFileName = "blocker.db"
+    /// This machine's id in a `[sync]` folder, made once (BlockerSync's DeviceIdentity).
+    public static let deviceIDFileName = "device-id"
 
     /// $XDG_STATE_HOME/blocker/blocker.db
     public static func ledger(environment: [String: String]) -> String {

@@ -137,6 +137,9 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         per-week = 2
         length = "30m"
 
+        [sync]
+        folder = "~/Sync/blocker"
+
         [[group]]
         name = "social"
         apps = ["Discord", "org.telegram.desktop"]
@@ -192,6 +195,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         #expect(config.strict == StrictSettings(delay: 86_400_000))
         #expect(config.pause == PauseSettings(seconds: .seconds(10), after: .minutes(15), askReason: true))
         #expect(config.pass == PassRule(perWeek: 2, length: .minutes(30)))
+        #expect(config.sync == SyncSettings(folder: "~/Sync/blocker"))
         #expect(config.groups.map(\.name) == ["social", "video", "work"])
 
         let social = config.groups[0]
@@ -290,7 +294,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         #expect(video.titles.map(\.source) == ["YouTube", "Twitch"])
         #expect(config.groups.allSatisfy { $0.schedules.isEmpty && $0.dailyLimit == nil })
         // No pause, no opens cap, no pass until the user writes them.
-        #expect(config.pause == nil && config.pass == nil)
+        #expect(config.pause == nil && config.pass == nil && config.sync == nil)
         #expect(config.groups.allSatisfy { !config.tracksOpens(of: $0) })
     }
 
@@ -324,6 +328,7 @@ private func parseRefusal(_ text: String, file: String = "blocker.toml") -> Stri
         #expect(config.strict.delay == 86_400_000)
         #expect(config.pause == PauseSettings(seconds: .seconds(10), after: .minutes(15), askReason: false))
         #expect(config.pass == PassRule(perWeek: 1, length: .minutes(15)))
+        #expect(config.sync == SyncSettings(folder: "~/Sync/blocker"))
         let social = try #require(config.group(named: "social"))
         #expect(social.dailyLimit == 3_600_000)
         #expect(social.opensPerDay == 10)

@@ -53,7 +53,7 @@ import Testing
         // a's value is at level 1, each table's key 11 levels below it: 1 + 11 + 11 + 11 = 34.
         #expect(refusal("a = {\(eleven) = {\(eleven) = {\(eleven) = 1}}}\n")?.hasSuffix(Self.nestedMessage) == true)
         #expect(refusal("a = {\(eleven) = {\(eleven) = 1}}\n") == "blocker.toml: a: unknown key \"a\" "
-            + "(known: daemon, earn, warn, group, cover, strict, pause, pass)")
+            + "(known: daemon, earn, warn, group, cover, strict, pause, pass, sync)")
     }
 
     @Test func tenThousandBracketsInATitleRegexAreRefusedByLength() {
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func theLimitsThemselvesAreAllowed() {
-        let unknownA = "blocker.toml: a: unknown key \"a\" (known: daemon, earn, warn, group, cover, strict, pause, pass)"
+        let unknownA = "blocker.toml: a: unknown key \"a\" (known: daemon, earn, warn, group, cover, strict, pause, pass, sync)"
         // 32 parts, 32 levels: the validator, not the scan, has the last word.
         #expect(refusal(Array(repeating: "a", count: 32).joined(separator: ".") + " = 1\n") == unknownA)
         #expect(refusal("[" + Array(repeating: "a", count: 32).joined(separator: ".") + "]\n") == unknownA)
@@ -98,7 +98,7 @@ import Testing
         var text = ""
         for depth in 1...32 { text += "[[" + Array(repeating: "a", count: depth).joined(separator: ".") + "]]\n" }
         text += Array(repeating: "b", count: 32).joined(separator: ".") + " = [1]\n"
-        #expect(refusal(text) == "blocker.toml: a: unknown key \"a\" (known: daemon, earn, warn, group, cover, strict, pause, pass)")
+        #expect(refusal(text) == "blocker.toml: a: unknown key \"a\" (known: daemon, earn, warn, group, cover, strict, pause, pass, sync)")
     }
 
     @Test func bracketsDotsAndQuotesInStringsAndCommentsAreNotNesting() {

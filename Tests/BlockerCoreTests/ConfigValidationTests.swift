@@ -89,7 +89,7 @@ func schedules(_ tables: ConfigValue...) -> ConfigValue {
 @Suite struct UnknownKeyTests {
     static let cases: [Refusal] = [
         refused(["deamon": [:]],
-            "blocker.toml: deamon: unknown key \"deamon\" (known: daemon, earn, warn, group, cover, strict, pause, pass)"),
+            "blocker.toml: deamon: unknown key \"deamon\" (known: daemon, earn, warn, group, cover, strict, pause, pass, sync)"),
         refused(["daemon": ["polll-interval": "1s"]],
             "blocker.toml: daemon.polll-interval: unknown key \"polll-interval\" "
                 + "(known: probe, poll-interval, probe-command, probe-command-mode, idle-after, time-zone)"),
@@ -101,7 +101,7 @@ func schedules(_ tables: ConfigValue...) -> ConfigValue {
         refused(schedules(["day": "Mon", "all-day": true]),
             "blocker.toml: group[0].schedule[0].day: unknown key \"day\" (known: days, from, to, all-day)"),
         refused(["my key": 1],
-            "blocker.toml: \"my key\": unknown key \"my key\" (known: daemon, earn, warn, group, cover, strict, pause, pass)"),
+            "blocker.toml: \"my key\": unknown key \"my key\" (known: daemon, earn, warn, group, cover, strict, pause, pass, sync)"),
     ]
 
     @Test(arguments: cases)

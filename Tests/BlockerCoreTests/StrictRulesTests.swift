@@ -244,6 +244,7 @@ import Testing
         "pause.askReason": { $0.pause?.askReason = true },
         "pass.perWeek": { $0.pass?.perWeek = 2 },
         "pass.length": { $0.pass?.length = 30 * m },
+        "sync.folder": { $0.sync?.folder = "/elsewhere" },
         "groups[].opensPerDay": { $0.groups[0].opensPerDay = 3 },
         "groups[].pause.seconds": { $0.groups[0].pause?.seconds = .seconds(60) },
         "groups[].pause.after": { $0.groups[0].pause?.after = 0 },
@@ -263,7 +264,7 @@ import Testing
                                      AppGroup(name: "news", apps: ["reddit"])],
                             strict: StrictSettings(delay: 86_400_000),
                             pause: PauseSettings(seconds: .seconds(10), after: 15 * m, askReason: false),
-                            pass: PassRule(perWeek: 1, length: 15 * m))
+                            pass: PassRule(perWeek: 1, length: 15 * m), sync: SyncSettings(folder: "~/Sync/blocker"))
         config.earnLimits = EarnLimits(maxPerDay: 60 * m, minGap: 2 * m)
         return config
     }()

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import BlockerDaemon
+import BlockerCore
+import BlockerStore
+import BlockerSync
+import TestSupport
+
+/// One balance on every machine, through two real daemons (real ledgers,
+/// the command probe) sharing one folder, as a sync engine would keep it:
+/// here they share the directory itself (itest-sync.sh runs Syncthing).
+@Suite struct SyncDaemonTests {
+    let pushups = Exercise(name: "pushups", perRep: 30_000)
+
+    /// Two machines, A and B, with the folder; `sync: false` leaves [sync] out.
+    func machines(sync: Bool = true) throws -> (a: Sandbox, b: Sandbox, folder: TemporaryDirectory) {
+        let folder = try TemporaryDirectory()
+        let sections = (sync ? "[sync]\nfolder = \"\(folder.path)\"\n\n" : "") + socialAndToolsGroups
+        let a = try Sandbox(), b = try Sandbox()
+        for box in [a, b] {
+            try box.write(commandProbeConfig(frontFile: box.frontPath, warnBefore: nil, sections: sections), to: box.configPath)
+        }
+        return (a, b, folder)
+    }
+
+    func logs(_ folder: TemporaryDirectory) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".log") }.sorted()
+    }
+
+    @Test func anEarningOnOneMachineIsEveryMachinesBalance() throws {
+        let (a, b, folder) = try machines()
+        let log = MemoryLog()
+        let machineA = try a.daemon(), machineB = try b.daemon(log: log)
+        let clock = Clock()
+        _ = try machineA.earn(exercise: pushups, reps: 20, wall: clock.wall)   // 10 min
+        #expect(machineA.spendable == .minutes(10))
+        #expect(try logs(folder).count == 1, "A's log holds the earning")
+        #expect(machineB.readSync())
+        #expect(machineB.spendable == .minutes(10))
+        #expect(machineB.ledger.balance == 0, "B's own ledger earned nothing")
+        #expect(machineB.sync?.reader.merge.devices[machineA.sync!.device]?.records == 1)
+        #expect(log.events(.syncError).isEmpty && log.events(.syncRefused).isEmpty)
+    }
+
+    @Test func spendingAnotherMachinesEarningsGoesOutAndComesBackToIt() throws {
+        let (a, b, folder) = try machines()
+        defer { withExtendedLifetime(folder) {} }
+        let machineA = try a.daemon(), machineB = try b.daemon()
+        var clock = Clock()
+        _ = try machineA.earn(exercise: pushups, reps: 20, wall: clock.wall)   // 10 min, on A
+        machineB.readSync()
+        b.front("discord")
+        machineB.tick(clock)
+        for _ in 0..<90 {   // 90 s of discord on B, which earned nothing itself
+            clock.advance(.seconds(1))
+            machineB.tick(clock)
+        }
+        #expect(machineB.spendable == .minutes(10) - .seconds(90))
+        #expect(machineB.ledger.balance == 0, "B's ledger never goes below zero")
+        #expect(machineB.shield == nil, "A's minutes pay for B's discord")
+        // The first minute went out at a commit a minute in; the rest at the stop.
+        machineB.shutdown(monotonic: clock.monotonic, wall: clock.wall)
+        #expect(machineA.readSync())
+        #expect(machineA.spendable == .minutes(10) - .seconds(90))
+        #expect(machineA.snapshot(at: clock.wall).usedToday["social"] == .seconds(90), "B's use counts in A's daily limit")
+    }
+
+    @Test func aBlockSetOnOneMachineCoversTheOtherAndAnUnblockThereLiftsIt() throws {
+        let (a, b, folder) = try machines()
+        defer { withExtendedLifetime(folder) {} }
+        let machineA = try a.daemon(), machineB = try b.daemon()
+        var clock = Clock()
+        _ = try machineB.earn(exercise: pushups, reps: 20, wall: clock.wall)
+        _ = try machineA.block(target: "social", until: clock.wall + .hours(1), wall: clock.wall)
+        machineB.readSync()
+        b.front("discord")
+        machineB.tick(clock)
+        #expect(machineB.shield?.reason == .timedBlock)
+        clock.advance(1_000)
+        #expect(try machineB.unblock(target: "social", wall: clock.wall), "B may lift a block A set")
+        #expect(machineB.shield == nil)
+        machineA.readSync()
+        #expect(machineA.snapshot(at: clock.wall).timedBlocks.isEmpty, "B's later unblock lifts A's block on A too")
+    }
+
+    @Test func whatTheLedgerHadBeforeSyncGoesOutAtTheFirstStart() throws {
+        let (a, b, folder) = try machines(sync: false)
+        var machineA: Daemon? = try a.daemon()
+        var clock = Clock()
+        _ = try machineA!.earn(exercise: pushups, reps: 20, wall: clock.wall)
+        a.front("discord")
+        machineA!.tick(clock)
+        for _ in 0..<30 {
+            clock.advance(.seconds(1))
+            machineA!.tick(clock)
+        }
+        machineA!.shutdown(monotonic: clock.monotonic, wall: clock.wall)
+        machineA = nil
+        // [sync] added: A's earnings and spending so far go out, once.
+        let sections = "[sync]\nfolder = \"\(folder.path)\"\n\n" + socialAndToolsGroups
+        try a.write(commandProbeConfig(frontFile: a.frontPath, warnBefore: nil, sections: sections), to: a.configPath)
+        try b.write(commandProbeConfig(frontFile: b.frontPath, warnBefore: nil, sections: sections), to: b.configPath)
+        for _ in 0..<2 {
+            let again = try Daemon.reopened(options: a.options, log: MemoryLog(), environment: ["TZ": "UTC", "HOME": a.root])
+            #expect(again.spendable == .minutes(10) - .seconds(30))
+            again.shutdown(monotonic: clock.monotonic, wall: clock.wall)
+        }
+        let machineB = try b.daemon()
+        #expect(machineB.spendable == .minutes(10) - .seconds(30), "counted once, whatever the restarts")
+    }
+
+    @Test func aFolderThatCannotBeUsedIsSaidAndTheBalanceStaysThisMachines() throws {
+        let box = try Sandbox()
+        let sections = "[sync]\nfolder = \"\(box.root)/nowhere\"\n\n" + socialAndToolsGroups
+        try box.write(commandProbeConfig(frontFile: box.frontPath, warnBefore: nil, sections: sections), to: box.configPath)
+        let log = MemoryLog()
+        let daemon = try box.daemon(log: log)
+        #expect(daemon.sync == nil)
+        #expect(daemon.syncProblem?.contains("it does not exist: create it and share it") == true)
+        #expect(log.events(.syncError).count == 1)
+        _ = try daemon.earn(exercise: pushups, reps: 2, wall: Clock().wall)
+        #expect(daemon.spendable == .minutes(1))
+    }
+}
