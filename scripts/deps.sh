@@ -17,6 +17,8 @@ check+=(desktop-file-utils)
 # GNOME Shell 48, KWin 6 and the Debian 13 package in a Debian 13 chroot (scripts/trixie.sh).
 check+=(debootstrap)
 check+=(gnome-shell gjs gtk-3-examples libglib2.0-bin libglib2.0-dev-bin dconf-service dconf-gsettings-backend)
+# Real Syncthing keeping the daemons' sync folders in step (lib/syncthing-env.sh: itest-syncthing-env.sh, itest-sync.sh).
+check+=(syncthing)
 bench=(sway foot fonts-dejavu-core xvfb openbox xterm xdotool x11-utils dbus-daemon python3 python3-dbusmock libglib2.0-bin util-linux timekpr-next)
 # The browser rows (bench-browser.sh): real Chromium with blocker's extension.
 bench+=(chromium publicsuffix dbus-bin)
