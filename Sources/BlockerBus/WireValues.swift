@@ -66,6 +66,8 @@ public struct StatusReport: Equatable, Sendable {
     /// Browsers seen in front with no word from blocker's extension while the
     /// config names sites (absent when none).
     public var browsersWithoutExtension: [String] = []
+    /// `[sync]`: the folder, this device and the others (absent without [sync]).
+    public var sync: SyncStatus?
 
     public init(balanceMs: Milliseconds, metered: Bool, locked: Bool, foreground: Foreground?, shield: ShieldState,
                 todayUsedMs: Milliseconds, todayEarnedMs: Milliseconds, probeName: String, probeOK: Bool, probeError: String?,
@@ -151,6 +153,7 @@ extension StatusReport {
         if let systemConfig { entries["system_config"] = .string(systemConfig) }
         if let configProblem { entries["config_problem"] = .string(configProblem) }
         if !browsersWithoutExtension.isEmpty { entries["browsers_without_extension"] = .strings(browsersWithoutExtension) }
+        if let sync { entries["sync"] = .dictionary(sync.busDictionary) }
         if pendingChanges > 0, let pendingNext {
             entries["pending_changes"] = .uint32(pendingChanges)
             entries["pending_next_ms"] = .int64(pendingNext.ms)
@@ -213,10 +216,47 @@ extension StatusReport {
         if case let .string(path)? = entries["system_config"] { systemConfig = path }
         if case let .string(problem)? = entries["config_problem"] { configProblem = problem }
         if case let .strings(browsers)? = entries["browsers_without_extension"] { browsersWithoutExtension = browsers }
+        if case let .dictionary(sync)? = entries["sync"] { self.sync = SyncStatus(busDictionary: sync) }
         if case let .uint32(count)? = entries["pending_changes"], case let .int64(next)? = entries["pending_next_ms"] {
             pendingChanges = count
             pendingNext = WallInstant(ms: next)
         }
+    }
+}
+
+extension SyncStatus {
+    /// Status's `sync`: folder s, device s (empty while sync is off), problem s
+    /// (absent when none), records x (this device's log), devices a{sv}: each
+    /// other device's id → {records x, last_ms x (absent before any), earned_ms x, spent_ms x}.
+    var busDictionary: [String: BusValue] {
+        var entries: [String: BusValue] = ["folder": .string(folder), "device": .string(device),
+                                           "records": .int64(Int64(records))]
+        if let problem { entries["problem"] = .string(problem) }
+        entries["devices"] = .dictionary(Dictionary(uniqueKeysWithValues: devices.map { device in
+            var fields: [String: BusValue] = ["records": .int64(Int64(device.records)), "earned_ms": .int64(device.earnedMs.ms),
+                                              "spent_ms": .int64(device.spentMs.ms)]
+            if let lastAt = device.lastAt { fields["last_ms"] = .int64(lastAt.ms) }
+            return (device.id, BusValue.dictionary(fields))
+        }))
+        return entries
+    }
+
+    init?(busDictionary entries: [String: BusValue]) {
+        guard case let .string(folder)? = entries["folder"], case let .string(device)? = entries["device"],
+              case let .int64(records)? = entries["records"], case let .dictionary(others)? = entries["devices"]
+        else { return nil }
+        var problem: String?
+        if case let .string(text)? = entries["problem"] { problem = text }
+        var devices: [Device] = []
+        for (id, value) in others.sorted(by: { $0.key < $1.key }) {
+            guard case let .dictionary(fields) = value, case let .int64(count)? = fields["records"],
+                  case let .int64(earned)? = fields["earned_ms"], case let .int64(spent)? = fields["spent_ms"] else { continue }
+            var lastAt: WallInstant?
+            if case let .int64(ms)? = fields["last_ms"] { lastAt = WallInstant(ms: ms) }
+            devices.append(Device(id: id, records: Int(count), lastAt: lastAt, earnedMs: Milliseconds(ms: earned),
+                                  spentMs: Milliseconds(ms: spent)))
+        }
+        self.init(folder: folder, device: device, problem: problem, records: Int(records), devices: devices)
     }
 }
 

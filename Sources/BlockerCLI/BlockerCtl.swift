@@ -7,7 +7,7 @@ public enum BlockerCtl {
 
     /// Every command, in the order `blockerctl --help` lists them.
     public static var commands: [any BlockerCommand.Type] {
-        [StatusCommand.self, EarnCommand.self, BlockCommand.self, UnblockCommand.self, PassCommand.self, HistoryCommand.self,
+        [StatusCommand.self, EarnCommand.self, BlockCommand.self, UnblockCommand.self, PassCommand.self, DevicesCommand.self, HistoryCommand.self,
          ReportCommand.self,
          ProbeCommand.self, ConfigCheckCommand.self, ConfigNamesCommand.self, ConfigPendingCommand.self, ConfigCancelCommand.self,
          ReloadCommand.self, LogsCommand.self,

@@ -61,7 +61,8 @@ extension Daemon {
                 let debit = try ledger.record(record, commit: due, available: sync == nil ? nil : spendable)
                 sync?.noteSpent(debit, usage: record.usage, day: day)
                 if due {
-                    sync?.flushSpending(at: wall)
+                    // A minute at a time while charging; the rest once it stops.
+                    sync?.flushSpending(at: wall, spending: meter.isSpending)
                     uncommittedSince = nil
                     noteStorage(nil)
                 }

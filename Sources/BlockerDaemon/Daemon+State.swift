@@ -30,7 +30,8 @@ extension Daemon {
         let balance = spendable
         let next = DaemonSnapshot(
             balanceMs: balance, openSpend: meter.openSpend, front: meter.lastWindow, decision: meter.lastDecision,
-            shield: shield, today: todayTotals(day, balance: balance),
+            // Today's use follows this machine's own spending, not what the others' records change.
+            shield: shield, today: todayTotals(day, balance: sync?.ownBalance ?? balance),
             probe: DaemonSnapshot.ProbeHealth(name: probe.name, error: probeError), locked: locked,
             storageError: storageError,
             // One version (nothing waits), as almost always: no list to build.
@@ -38,7 +39,7 @@ extension Daemon {
                                                pending: configVersions.count > 1 ? pendingChanges(now: wall) : [],
                                                configProblem: configProblem),
             exercises: config.exercises, systemConfig: configFile.systemDefault ? configFile.path : nil,
-            afterEarning: afterEarning, browsersWithoutExtension: browsersWithoutExtension.sorted())
+            afterEarning: afterEarning, browsersWithoutExtension: browsersWithoutExtension.sorted(), sync: syncStatus)
         guard next != state else { return }
         state = next
         stateVersion &+= 1

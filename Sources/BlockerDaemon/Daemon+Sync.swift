@@ -61,6 +61,21 @@ extension Daemon {
         return before != (sync.remoteBalance, sync.reader.merge.devices.values.map(\.records).reduce(0, +))
     }
 
+    /// What Status and `blockerctl devices` show.
+    var syncStatus: SyncStatus? {
+        guard let settings = config.sync else { return nil }
+        guard let sync else {
+            return SyncStatus(folder: settings.folderPath(home: environment["HOME"] ?? "/"), device: "",
+                              problem: syncProblem ?? "not open", records: 0, devices: [])
+        }
+        let devices = sync.reader.merge.devices.sorted { $0.key < $1.key }.map { id, device in
+            SyncStatus.Device(id: id.text, records: device.records, lastAt: device.lastAt, earnedMs: device.earned,
+                              spentMs: device.spent)
+        }
+        return SyncStatus(folder: sync.folder, device: sync.device.text, problem: syncProblem ?? sync.writeError,
+                          records: sync.said.records, devices: devices)
+    }
+
     /// The ledger's view of `today` with the other devices' use and blocks in it.
     func withSync(_ snapshot: LedgerSnapshot, today: CivilDate, wall: WallInstant) -> LedgerSnapshot {
         guard let sync else { return snapshot }

@@ -65,6 +65,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         report.pendingNext = pending.first?.applyAt
         report.configProblem = state.strict.configProblem
         report.browsersWithoutExtension = state.browsersWithoutExtension
+        report.sync = state.sync
         return report
     }
 

@@ -37,6 +37,8 @@ public struct DaemonSnapshot: Equatable, Sendable {
     /// Browsers seen in front with no word from blocker's extension while the
     /// config names sites (their tabs are judged by apps and titles): doctor says so.
     public var browsersWithoutExtension: [String] = []
+    /// `[sync]`: the folder, this device and the others; nil without [sync].
+    public var sync: SyncStatus?
 
     /// The local day of the tick and what it holds, the open interval not included.
     public struct Today: Equatable, Sendable {

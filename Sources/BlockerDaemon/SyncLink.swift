@@ -78,10 +78,14 @@ final class SyncLink {
         unsaid = spending
     }
 
-    /// After a ledger commit: the spending goes out when a minute has passed (or `now`).
-    func flushSpending(at wall: WallInstant, now: Bool = false) {
-        guard unsaid != nil else { return }
-        guard now || lastSpendAt.map({ wall - $0 >= Self.spendEvery || wall < $0 }) ?? true else { return }
+    /// After a ledger commit: the spending goes out once a minute has passed
+    /// since the last spend record, or at once when the balance is no longer
+    /// being spent (`spending` false) or at a stop (`now`). A group's use
+    /// alone (an unmetered group's daily limit) waits for the minute.
+    func flushSpending(at wall: WallInstant, spending: Bool = true, now: Bool = false) {
+        guard let pending = unsaid else { return }
+        let minute = lastSpendAt.map { wall - $0 >= Self.spendEvery || wall < $0 } ?? true
+        guard now || minute || (!spending && pending.debit > 0) else { return }
         lastSpendAt = wall
         queueSpending(at: wall)
         flush()

@@ -18,7 +18,7 @@ import Testing
 
     @Test func theContractsCommandsAreAllThere() {
         let names = BlockerCtl.visibleCommands.map { $0.spec.name }
-        #expect(names == ["status", "earn", "block", "unblock", "pass", "history", "report", "probe", "config check", "config names",
+        #expect(names == ["status", "earn", "block", "unblock", "pass", "devices", "history", "report", "probe", "config check", "config names",
                           "config pending", "config cancel",
                           "reload", "logs", "doctor"])
         #expect(BlockerCtl.commands.filter { $0.spec.isHidden }.map { $0.spec.name } == ["completions", "man", "browser-host"])

@@ -19,7 +19,7 @@ import Testing
     static let historyUsage = "blockerctl history [--days N] [--json] [--csv] [--gaps] [--notes]"
 
     static let cases: [Case] = [
-        Case(arguments: [], stderr: "blockerctl: error: missing command (one of: status, earn, block, unblock, pass, history, report, probe, config check, config names, config pending, config cancel, reload, logs, doctor)\nsee blockerctl --help\n"),
+        Case(arguments: [], stderr: "blockerctl: error: missing command (one of: status, earn, block, unblock, pass, devices, history, report, probe, config check, config names, config pending, config cancel, reload, logs, doctor)\nsee blockerctl --help\n"),
         Case(arguments: ["stauts"], stderr: "blockerctl: error: unknown command \"stauts\"; did you mean \"status\"?\nsee blockerctl --help\n"),
         Case(arguments: ["hist"], stderr: "blockerctl: error: unknown command \"hist\"; did you mean \"history\"?\nsee blockerctl --help\n"),
         Case(arguments: ["frobnicate"], stderr: "blockerctl: error: unknown command \"frobnicate\"\nsee blockerctl --help\n"),

@@ -122,3 +122,27 @@ import TestSupport
         #expect(daemon.spendable == .minutes(1))
     }
 }
+
+extension SyncDaemonTests {
+    /// Spending goes out a minute at a time while charging, and the rest at
+    /// the first commit after it stops, however soon after the last record.
+    @Test func spendingGoesOutOnceItStopsEvenWithinTheMinute() throws {
+        let (a, _, folder) = try machines()
+        defer { withExtendedLifetime(folder) {} }
+        let machineA = try a.daemon()
+        var clock = Clock()
+        _ = try machineA.earn(exercise: pushups, reps: 20, wall: clock.wall)
+        func run(_ app: String, seconds: Int) {
+            a.front(app)
+            for _ in 0..<seconds {
+                clock.advance(.seconds(1))
+                machineA.tick(clock)
+            }
+        }
+        for burst in 1...2 {
+            run("discord", seconds: 5)
+            run("notes", seconds: 15)
+            #expect(machineA.sync?.said.spent == .seconds(Int64(5 * burst)), "burst \(burst)")
+        }
+    }
+}
