@@ -84,7 +84,8 @@ let package = Package(
         .executableTarget(name: "blocker-overlay",
                           dependencies: ["BlockerCore", "BlockerTimeZone", "BlockerBus", "BlockerSystem", "CGtk"]),
         // Measurements for `make bench`.
-        .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSystem"]),
+        .executableTarget(name: "blocker-bench", dependencies: ["BlockerProbes", "BlockerCore", "BlockerBus", "BlockerSync",
+                                                             "BlockerSystem"]),
 
         // What the test targets share: temporary directories, a private bus,
         // child processes, fixture configs, days and instants written as literals.

@@ -52,4 +52,5 @@ BLOCKER_BIN=$bin scripts/bench-daemon-wayland.sh 2>/dev/null | table_rows
 BLOCKER_BIN=$bin scripts/bench-gnome.sh 2>/dev/null | table_rows
 BLOCKER_BIN=$bin scripts/bench-kde.sh 2>/dev/null | table_rows
 scripts/bench-browser.sh "$bin" | table_rows
+"$bin/blocker-bench" sync | table_rows
 scripts/bench-peers.sh "$bin" | table_rows

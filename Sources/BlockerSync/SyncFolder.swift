@@ -26,7 +26,7 @@ public enum SyncFolder {
     }
 
     /// The logs in `folder`: each device's segments, in order.
-    static func logs(in folder: String) throws(SyncFolderError) -> [DeviceID: [(segment: Int, name: String)]] {
+    public static func logs(in folder: String) throws(SyncFolderError) -> [DeviceID: [(segment: Int, name: String)]] {
         guard let directory = opendir(folder) else { throw SyncFolderError(folder, "cannot read the folder", .current) }
         defer { closedir(directory) }
         var logs: [DeviceID: [(segment: Int, name: String)]] = [:]

@@ -156,10 +156,9 @@ public struct SyncMerge: Sendable {
             break
         }
         devices[record.device] = device
-        var kept = contents[record.device] ?? [:]
-        if kept.count >= Self.contentsKept { kept.removeAll() }
-        kept[record.seq] = record.event
-        contents[record.device] = kept
+        // In place: a copy taken out and put back would copy the whole table each record.
+        if contents[record.device]?.count ?? 0 >= Self.contentsKept { contents[record.device]?.removeAll(keepingCapacity: true) }
+        contents[record.device, default: [:]][record.seq] = record.event
         return .counted
     }
 

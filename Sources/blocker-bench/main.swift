@@ -6,6 +6,7 @@ case "x11": benchX11(Array(arguments.dropFirst()))
 case "sway": benchSway(Array(arguments.dropFirst()))
 case "wlroots": benchWlroots(Array(arguments.dropFirst()))
 case "status-load": benchStatusLoad(Array(arguments.dropFirst()))
+case "sync": benchSync(Array(arguments.dropFirst()))
 default:
-    print("usage: blocker-bench x11|sway|wlroots|status-load [options]")
+    print("usage: blocker-bench x11|sway|wlroots|status-load|sync [options]")
 }
