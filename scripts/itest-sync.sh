@@ -173,5 +173,8 @@ fx_wait 30 converged A B C || fail "C did not catch up: $(say_balances A B C)"
 [ "$(ctl C devices --json | fx_json 'len(s["devices"])')" = 2 ] || fail "C does not see two other devices: $(ctl C devices)"
 ok "6. C joined later: caught up from the folder in $(( $(fx_now_ms) - t0 )) ms; A, B and C at $(balance C) ms, exact"
 ctl C devices | sed 's/^/    /' >&2
+doctor=$(ctl C doctor 2>&1 || true)
+grep -q "^OK    sync .*2 other machines read" <<<"$doctor" || fail "doctor on C: $(grep -i sync <<<"$doctor")"
+ok "7. doctor on C: $(grep '^OK    sync' <<<"$doctor" | tr -s ' ')"
 
 ok "pass in $((SECONDS - started)) s"

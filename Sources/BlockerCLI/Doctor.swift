@@ -107,30 +107,8 @@ enum Doctor {
         if let blind = blind(facts) { checks.append(blind) }
         if let notes = integrity(facts) { checks.append(notes) }
         if let browser = browserExtension(facts) { checks.append(browser) }
+        if let sync = sync(facts) { checks.append(sync) }
         return checks
-    }
-
-    static let browserExtensionFix = "load blocker's extension in the browser: README, \"Websites\" "
-        + "(make install puts it in ~/.local/share/blocker/browser-extension)"
-
-    /// `sites` count only in a browser where blocker's extension reports
-    /// through its native messaging host: the host installed, and no browser
-    /// seen in front without the extension's word.
-    static func browserExtension(_ facts: DoctorFacts) -> DoctorCheck? {
-        guard let manifests = facts.browserHostManifests else { return nil }
-        let subject = "browser extension"
-        if case let .success(report) = facts.daemon, !report.browsersWithoutExtension.isEmpty {
-            return DoctorCheck(.warn, subject, "\(report.browsersWithoutExtension.joined(separator: ", ")) was in front "
-                + "without blocker's extension reporting: its tabs' sites are not counted, only apps and titles",
-                fix: browserExtensionFix)
-        }
-        guard !manifests.isEmpty else {
-            return DoctorCheck(.warn, subject, "sites are configured, but no browser's native messaging host for "
-                + "blocker is installed: no tab's site is counted", fix: "make install, then " + browserExtensionFix)
-        }
-        let families = manifests.keys.sorted().joined(separator: ", ")
-        return DoctorCheck(.ok, subject, "the native messaging host is installed for \(families); sites count in a browser "
-            + "where the extension is loaded")
     }
 
     /// What blockerd recorded (IntegrityNote): a lock it did not believe, a

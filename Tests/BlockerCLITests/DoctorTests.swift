@@ -32,6 +32,23 @@ import TestSupport
         #expect(checks[6].detail == "imported: DISPLAY=:0")
     }
 
+    @Test func syncSaysTheDeviceAndTheOthersOrWhySyncIsOff() throws {
+        var facts = Self.healthy()
+        #expect(Doctor.sync(facts) == nil, "no [sync]: nothing to check")
+        var report = RecordingCalls.sampleReport
+        report.sync = SyncStatus(folder: "/home/u/Sync/blocker", device: "0123456789abcdef", problem: nil, records: 12,
+                                 devices: [SyncStatus.Device(id: "fedcba9876543210", records: 3, lastAt: nil, earnedMs: 0,
+                                                             spentMs: 60_000)])
+        facts.daemon = .success(report)
+        #expect(StatusReport(busDictionary: report.busDictionary)?.sync == report.sync, "Status carries it whole")
+        let working = try check("sync", in: facts)
+        #expect(working.level == .ok && working.detail == "device 0123456789abcdef in /home/u/Sync/blocker, 1 other machine read (blockerctl devices)")
+        report.sync?.problem = "/home/u/Sync/blocker: no sync folder: it does not exist"
+        facts.daemon = .success(report)
+        let off = try check("sync", in: facts)
+        #expect(off.level == .warn && off.detail.hasSuffix("the balance is this machine's own") && off.fix?.contains("Several machines") == true)
+    }
+
     @Test func sitesNeedTheBrowserExtensionAndDoctorSaysWhenItIsMissing() throws {
         var facts = Self.healthy()
         #expect(Doctor.browserExtension(facts) == nil, "no sites: nothing to check")

@@ -146,3 +146,37 @@ extension SyncDaemonTests {
         }
     }
 }
+
+extension SyncDaemonTests {
+    /// A hostile log in the folder: every bad line refused with one journal
+    /// line naming file and line, nothing of it counted, blockerd running on.
+    @Test func hostileRecordsAreRefusedOnceInTheJournalAndCountNothing() throws {
+        let (a, _, folder) = try machines()
+        let log = MemoryLog()
+        let machineA = try a.daemon(log: log)
+        let other = DeviceID("fedcba9876543210")!
+        let day = CivilDate(year: 2026, month: 12, day: 7)
+        let good = SyncLine.encode(SyncRecord(device: other, seq: 1, day: day, at: 1_796_000_000_000,
+                                              event: .earn(60_000, exercise: "pushups", reps: 2)))
+        var damaged = SyncLine.encode(SyncRecord(device: other, seq: 2, day: day, at: 1_796_000_000_000,
+                                                 event: .earn(3_600_000, exercise: "pushups", reps: 120)))
+        damaged[12] ^= 0x01
+        let mine = SyncLine.encode(SyncRecord(device: machineA.sync!.device, seq: 7, day: day, at: 1_796_000_000_000,
+                                              event: .earn(3_600_000, exercise: "pushups", reps: 120)))
+        // A newer blocker's record, whole and checksummed.
+        let json = Array(#"{"v":2,"device":"fedcba9876543210","seq":3}"#.utf8)
+        let crc = String(CRC32.of(json), radix: 16)
+        let newer = json + Array(" \(String(repeating: "0", count: 8 - crc.count))\(crc)\n".utf8)
+        try folder.write(SyncFolder.logName(other, segment: 1), bytes: good + damaged + mine + newer)
+        #expect(machineA.readSync())
+        #expect(machineA.spendable == 60_000, "only the good record counts")
+        let refused = log.events(.syncRefused)
+        #expect(refused.map { $0.fields.first { $0.0 == "LINE" }?.1 } == ["2", "3", "4"])
+        #expect(refused.allSatisfy { $0.message.contains("fedcba9876543210.000001.log") })
+        #expect(refused.last?.message.contains("format version 2") == true)
+        // Read again (the file touched): said once, still not counted.
+        try folder.write(SyncFolder.logName(other, segment: 1), bytes: good + damaged + mine + newer)
+        machineA.readSync()
+        #expect(log.events(.syncRefused).count == 3 && machineA.spendable == 60_000)
+    }
+}
