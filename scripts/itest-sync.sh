@@ -12,7 +12,11 @@
 #      of its log (a write the kill cut): nothing torn is counted, and A's
 #      restart cuts the torn line and writes what its ledger has;
 #   5. a timed block set on A covers B's app;
-#   6. a third machine C added later catches up from the folder.
+#   6. a third machine C added later catches up from the folder;
+#   7. doctor on C says sync works, with the two other machines;
+#   8. A and B spend the last of the balance at once: each stops at its own
+#      view's zero, and the overspend (what each spent before it saw the
+#      other's records) is measured: all three converge below zero, exact.
 # After every step the balances are checked exact: every machine's balance is
 # the sum of every log's earnings less every log's spending, read from the
 # files themselves. Exit 0 pass, 1 fail; a missing tool or server is a failure.
@@ -102,30 +106,34 @@ ok "0. Syncthing A and B share the folder; blockerd on each with [sync]"
 
 # 1. An earning on A is B's balance.
 t0=$(fx_now_ms)
-ctl A earn 20 pushups >/dev/null || fail "blockerctl earn on A failed"
-fx_wait 10 eval '[ "$(balance B)" = 600000 ]' || fail "A's earning is not B's balance: $(say_balances A B)"
-ok "1. 20 pushups on A: B's balance 10m 00s after $(( $(fx_now_ms) - t0 )) ms (Syncthing's copy included)"
+ctl A earn 1 pushups >/dev/null || fail "blockerctl earn on A failed"
+fx_wait 10 eval '[ "$(balance B)" = 30000 ]' || fail "A's earning is not B's balance: $(say_balances A B)"
+ok "1. 1 pushup on A: B's balance 30s after $(( $(fx_now_ms) - t0 )) ms (Syncthing's copy included)"
 
 # 2. Both spending at once, then neither: the same balance on both, exact.
 front A discord
 front B discord
-sleep 5
+sleep 3
 front A notes
 front B notes
 t0=$(fx_now_ms)
 fx_wait 30 converged A B || fail "A and B did not converge after spending at once: $(say_balances A B)"
-spent=$((600000 - $(balance A)))
-[ "$spent" -ge 8000 ] || fail "A and B spent only $spent ms in 5 s each"
-ok "2. A and B spent 5 s each at once ($spent ms in all): both at $(balance A) ms, the sum of the logs, $(( $(fx_now_ms) - t0 )) ms after they stopped"
+spent=$((30000 - $(balance A)))
+[ "$spent" -ge 4000 ] || fail "A and B spent only $spent ms in 3 s each"
+ok "2. A and B spent 3 s each at once ($spent ms in all): both at $(balance A) ms, the sum of the logs, $(( $(fx_now_ms) - t0 )) ms after they stopped"
 
 # 3. B's Syncthing stopped: both spend apart; back: both converge.
 st_stop B
+before=$(balance A)
 front A discord
 front B discord
-sleep 4
+sleep 3
 front A notes
 front B notes
-sleep 12   # the last spending is written (at the commit after it stops)
+# Each has written its spending (at the commit after it stops) and sees only its own.
+own_written() { [ "$(balance "$1")" = "$(logs_balance "$1")" ] && [ "$(balance "$1")" -lt "$2" ]; }
+fx_wait 20 own_written A "$before" || fail "A did not write its spending: $(say_balances A)"
+fx_wait 20 own_written B "$before" || fail "B did not write its spending: $(say_balances B)"
 [ "$(balance A)" != "$(balance B)" ] || fail "with B's Syncthing stopped A and B still agree ($(balance A)): the test proves nothing"
 apart="$(say_balances A B)"
 st_restart B
@@ -176,5 +184,20 @@ ctl C devices | sed 's/^/    /' >&2
 doctor=$(ctl C doctor 2>&1 || true)
 grep -q "^OK    sync .*2 other machines read" <<<"$doctor" || fail "doctor on C: $(grep -i sync <<<"$doctor")"
 ok "7. doctor on C: $(grep '^OK    sync' <<<"$doctor" | tr -s ' ')"
+
+# 8. The last of the balance spent on A and B at once.
+left=$(balance A)
+[ "$left" -gt 3000 ] || fail "too little balance left for step 8: $left ms"
+front A discord
+front B discord
+covered() { [ "$(status "$1" 's["shield"].get("reason")')" = balance ]; }
+fx_wait 90 covered A || fail "A never reached zero: $(say_balances A B)"
+fx_wait 90 covered B || fail "B never reached zero: $(say_balances A B)"
+front A notes
+front B notes
+fx_wait 30 converged A B C || fail "A, B and C did not converge after the balance ran out: $(say_balances A B C)"
+over=$((-$(balance A)))
+[ "$over" -ge 0 ] && [ "$over" -le "$left" ] || fail "the overspend $over ms is outside 0..$left ms"
+ok "8. $left ms left, spent on A and B at once: both covered at their own zero; overspent by $over ms (each spent what it had not yet seen the other spend), all three at -$over ms, exact"
 
 ok "pass in $((SECONDS - started)) s"

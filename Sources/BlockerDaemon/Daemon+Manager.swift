@@ -61,8 +61,6 @@ extension Daemon {
                 let debit = try ledger.record(record, commit: due, available: sync == nil ? nil : spendable)
                 sync?.noteSpent(debit, usage: record.usage, day: day)
                 if due {
-                    // A minute at a time while charging; the rest once it stops.
-                    sync?.flushSpending(at: wall, spending: meter.isSpending)
                     uncommittedSince = nil
                     noteStorage(nil)
                 }
@@ -71,6 +69,9 @@ extension Daemon {
             }
         }
         if uncommittedSince == nil, meter.isCharging || ledger.hasPending { uncommittedSince = monotonic }
+        // The other machines hear this one's spending a minute at a time while
+        // it spends, and the rest at the tick it stops (not at the next commit).
+        sync?.flushSpending(at: wall, spending: meter.isSpending)
         // When spending starts or stops, and with each commit of what it
         // spent: listeners count down between (Status's `spending`), so a
         // focus change costs no signal, and no throttle timer after it.

@@ -83,9 +83,12 @@ extension Daemon {
         merged.balance = sync.balance
         for (group, ms) in sync.remoteUsage(day: today) { merged.usedToday[group, default: 0] += ms }
         // Every device's newest word on each target, this one's included (a
-        // block set here is in its log); a block not written yet counts too.
+        // block set here is in its log); a block not written yet counts too,
+        // and in strict mode a block set here runs to its end whatever another
+        // machine said since (one outside strict mode could lift it).
         var blocks = sync.blocks(activeAt: wall)
-        for block in snapshot.timedBlocks where sync.said.blocks[block.target]?.until != block.until {
+        let strict = config.strict.delay != nil
+        for block in snapshot.timedBlocks where strict || sync.said.blocks[block.target]?.until != block.until {
             blocks.removeAll { $0.target == block.target && $0.until < block.until }
             if !blocks.contains(where: { $0.target == block.target }) { blocks.append(block) }
         }

@@ -78,7 +78,7 @@ final class SyncLink {
         unsaid = spending
     }
 
-    /// After a ledger commit: the spending goes out once a minute has passed
+    /// At each tick: the spending goes out once a minute has passed
     /// since the last spend record, or at once when the balance is no longer
     /// being spent (`spending` false) or at a stop (`now`). A group's use
     /// alone (an unmetered group's daily limit) waits for the minute.

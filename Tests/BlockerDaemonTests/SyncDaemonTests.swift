@@ -180,3 +180,24 @@ extension SyncDaemonTests {
         #expect(log.events(.syncRefused).count == 3 && machineA.spendable == 60_000)
     }
 }
+
+extension SyncDaemonTests {
+    /// A machine outside strict mode cannot lift, or shorten, a block that one
+    /// in strict mode set: there it runs to its end.
+    @Test func aBlockSetInStrictModeRunsToItsEndWhateverAnotherMachineSays() throws {
+        let (a, b, folder) = try machines()
+        defer { withExtendedLifetime(folder) {} }
+        let strictSections = "[strict]\ndelay = \"1h\"\n\n[sync]\nfolder = \"\(folder.path)\"\n\n" + socialAndToolsGroups
+        try a.write(commandProbeConfig(frontFile: a.frontPath, warnBefore: nil, sections: strictSections), to: a.configPath)
+        let machineA = try a.daemon(), machineB = try b.daemon()
+        var clock = Clock()
+        _ = try machineA.block(target: "social", until: clock.wall + .hours(2), wall: clock.wall)
+        machineB.readSync()
+        clock.advance(1_000)
+        #expect(try machineB.unblock(target: "social", wall: clock.wall), "B, outside strict mode, lifts it for itself")
+        clock.advance(1_000)
+        _ = try machineB.block(target: "social", until: clock.wall + .minutes(5), wall: clock.wall)
+        machineA.readSync()
+        #expect(machineA.snapshot(at: clock.wall).timedBlocks == [TimedBlock(target: "social", until: Clock().wall + .hours(2))])
+    }
+}
