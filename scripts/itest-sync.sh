@@ -148,6 +148,9 @@ kill -KILL "${daemon[A]}"
 wait "${daemon[A]}" 2>/dev/null || true
 log=$fx_dir/A/Sync/blocker/$(cat "$fx_dir/A/state/device-id").000001.log
 [ -s "$log" ] || fail "no log of A's in its folder: $(ls "$fx_dir/A/Sync/blocker")"
+# B first has all A wrote before the kill (near zero A writes every 5 s).
+has_all_of_a() { [ "$(logs_balance B)" = "$(logs_balance A)" ] && [ "$(balance B)" = "$(logs_balance B)" ]; }
+fx_wait 10 has_all_of_a || fail "B did not get A's log as the kill left it: $(say_balances A B)"
 printf '{"v":1,"device":"%s","seq":999' "$(cat "$fx_dir/A/state/device-id")" >>"$log"
 before_b=$(balance B)
 sleep 3

@@ -25,6 +25,11 @@ final class SyncLink {
     /// How often spending goes out while charging: the others' view of this
     /// device's spending lags by at most this (plus the sync engine's copy).
     static let spendEvery: Milliseconds = .minutes(1)
+    /// Near zero the others must hear sooner, or two machines spending at
+    /// once each spend the last minutes in full: under `lowBalance` shared,
+    /// spending goes out every `spendEveryNearZero`.
+    static let lowBalance: Milliseconds = .minutes(2)
+    static let spendEveryNearZero: Milliseconds = .seconds(5)
 
     /// Opens the folder's logs and writes what the ledger has that this
     /// device's log lacks (a first start, a kill -9 between the two).
@@ -78,14 +83,15 @@ final class SyncLink {
         unsaid = spending
     }
 
-    /// At each tick: the spending goes out once a minute has passed
-    /// since the last spend record, or at once when the balance is no longer
+    /// At each tick: the spending goes out once a minute has passed (5 s
+    /// near zero) since the last spend record, or at once when the balance is no longer
     /// being spent (`spending` false) or at a stop (`now`). A group's use
     /// alone (an unmetered group's daily limit) waits for the minute.
     func flushSpending(at wall: WallInstant, spending: Bool = true, now: Bool = false) {
         guard let pending = unsaid else { return }
-        let minute = lastSpendAt.map { wall - $0 >= Self.spendEvery || wall < $0 } ?? true
-        guard now || minute || (!spending && pending.debit > 0) else { return }
+        let every = balance < Self.lowBalance ? Self.spendEveryNearZero : Self.spendEvery
+        let due = lastSpendAt.map { wall - $0 >= every || wall < $0 } ?? true
+        guard now || due || (!spending && pending.debit > 0) else { return }
         lastSpendAt = wall
         queueSpending(at: wall)
         flush()

@@ -201,3 +201,24 @@ extension SyncDaemonTests {
         #expect(machineA.snapshot(at: clock.wall).timedBlocks == [TimedBlock(target: "social", until: Clock().wall + .hours(2))])
     }
 }
+
+extension SyncDaemonTests {
+    /// Near zero the others hear every 5 s, not every minute: two machines
+    /// spending the last of the balance at once overspend less.
+    @Test func nearZeroSpendingGoesOutEveryFiveSeconds() throws {
+        let (a, _, folder) = try machines()
+        defer { withExtendedLifetime(folder) {} }
+        let machineA = try a.daemon()
+        var clock = Clock()
+        _ = try machineA.earn(exercise: pushups, reps: 2, wall: clock.wall)   // 1 min: under 2 min
+        a.front("discord")
+        machineA.tick(clock)
+        for _ in 1...20 {
+            clock.advance(.seconds(1))
+            machineA.tick(clock)
+        }
+        // Written at 1 s (the first), 6, 11 and 16 s; a minute apart it would be 1 s only.
+        #expect(machineA.sync?.said.spent == .seconds(16))
+        #expect(machineA.sync?.said.records == 5, "the earning and four spend records")
+    }
+}
