@@ -23,6 +23,15 @@ import TestSupport
         return (a, b, folder)
     }
 
+    /// `app` in front of `daemon` for `seconds`, a tick a second (each charges its second).
+    func run(_ daemon: Daemon, _ box: Sandbox, _ app: String, seconds: Int, clock: inout Clock) {
+        box.front(app)
+        for _ in 0..<seconds {
+            clock.advance(.seconds(1))
+            daemon.tick(clock)
+        }
+    }
+
     func logs(_ folder: TemporaryDirectory) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".log") }.sorted()
     }
@@ -51,10 +60,7 @@ import TestSupport
         machineB.readSync()
         b.front("discord")
         machineB.tick(clock)
-        for _ in 0..<90 {   // 90 s of discord on B, which earned nothing itself
-            clock.advance(.seconds(1))
-            machineB.tick(clock)
-        }
+        run(machineB, b, "discord", seconds: 90, clock: &clock)   // B earned nothing itself
         #expect(machineB.spendable == .minutes(10) - .seconds(90))
         #expect(machineB.ledger.balance == 0, "B's ledger never goes below zero")
         #expect(machineB.shield == nil, "A's minutes pay for B's discord")
@@ -90,10 +96,7 @@ import TestSupport
         _ = try machineA!.earn(exercise: pushups, reps: 20, wall: clock.wall)
         a.front("discord")
         machineA!.tick(clock)
-        for _ in 0..<30 {
-            clock.advance(.seconds(1))
-            machineA!.tick(clock)
-        }
+        run(machineA!, a, "discord", seconds: 30, clock: &clock)
         machineA!.shutdown(monotonic: clock.monotonic, wall: clock.wall)
         machineA = nil
         // [sync] added: A's earnings and spending so far go out, once.
@@ -125,23 +128,16 @@ import TestSupport
 
 extension SyncDaemonTests {
     /// Spending goes out a minute at a time while charging, and the rest at
-    /// the first commit after it stops, however soon after the last record.
+    /// the tick it stops, however soon after the last record.
     @Test func spendingGoesOutOnceItStopsEvenWithinTheMinute() throws {
         let (a, _, folder) = try machines()
         defer { withExtendedLifetime(folder) {} }
         let machineA = try a.daemon()
         var clock = Clock()
         _ = try machineA.earn(exercise: pushups, reps: 20, wall: clock.wall)
-        func run(_ app: String, seconds: Int) {
-            a.front(app)
-            for _ in 0..<seconds {
-                clock.advance(.seconds(1))
-                machineA.tick(clock)
-            }
-        }
         for burst in 1...2 {
-            run("discord", seconds: 5)
-            run("notes", seconds: 15)
+            run(machineA, a, "discord", seconds: 5, clock: &clock)
+            run(machineA, a, "notes", seconds: 15, clock: &clock)
             #expect(machineA.sync?.said.spent == .seconds(Int64(5 * burst)), "burst \(burst)")
         }
     }
@@ -213,10 +209,7 @@ extension SyncDaemonTests {
         _ = try machineA.earn(exercise: pushups, reps: 2, wall: clock.wall)   // 1 min: under 2 min
         a.front("discord")
         machineA.tick(clock)
-        for _ in 1...20 {
-            clock.advance(.seconds(1))
-            machineA.tick(clock)
-        }
+        run(machineA, a, "discord", seconds: 20, clock: &clock)
         // Written at 1 s (the first), 6, 11 and 16 s; a minute apart it would be 1 s only.
         #expect(machineA.sync?.said.spent == .seconds(16))
         #expect(machineA.sync?.said.records == 5, "the earning and four spend records")
