@@ -35,7 +35,8 @@ extension Daemon {
         meter.reconfigure(Self.metering(fresh, systemDefault: configFile.systemDefault))
         notificationPlan = NotificationPlan(thresholds: fresh.warnBefore)
         if probeSettings != previous.daemon { reopenProbe(fresh, previous: previous) }
-        if fresh.sync != previous.sync { openSync(wall: WallClock.now) }
+        // A folder that could not be used is tried again at each reload (made since, or shared since).
+        if fresh.sync != previous.sync || (fresh.sync != nil && sync == nil) { openSync(wall: WallClock.now) }
     }
 
     /// A new probe for changed [daemon] settings. The old one is closed first:

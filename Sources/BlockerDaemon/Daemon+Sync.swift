@@ -17,6 +17,8 @@ extension Daemon {
     func openSync(wall: WallInstant) {
         let settings = config.sync
         guard settings != nil || sync != nil || syncProblem != nil else { return }
+        // What the old link had not written yet goes to its folder first.
+        sync?.flushSpending(at: wall, now: true)
         sync = nil
         syncProblem = nil
         syncRefusalsSaid = []

@@ -215,3 +215,30 @@ extension SyncDaemonTests {
         #expect(machineA.sync?.said.records == 5, "the earning and four spend records")
     }
 }
+
+extension SyncDaemonTests {
+    /// A folder made after blockerd started is used from the next reload;
+    /// a reload to another folder first writes what the old one lacked.
+    @Test func aReloadTriesAgainAndWritesWhatTheOldFolderLacked() throws {
+        let box = try Sandbox()
+        let later = box.root + "/later"
+        let sections = "[sync]\nfolder = \"\(later)\"\n\n" + socialAndToolsGroups
+        try box.write(commandProbeConfig(frontFile: box.frontPath, warnBefore: nil, sections: sections), to: box.configPath)
+        let daemon = try box.daemon()
+        #expect(daemon.sync == nil && daemon.syncProblem != nil)
+        try FileManager.default.createDirectory(atPath: later, withIntermediateDirectories: false)
+        _ = daemon.reload()
+        #expect(daemon.sync != nil && daemon.syncProblem == nil, "the folder made since is used")
+        var clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 20, wall: clock.wall)
+        run(daemon, box, "discord", seconds: 10, clock: &clock)   // only the first second of it written yet
+        #expect(daemon.sync?.said.spent == .seconds(1))
+        let other = box.root + "/other"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: false)
+        try box.write(commandProbeConfig(frontFile: box.frontPath, warnBefore: nil,
+                                         sections: "[sync]\nfolder = \"\(other)\"\n\n" + socialAndToolsGroups), to: box.configPath)
+        _ = daemon.reload()
+        let old = try SyncLogWriter(folder: later, device: try #require(daemon.sync?.device))
+        #expect(old.said.spent == .seconds(9), "the old folder got the spending it lacked (9 s charged in 10 ticks)")
+    }
+}
