@@ -46,7 +46,7 @@ func benchSync(_ arguments: [String]) {
     // One record more in the first device's log, then read: 1000 times.
     guard let newest = (try? SyncFolder.logs(in: folder))?[devices[0]]?.last?.name else { benchFail("sync: no log") }
     let path = folder + "/" + newest
-    var perRecord: [Int64] = []
+    var perRecord: [Double] = []
     let day = start.adding(days: days)
     for seq in 1...1000 {
         let line = SyncLine.encode(SyncRecord(device: devices[0], seq: UInt64(records / 2 + seq), day: day,
@@ -55,30 +55,28 @@ func benchSync(_ arguments: [String]) {
         append(line, to: path)
         let before = MonotonicClock.nowNs
         _ = try? merge.readNew()
-        perRecord.append(MonotonicClock.nowNs - before)
+        perRecord.append(Double(MonotonicClock.nowNs - before) / 1e3)
     }
-    perRecord.sort()
 
     // This device's own record: written whole and fsync'd, 200 times.
     let writer: SyncLogWriter
     do { writer = try SyncLogWriter(folder: folder, device: reader) } catch { benchFail("sync: \(error)") }
-    var perWrite: [Int64] = []
+    var perWrite: [Double] = []
     for minute in 0..<200 {
         let before = MonotonicClock.nowNs
         do {
             try writer.append(.spend(debit: 60_000, usage: ["social": 60_000]), day: day,
                               at: WallInstant(ms: 1_796_000_000_000 + Int64(minute) * 60_000))
         } catch { benchFail("sync: \(error)") }
-        perWrite.append(MonotonicClock.nowNs - before)
+        perWrite.append(Double(MonotonicClock.nowNs - before) / 1e6)
     }
-    perWrite.sort()
 
     func row(_ label: String, _ value: String, _ target: String = "") { print("| \(label) | \(value) | \(target) |") }
-    row("sync: merge \(days) days of 2 devices at start (\(records) records)", "\(format1(mergeMs)) ms", "")
+    row("sync: merge \(days) days of 2 devices at start (\(records) records)", format(mergeMs, "ms"), "")
     row("sync:   memory for it (RSS growth)", "\(max(rssAfter - rssBefore, 0)) KiB", "")
-    row("sync: an incoming record, read and merged (median)", "\(format1(Double(perRecord[perRecord.count / 2]) / 1e3)) us", "")
+    row("sync: an incoming record, read and merged (median)", format(median(perRecord), "us"), "")
     row("sync: this device's record, written and fsync'd (median)",
-        "\(format1(Double(perWrite[perWrite.count / 2]) / 1e6)) ms", "once a minute while charging")
+        format(median(perWrite), "ms"), "once a minute while charging")
 }
 
 /// A device's year as its log would hold it, written straight into its
@@ -139,9 +137,4 @@ private func residentKiB() -> Int {
     guard let bytes = try? FileContents.read(atPath: "/proc/self/status", limit: 1 << 16) else { return 0 }
     let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
     return line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
-}
-
-private func format1(_ x: Double) -> String {
-    let tenths = Int((x * 10).rounded())
-    return "\(tenths / 10).\(tenths % 10)"
 }
