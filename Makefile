@@ -4,6 +4,7 @@
 #   make bench      benchmarks, printed as a table
 #   make deb        the Debian package for this machine's release, build/deb/blocker_VERSION_amd64.deb
 #   make deb13      the Debian 13 package, built in a Debian 13 chroot, build/deb13/ (root)
+#   make pot        po/blocker.pot from the sources (then msgmerge each po/LL.po)
 #   make gnome-extension-zip  the GNOME 45–49 extension for extensions.gnome.org,
 #                   build/blocker@blockerd.github.io.shell-extension.zip
 PREFIX   ?= $(HOME)/.local
@@ -13,6 +14,8 @@ APPDIR   ?= $(PREFIX)/share/applications
 UNITDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/systemd/user
 CONFDIR  ?= $(or $(XDG_CONFIG_HOME),$(HOME)/.config)/blocker
 MANDIR   ?= $(PREFIX)/share/man
+# The translations: LOCALEDIR/LL/LC_MESSAGES/blocker.mo, found by the programs beside their bin/.
+LOCALEDIR ?= $(PREFIX)/share/locale
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
@@ -24,7 +27,7 @@ DESKTOP_ENTRIES := io.github.blockerd.LogExercise.desktop
 # GNOME Shell extension (extensions/gnome-shell/): installed and enabled for GNOME users.
 GNOME_EXTENSION := scripts/gnome-extension.sh
 
-.PHONY: all build release check deps install install-files uninstall bench clean deb deb13 gnome-extension-zip
+.PHONY: all build release check deps install install-files uninstall bench clean deb deb13 gnome-extension-zip pot
 
 all: build
 
@@ -48,6 +51,7 @@ install-files:
 	scripts/render-units.sh $(BINDIR) $(DOCDIR) $(UNITDIR) $(UNITS)
 	scripts/render-desktop.sh "$(BINDIR)" "$(APPDIR)" $(DESKTOP_ENTRIES)
 	install -m 644 README.md $(DOCDIR)/README.md
+	scripts/i18n.sh mo $(LOCALEDIR)
 	install -d -m 755 $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man8 $(BASHCOMPDIR) $(ZSHCOMPDIR) $(FISHCOMPDIR)
 	"$(BINSRC)/blockerctl" man >$(MANDIR)/man1/blockerctl.1.tmp && mv $(MANDIR)/man1/blockerctl.1.tmp $(MANDIR)/man1/blockerctl.1
 	install -m 644 docs/man/blocker-overlay.1 $(MANDIR)/man1/
@@ -73,6 +77,7 @@ uninstall:
 	rm -rf $(DOCDIR)
 	rm -f $(MANDIR)/man1/blockerctl.1 $(MANDIR)/man1/blocker-overlay.1 $(MANDIR)/man5/blocker.toml.5 $(MANDIR)/man8/blockerd.8
 	rm -f $(BASHCOMPDIR)/blockerctl $(ZSHCOMPDIR)/_blockerctl $(FISHCOMPDIR)/blockerctl.fish
+	for po in po/*.po; do rm -f $(LOCALEDIR)/$$(basename $$po .po)/LC_MESSAGES/blocker.mo; done
 	-@$(GNOME_EXTENSION) uninstall
 	-@scripts/install-kwin-script.sh uninstall
 	-@scripts/browser-extension.sh uninstall $(abspath $(BINDIR))
@@ -97,6 +102,12 @@ deb: deps
 	debian/rules clean
 	debian/rules binary SWIFT="$(SWIFT)" DEB_OUTDIR="$(abspath $(DEB_OUTDIR))"
 	@echo "built $(DEB_OUTDIR)/blocker_$$(dpkg-parsechangelog -S Version)_amd64.deb"
+
+# The template of the translations, from every marked text (scripts/i18n.sh pot);
+# each po/LL.po then takes the new texts with msgmerge.
+pot:
+	scripts/i18n.sh pot
+	for po in po/*.po; do msgmerge --quiet --update --backup=none --no-wrap $$po po/blocker.pot || exit 1; done
 
 # The upload for extensions.gnome.org (GNOME 45–49), checked by scripts/lib/gnome-extension-lint.py.
 gnome-extension-zip:

@@ -45,14 +45,17 @@ let package = Package(
         // (Instant<Monotonic|Boottime|Wall>), so units and clocks cannot mix.
         // Below both BlockerCore and BlockerSystem, which re-export it.
         .target(name: "BlockerTime"),
+        // Translations (issue 26): tr/trn/N_ and the locale's conventions, behind
+        // one installed catalog (gettext in BlockerSystem); no I/O of its own.
+        .target(name: "BlockerText"),
         // Pure domain: no I/O. Its one C dependency is CRE2 (title regexes must
         // match in linear time; RE2 only computes).
-        .target(name: "BlockerCore", dependencies: ["BlockerTime", "CRE2"]),
+        .target(name: "BlockerCore", dependencies: ["BlockerTime", "BlockerText", "CRE2"]),
         // The one JSON reader (strict, bounded) and writer (keys in order): probes and blockerctl.
         .target(name: "BlockerJSON"),
         // The system layer, in the style of swift-system: errno, clocks, files,
         // environment, sockets. Glibc only; BlockerCore stays pure without it.
-        .target(name: "BlockerSystem", dependencies: ["BlockerTime", "CLinux"]),
+        .target(name: "BlockerSystem", dependencies: ["BlockerTime", "BlockerText", "CLinux"]),
         // The system time zone (TZ, /etc/localtime, tzdata): blockerd, blockerctl and the overlay.
         .target(name: "BlockerTimeZone", dependencies: ["BlockerCore", "BlockerSystem"]),
         // Reads blocker.toml (toml++ through CTOML, its nodes straight into ConfigValue); re-exports BlockerTimeZone.

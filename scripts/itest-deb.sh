@@ -68,6 +68,11 @@ expected=(/usr/bin/{blockerd,blockerctl,blocker-overlay} "${units[@]/#//usr/lib/
 for desktop in "$here"/data/*.desktop; do
     [ -e "$desktop" ] && expected+=("/usr/share/applications/$(basename "$desktop")")
 done
+# The translations: blocker's own, and the GNOME Shell extension's in its locale/.
+for po in "$here"/po/*.po; do expected+=("/usr/share/locale/$(basename "$po" .po)/LC_MESSAGES/blocker.mo"); done
+for po in "$here"/po/gnome-shell/*.po; do
+    expected+=("$gnome/locale/$(basename "$po" .po)/LC_MESSAGES/blocker-gnome-shell.mo")
+done
 # Files and symlinks (not directories), as absolute paths.
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort >"$work/files"
 printf '%s\n' "${expected[@]}" | sort >"$work/expected"

@@ -24,8 +24,11 @@ public final class BlockerClient {
     private var untrustedSenders: Set<String> = []
     private let ownUID = geteuid()
 
+    /// How to start blockerd: part of every "not running" failure.
+    public static var startFix: String { tr("start it with: systemctl --user start blockerd") }
+
     /// What every "not running" failure says: the fix included.
-    public static let notRunningMessage = "blockerd is not running — start it with: systemctl --user start blockerd"
+    public static var notRunningMessage: String { tr("blockerd is not running — {fix}", ["fix": startFix]) }
 
     private init(connection: BusConnection) {
         self.connection = connection
@@ -36,16 +39,13 @@ public final class BlockerClient {
     /// then fail with `.notRunning`, and `onDaemonRunningChanged` reports its start.
     public static func connect(environment: [String: String]) throws(BusFailure) -> BlockerClient {
         guard let address = BusAddress.session(environment: environment) else {
-            throw .notRunning("no session bus here (DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus "
-                + "does not exist), so blockerd cannot be reached; run this inside your desktop session, "
-                + "or start it with: systemctl --user start blockerd")
+            throw .notRunning(tr("no session bus here (DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist), so blockerd cannot be reached; run this inside your desktop session, or {fix}", ["fix": startFix]))
         }
         do {
             return BlockerClient(connection: try BusConnection(address: address))
         } catch {
-            throw .notRunning("cannot connect to the session bus at \(address) "
-                + "(\(error.errno)), so blockerd cannot be reached; "
-                + "start it with: systemctl --user start blockerd")
+            throw .notRunning(tr("cannot connect to the session bus at {address} ({why}), so blockerd cannot be reached; {fix}",
+                                 ["address": "\(address)", "why": "\(error.errno)", "fix": startFix]))
         }
     }
 

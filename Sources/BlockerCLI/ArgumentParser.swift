@@ -1,3 +1,5 @@
+import BlockerCore
+
 /// A mistake in the command line: printed with the usage line, exit 2, and
 /// nothing is called.
 public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -60,34 +62,35 @@ public struct ParsedArguments: Sendable {
             let (name, inlineValue) = splitInlineValue(token)
             guard let option = spec.option(named: name) else {
                 let known = spec.options.flatMap { [$0.long] + ($0.short.map { [$0] } ?? []) } + ["--help"]
-                throw UsageError("unknown option \(quoted(name)) for \(spec.name)" + Suggestion.didYouMean(name, among: known))
+                throw UsageError(tr("unknown option {option} for {command}", ["option": quoted(name), "command": spec.name]) + Suggestion.didYouMean(name, among: known))
             }
             if option.isFlag {
-                guard inlineValue == nil else { throw UsageError("\(option.long) takes no value") }
-                guard !parsed.flags.contains(option.long) else { throw UsageError("\(option.long) is given twice") }
+                guard inlineValue == nil else { throw UsageError(tr("{option} takes no value", ["option": option.long])) }
+                guard !parsed.flags.contains(option.long) else { throw UsageError(tr("{option} is given twice", ["option": option.long])) }
                 parsed.flags.insert(option.long)
             } else {
                 // The next word is the value whatever it looks like: `--for -5m` should
                 // be refused as a duration, not as an unknown option.
                 guard let value = inlineValue ?? rest.popFirst() else {
-                    throw UsageError("\(option.long) needs a value (\(option.long) \(option.valueName!))")
+                    throw UsageError(tr("{option} needs a value ({example})",
+                                          ["option": option.long, "example": "\(option.long) \(option.valueName!)"]))
                 }
-                guard parsed.values[option.long] == nil else { throw UsageError("\(option.long) is given twice") }
+                guard parsed.values[option.long] == nil else { throw UsageError(tr("{option} is given twice", ["option": option.long])) }
                 parsed.values[option.long] = value
             }
         }
 
         for (index, value) in positionals.enumerated() {
             guard index < spec.arguments.count else {
-                throw UsageError("unexpected argument \(quoted(value))")
+                throw UsageError(tr("unexpected argument {argument}", ["argument": quoted(value)]))
             }
             parsed.positionals[spec.arguments[index].name] = value
         }
         if let missing = spec.arguments.first(where: { !$0.isOptional && parsed.positionals[$0.name] == nil }) {
-            throw UsageError("missing \(missing.name)")
+            throw UsageError(tr("missing {argument}", ["argument": missing.name]))
         }
         if let missing = spec.options.first(where: { $0.isRequired && parsed.values[$0.long] == nil }) {
-            throw UsageError("missing \(missing.long) \(missing.valueName ?? "")")
+            throw UsageError(tr("missing {argument}", ["argument": "\(missing.long) \(missing.valueName ?? "")"]))
         }
         return .parsed(parsed)
     }
@@ -113,7 +116,7 @@ enum Suggestion {
     /// `; did you mean "status"?`, or "" when nothing is close.
     static func didYouMean(_ word: String, among candidates: [String]) -> String {
         guard let best = closest(to: word, among: candidates) else { return "" }
-        return "; did you mean \(quoted(best))?"
+        return tr("; did you mean {word}?", ["word": quoted(best)])
     }
 
     static func closest(to word: String, among candidates: [String]) -> String? {

@@ -58,10 +58,10 @@ public enum BlockerCtl {
                 reportUsage(error, command: type.spec, to: context.err)
                 return ExitStatus.usage
             } catch let failure as CommandFailure {
-                context.err.line("blockerctl: error: \(failure)")
+                context.err.line(errorLine(failure.description))
                 return ExitStatus.failure
             } catch {
-                context.err.line("blockerctl: error: \(error)")
+                context.err.line(errorLine("\(error)"))
                 return ExitStatus.failure
             }
         }
@@ -78,7 +78,7 @@ public enum BlockerCtl {
     static func resolve(_ arguments: [String]) -> Resolution {
         guard let first = arguments.first else {
             let names = visibleCommands.map { $0.spec.name }.joined(separator: ", ")
-            return .usageError(UsageError("missing command (one of: \(names))"), nil)
+            return .usageError(UsageError(tr("missing command (one of: {names})", ["names": names])), nil)
         }
         switch first {
         case "--help", "-h": return .topHelp
@@ -88,13 +88,14 @@ public enum BlockerCtl {
         default: break
         }
         if ParsedArguments.looksLikeOption(first) {
-            return .usageError(UsageError("unknown option \(quoted(first))"
+            return .usageError(UsageError(tr("unknown option {option}", ["option": quoted(first)])
                                           + Suggestion.didYouMean(first, among: ["--help", "--version"])), nil)
         }
         let family = commands.filter { $0.spec.path[0] == first }
         guard !family.isEmpty else {
             let words = uniqueFirstWords()
-            return .usageError(UsageError("unknown command \(quoted(first))" + Suggestion.didYouMean(first, among: words)), nil)
+            return .usageError(UsageError(tr("unknown command {command}", ["command": quoted(first)])
+                                          + Suggestion.didYouMean(first, among: words)), nil)
         }
         if let single = family.first(where: { $0.spec.path.count == 1 }) {
             return .command(single, Array(arguments.dropFirst()))
@@ -102,13 +103,14 @@ public enum BlockerCtl {
         // A family like `config check`: the second word picks the member.
         let members = family.map { $0.spec.path[1] }
         guard arguments.count > 1 else {
-            return .usageError(UsageError("\(first) needs a subcommand: \(members.joined(separator: ", "))"), nil)
+            return .usageError(UsageError(tr("{command} needs a subcommand: {subcommands}",
+                                             ["command": first, "subcommands": members.joined(separator: ", ")])), nil)
         }
         let second = arguments[1]
         if second == "--help" || second == "-h" { return .topHelp }
         guard let member = family.first(where: { $0.spec.path[1] == second }) else {
             let full = members.map { "\(first) \($0)" }
-            return .usageError(UsageError("unknown command \(quoted("\(first) \(second)"))"
+            return .usageError(UsageError(tr("unknown command {command}", ["command": quoted("\(first) \(second)")])
                                           + Suggestion.didYouMean("\(first) \(second)", among: full)), nil)
         }
         return .command(member, Array(arguments.dropFirst(2)))
@@ -122,31 +124,36 @@ public enum BlockerCtl {
 
     /// `blockerctl --help`, generated from the commands' declarations.
     public static var topHelp: String {
-        let rows = visibleCommands.map { ($0.spec.name, $0.spec.abstract) }
-        let options = [("-h, --help", "show this help (also after any command)"), ("--version", "print the version")]
+        let rows = visibleCommands.map { ($0.spec.name, tr(dynamic: $0.spec.abstract)) }
+        let options = [("-h, --help", tr("show this help (also after any command)")), ("--version", tr("print the version"))]
         let width = HelpText.labelWidth(rows + options)
         let lines = [
-            "blockerctl — earned screen time for the Linux desktop (talks to blockerd)",
+            tr("blockerctl — earned screen time for the Linux desktop (talks to blockerd)"),
             "",
-            "usage: blockerctl COMMAND [ARGUMENTS] [OPTIONS]",
+            tr("usage: {usage}", ["usage": tr("blockerctl COMMAND [ARGUMENTS] [OPTIONS]")]),
             "",
-            "commands:",
-        ] + HelpText.table(rows, width: width) + ["", "options:"] + HelpText.table(options, width: width) + [
+            tr("commands:"),
+        ] + HelpText.table(rows, width: width) + ["", tr("options:")] + HelpText.table(options, width: width) + [
             "",
-            "See `blockerctl COMMAND --help` (or blockerctl help COMMAND) for what a command takes.",
-            "Exit status: 0 ok, 1 failed (blockerd unreachable or refused), 2 usage error.",
+            tr("See `blockerctl COMMAND --help` (or blockerctl help COMMAND) for what a command takes."),
+            tr("Exit status: 0 ok, 1 failed (blockerd unreachable or refused), 2 usage error."),
         ]
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// `blockerctl: error: …`, then the usage line and where to read more.
     static func reportUsage(_ error: UsageError, command: CommandSpec?, to printer: Printer) {
-        printer.line("blockerctl: error: \(error.message)")
+        printer.line(errorLine(error.message))
         if let command {
-            printer.line("usage: \(command.usage)")
-            printer.line("see blockerctl \(command.name) --help")
+            printer.line(tr("usage: {usage}", ["usage": command.usage]))
+            printer.line(tr("see {command}", ["command": "blockerctl \(command.name) --help"]))
         } else {
-            printer.line("see blockerctl --help")
+            printer.line(tr("see {command}", ["command": "blockerctl --help"]))
         }
+    }
+
+    /// `blockerctl: error: …`: the words around the message follow the language too.
+    static func errorLine(_ message: String) -> String {
+        tr("blockerctl: error: {message}", ["message": message])
     }
 }

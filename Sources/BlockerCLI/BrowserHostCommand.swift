@@ -11,12 +11,10 @@ import Glibc
 struct BrowserHostCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["browser-host"],
-        abstract: "The browser extension's native messaging host (the browser starts it)",
-        arguments: [.optional("ORIGIN", help: "what the browser passes: the extension's origin or the manifest's path"),
-                    .optional("EXTENSION", help: "what Firefox passes: the extension's id")],
-        discussion: "Started by Chromium or Firefox for blocker's extension, through the native messaging host "
-            + "io.github.blockerd.browser; it reads the browser's messages on standard input and answers on standard "
-            + "output. It tells blockerd only the site of the active tab.",
+        abstract: N_("The browser extension's native messaging host (the browser starts it)"),
+        arguments: [.optional("ORIGIN", help: N_("what the browser passes: the extension's origin or the manifest's path")),
+                    .optional("EXTENSION", help: N_("what Firefox passes: the extension's id"))],
+        discussion: N_("Started by Chromium or Firefox for blocker's extension, through the native messaging host io.github.blockerd.browser; it reads the browser's messages on standard input and answers on standard output. It tells blockerd only the site of the active tab."),
         hidden: true)
 
     /// The name the manifests give the host: blockerctl run under it is `browser-host`.

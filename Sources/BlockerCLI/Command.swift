@@ -28,7 +28,10 @@ public struct CommandFailure: Error, Equatable, Sendable, CustomStringConvertibl
         self.fix = fix
     }
 
-    public var description: String { fix.map { "\(message) — \($0)" } ?? message }
+    public var description: String {
+        // Translators: a failure and what to do about it.
+        fix.map { tr("{message} — {fix}", ["message": message, "fix": $0]) } ?? message
+    }
 }
 
 /// What the process gives a command: environment, streams, the way to reach
@@ -102,36 +105,37 @@ public struct CommandContext {
         (try? LocalClock(zone: TimeZoneRules.system(environment: environment))) ?? LocalClock(zone: .utc, label: " UTC")
     }
 
-    func warn(_ message: String) { err.line("blockerctl: warning: \(message)") }
+    func warn(_ message: String) { err.line(tr("blockerctl: warning: {message}", ["message": message])) }
 }
 
 /// Turns the bus client's failures into `blockerctl: error:` lines with fixes.
 public enum BusFailureText {
-    public static let startFix = "start it with: systemctl --user start blockerd"
+    public static var startFix: String { BlockerClient.startFix }
 
     public static func failure(_ failure: BusFailure) -> CommandFailure {
         switch failure {
         case let .notRunning(why) where why.contains(startFix):
             return CommandFailure(why)      // the client's message already says how to start it
         case let .notRunning(why):
-            return CommandFailure("blockerd is not running (\(why))", fix: startFix)
+            return CommandFailure(tr("blockerd is not running ({why})", ["why": why]), fix: startFix)
         case let .transport(why):
-            return CommandFailure("cannot talk to blockerd: \(why)", fix: "see what it says with: blockerctl logs")
+            return CommandFailure(tr("cannot talk to blockerd: {why}", ["why": why]), fix: tr("see what it says with: blockerctl logs"))
         case let .untrustedOwner(why):
-            return CommandFailure(why, fix: "stop that process, then start yours: systemctl --user start blockerd")
+            return CommandFailure(why, fix: tr("stop that process, then start yours: systemctl --user start blockerd"))
         case let .refused(name, message):
             switch BusErrorName(rawValue: name) {
             case .configError?:
-                return CommandFailure(message, fix: "fix blocker.toml, check it with: blockerctl config check")
+                return CommandFailure(message, fix: tr("fix blocker.toml, check it with: blockerctl config check"))
             case .storageError?:
-                return CommandFailure(message, fix: "see blockerctl logs and blockerctl doctor")
+                return CommandFailure(message, fix: tr("see blockerctl logs and blockerctl doctor"))
             case .accessDenied?:
-                return CommandFailure("blockerd refused the call: \(message)",
-                                      fix: "run blockerctl as the user blockerd runs as")
+                return CommandFailure(tr("blockerd refused the call: {message}", ["message": message]),
+                                      fix: tr("run blockerctl as the user blockerd runs as"))
             case .unavailable?:
-                return CommandFailure(message, fix: "try again in a moment; see: systemctl --user status blockerd")
+                return CommandFailure(message, fix: tr("try again in a moment; see: systemctl --user status blockerd"))
             case .internalError?:
-                return CommandFailure("blockerd failed: \(message)", fix: "see what it says with: blockerctl logs")
+                return CommandFailure(tr("blockerd failed: {message}", ["message": message]),
+                                      fix: tr("see what it says with: blockerctl logs"))
             case .invalidArgument?, .unknownExercise?, .unknownTarget?, .refused?, nil:
                 return CommandFailure(message)
             }

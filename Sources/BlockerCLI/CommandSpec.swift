@@ -1,25 +1,33 @@
+import BlockerCore
+
 /// What a command accepts, declared once: the parser reads it to parse, and
 /// the help text and usage line are generated from it.
 public struct CommandSpec: Sendable {
     /// The words that name the command: `["status"]`, `["config", "check"]`.
     public let path: [String]
-    /// One line, shown in `blockerctl --help`.
+    /// One line, shown in `blockerctl --help`. Help texts are English msgids
+    /// (marked `N_`), translated where they are shown: the man page and the
+    /// completions stay English.
     public let abstract: String
     public let arguments: [ArgumentSpec]
     public let options: [OptionSpec]
-    /// Extra paragraphs for the command's own `--help` (examples, caveats).
+    /// Extra paragraphs for the command's own `--help` (examples, caveats);
+    /// its `{name}`s are filled from `discussionValues` (`discussionText`).
     public let discussion: String?
+    public let discussionValues: [String: String]
     /// Left out of `blockerctl --help`, the man page and the completions
     /// (`completions`, `man`: what packagers run, not people).
     public let isHidden: Bool
 
     public init(_ path: [String], abstract: String, arguments: [ArgumentSpec] = [],
-                options: [OptionSpec] = [], discussion: String? = nil, hidden: Bool = false) {
+                options: [OptionSpec] = [], discussion: String? = nil, discussionValues: [String: String] = [:],
+                hidden: Bool = false) {
         self.path = path
         self.abstract = abstract
         self.arguments = arguments
         self.options = options
         self.discussion = discussion
+        self.discussionValues = discussionValues
         self.isHidden = hidden
     }
 
@@ -30,18 +38,21 @@ public struct CommandSpec: Sendable {
         (["blockerctl", name] + arguments.map(\.usageText) + options.map(\.usageText)).joined(separator: " ")
     }
 
-    /// The text `blockerctl NAME --help` prints.
+    /// The discussion in English, its values filled (the man page).
+    public var discussionText: String? { discussion.map { PlaceholderText.fill($0, discussionValues) } }
+
+    /// The text `blockerctl NAME --help` prints, in the person's language.
     public var help: String {
-        var lines = ["usage: \(usage)", "", abstract]
+        var lines = [tr("usage: {usage}", ["usage": usage]), "", tr(dynamic: abstract)]
         let rows: [(String, String)] =
-            arguments.map { ($0.name, $0.help) }
-            + options.map { ($0.helpLabel, $0.help) }
-            + [(OptionSpec.help.helpLabel, OptionSpec.help.help)]
+            arguments.map { ($0.name, tr(dynamic: $0.help)) }
+            + options.map { ($0.helpLabel, tr(dynamic: $0.help)) }
+            + [(OptionSpec.help.helpLabel, tr(dynamic: OptionSpec.help.help))]
         if !arguments.isEmpty {
-            lines += ["", "arguments:"] + HelpText.table(Array(rows.prefix(arguments.count)), width: HelpText.labelWidth(rows))
+            lines += ["", tr("arguments:")] + HelpText.table(Array(rows.prefix(arguments.count)), width: HelpText.labelWidth(rows))
         }
-        lines += ["", "options:"] + HelpText.table(Array(rows.dropFirst(arguments.count)), width: HelpText.labelWidth(rows))
-        if let discussion { lines += ["", discussion] }
+        lines += ["", tr("options:")] + HelpText.table(Array(rows.dropFirst(arguments.count)), width: HelpText.labelWidth(rows))
+        if let discussion { lines += ["", tr(dynamic: discussion, discussionValues)] }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -104,7 +115,7 @@ public struct OptionSpec: Sendable {
     }
 
     /// Every command understands it; the parser answers it before anything else.
-    static let help = OptionSpec.flag("--help", short: "-h", help: "show this help")
+    static let help = OptionSpec.flag("--help", short: "-h", help: N_("show this help"))
 
     public var isFlag: Bool { valueName == nil }
 

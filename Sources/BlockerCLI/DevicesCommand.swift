@@ -6,11 +6,9 @@ import BlockerJSON
 struct DevicesCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["devices"],
-        abstract: "Show the machines that share the balance ([sync]): each one's records and how far behind its word is",
-        options: [.flag("--json", help: "print one JSON object: folder, device, problem, records, devices")],
-        discussion: "Example: blockerctl devices\n"
-            + "Each other machine's line says how many of its records blockerd has read, what they earned and spent, "
-            + "and when its newest record was written: what that machine spent since then is not in this balance yet.")
+        abstract: N_("Show the machines that share the balance ([sync]): each one's records and how far behind its word is"),
+        options: [.flag("--json", help: N_("print one JSON object: folder, device, problem, records, devices"))],
+        discussion: N_("Example: blockerctl devices\nEach other machine's line says how many of its records blockerd has read, what they earned and spent, and when its newest record was written: what that machine spent since then is not in this balance yet."))
 
     let json: Bool
 

@@ -10,14 +10,10 @@ import Glibc
 struct DoctorCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["doctor"],
-        abstract: "Check everything blocker needs, one line each (OK/WARN/FAIL) with the fix",
-        options: [.value("--config", "FILE", help: "the config to check and take [daemon] from (default: the XDG config)",
+        abstract: N_("Check everything blocker needs, one line each (OK/WARN/FAIL) with the fix"),
+        options: [.value("--config", "FILE", help: N_("the config to check and take [daemon] from (default: the XDG config)"),
                           completion: .file)],
-        discussion: """
-            Checks: the session type, the probe `auto` would pick and whether it answers, the systemd user
-            manager, the units (installed, enabled, active), the session environment imported into the user
-            manager, the config, the ledger, the journal, and blockerd answering. Exit status 1 if any FAIL.
-            """)
+        discussion: N_("Checks: the session type, the probe `auto` would pick and whether it answers, the systemd user\nmanager, the units (installed, enabled, active), the session environment imported into the user\nmanager, the config, the ledger, the journal, and blockerd answering. Exit status 1 if any FAIL."))
 
     let configPath: String?
 

@@ -8,36 +8,15 @@ struct HistoryCommand: BlockerCommand {
 
     static let spec = CommandSpec(
         ["history"],
-        abstract: "Show earned and used time per day and per group, as a bar chart",
+        abstract: N_("Show earned and used time per day and per group, as a bar chart"),
         options: [
-            .value("--days", "N", help: "how many days back, today included: 1 to 366 (default 7)"),
-            .flag("--json", help: "print [{day, earned_ms, used_ms, groups: {NAME: used_ms}, gaps: [...], "
-                  + "integrity: [...], opens: [...]}] instead"),
-            .flag("--csv", help: "print CSV instead: day,group,used_ms,earned_ms,integrity_notes,integrity_ms "
-                  + "(group empty: the day's totals)"),
-            .flag("--gaps", help: "with --csv: the gaps instead: day,start_ms,end_ms,reason,unguarded_ms"),
-            .flag("--notes", help: "with --csv: the integrity notes instead: day,kind,start_ms,end_ms,text"),
+            .value("--days", "N", help: N_("how many days back, today included: 1 to 366 (default 7)")),
+            .flag("--json", help: N_("print [{day, earned_ms, used_ms, groups: {NAME: used_ms}, gaps: [...], integrity: [...], opens: [...]}] instead")),
+            .flag("--csv", help: N_("print CSV instead: day,group,used_ms,earned_ms,integrity_notes,integrity_ms (group empty: the day's totals)")),
+            .flag("--gaps", help: N_("with --csv: the gaps instead: day,start_ms,end_ms,reason,unguarded_ms")),
+            .flag("--notes", help: N_("with --csv: the integrity notes instead: day,kind,start_ms,end_ms,text")),
         ],
-        discussion: """
-            --csv prints the header day,group,used_ms,earned_ms,integrity_notes,integrity_ms, then for each day,
-            oldest first, its totals row (group empty: metered time used, time earned, how many integrity notes began
-            that day and the time they concerned) and a row per group used that day, by name (earned_ms and the
-            integrity columns 0). Columns are only ever added at the end. Fields with a comma, a double quote or a
-            line break are quoted as RFC 4180 says; lines end in LF.
-            Each day's gaps (blockerd not running; a gap across midnight is split at it) are in --json as
-            gaps: [{start_ms, end_ms, reason, unguarded_ms}], and with --csv --gaps as one row each under the header
-            day,start_ms,end_ms,reason,unguarded_ms. unguarded_ms: the part in a graphical session logind still had
-            when blockerd started again (null in JSON, empty in CSV: logind did not say).
-            Each day's integrity notes (what blockerd saw that may have been a way around it, under the day it
-            began, or the first day asked for when it began before) are lines starting "!" in the chart, in --json as
-            integrity: [{kind, start_ms, end_ms, text}] (end_ms - start_ms: the time it concerned, 0 for an
-            instant), and with --csv --notes as one row each under the header day,kind,start_ms,end_ms,text.
-            A day with a note is shown even when nothing was earned or used on it.
-            Each day's opens of the groups with a pause or opens-per-day, and the passes used, are a line per group
-            under the day in the chart (opens, paused, not now and left with the share given up, capped, passes
-            and the reasons given), and in --json opens: [{group, opens, paused, not_now, left, capped, passes,
-            reasons}].
-            """)
+        discussion: N_("--csv prints the header day,group,used_ms,earned_ms,integrity_notes,integrity_ms, then for each day,\noldest first, its totals row (group empty: metered time used, time earned, how many integrity notes began\nthat day and the time they concerned) and a row per group used that day, by name (earned_ms and the\nintegrity columns 0). Columns are only ever added at the end. Fields with a comma, a double quote or a\nline break are quoted as RFC 4180 says; lines end in LF.\nEach day's gaps (blockerd not running; a gap across midnight is split at it) are in --json as\ngaps: [{start_ms, end_ms, reason, unguarded_ms}], and with --csv --gaps as one row each under the header\nday,start_ms,end_ms,reason,unguarded_ms. unguarded_ms: the part in a graphical session logind still had\nwhen blockerd started again (null in JSON, empty in CSV: logind did not say).\nEach day's integrity notes (what blockerd saw that may have been a way around it, under the day it\nbegan, or the first day asked for when it began before) are lines starting \"!\" in the chart, in --json as\nintegrity: [{kind, start_ms, end_ms, text}] (end_ms - start_ms: the time it concerned, 0 for an\ninstant), and with --csv --notes as one row each under the header day,kind,start_ms,end_ms,text.\nA day with a note is shown even when nothing was earned or used on it.\nEach day's opens of the groups with a pause or opens-per-day, and the passes used, are a line per group\nunder the day in the chart (opens, paused, not now and left with the share given up, capped, passes\nand the reasons given), and in --json opens: [{group, opens, paused, not_now, left, capped, passes,\nreasons}]."))
 
     let days: UInt32
     let json: Bool
@@ -50,19 +29,19 @@ struct HistoryCommand: BlockerCommand {
         csv = arguments.flag("--csv")
         gapsCSV = arguments.flag("--gaps")
         notesCSV = arguments.flag("--notes")
-        if json && csv { throw UsageError("--json and --csv cannot go together; choose one") }
-        if gapsCSV && !csv { throw UsageError("--gaps goes with --csv (the JSON has the gaps already): history --csv --gaps") }
+        if json && csv { throw UsageError(tr("--json and --csv cannot go together; choose one")) }
+        if gapsCSV && !csv { throw UsageError(tr("--gaps goes with --csv (the JSON has the gaps already): history --csv --gaps")) }
         if notesCSV && !csv {
-            throw UsageError("--notes goes with --csv (the JSON and the chart have the notes already): history --csv --notes")
+            throw UsageError(tr("--notes goes with --csv (the JSON and the chart have the notes already): history --csv --notes"))
         }
-        if gapsCSV && notesCSV { throw UsageError("--gaps and --notes are two tables; choose one") }
+        if gapsCSV && notesCSV { throw UsageError(tr("--gaps and --notes are two tables; choose one")) }
         guard let text = arguments.value("--days") else {
             days = 7
             return
         }
         guard text.count <= 4, text.allSatisfy({ $0.isASCII && $0.isNumber }), let days = UInt32(text),
               Self.daysRange.contains(days) else {
-            throw UsageError("--days must be a whole number from 1 to 366, not \(quoted(text))")
+            throw UsageError(tr("--days must be a whole number from 1 to 366, not {text}", ["text": "\(quoted(text))"]))
         }
         self.days = days
     }

@@ -10,10 +10,10 @@ struct LocalClock {
     func describe(_ instant: WallInstant, now: WallInstant) -> String {
         let (date, second) = zone.local(at: instant)
         let today = zone.localDate(at: now)
-        let time = ClockText.hoursMinutes(secondOfDay: second)
-        if date == today { return time + label }
-        if date == today.adding(days: 1) { return "tomorrow " + time + label }
-        return "\(date) \(time)\(label)"
+        let time = ClockText.localTime(secondOfDay: second) + label
+        if date == today { return time }
+        if date == today.adding(days: 1) { return tr("tomorrow {time}", ["time": time]) }
+        return "\(date) \(time)"
     }
 
     /// "14:35:07", for `probe --watch` lines.

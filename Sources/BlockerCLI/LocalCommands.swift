@@ -6,16 +6,16 @@ import BlockerSystem
 struct ConfigCheckCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["config", "check"],
-        abstract: "Check blocker.toml with the daemon's own loader (no daemon needed)",
-        arguments: [.optional("FILE", help: "the file to check (default: $XDG_CONFIG_HOME/blocker/blocker.toml)",
+        abstract: N_("Check blocker.toml with the daemon's own loader (no daemon needed)"),
+        arguments: [.optional("FILE", help: N_("the file to check (default: $XDG_CONFIG_HOME/blocker/blocker.toml)"),
                                 completion: .file)],
-        discussion: "Mistakes are reported as FILE:LINE:COLUMN: message, or FILE: KEY: message.")
+        discussion: N_("Mistakes are reported as FILE:LINE:COLUMN: message, or FILE: KEY: message."))
 
     let file: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         file = arguments.argument("FILE")
-        if file == "" { throw UsageError("FILE is empty; give a path, or leave it out for the default") }
+        if file == "" { throw UsageError(tr("FILE is empty; give a path, or leave it out for the default")) }
     }
 
     func run(_ context: CommandContext) throws(CommandFailure) {
@@ -40,8 +40,8 @@ func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count 
 struct LogsCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["logs"],
-        abstract: "Show blockerd's journal (runs journalctl --user -u blockerd.service)",
-        options: [.flag("--follow", short: "-f", help: "keep printing new lines as they come")])
+        abstract: N_("Show blockerd's journal (runs journalctl --user -u blockerd.service)"),
+        options: [.flag("--follow", short: "-f", help: N_("keep printing new lines as they come"))])
 
     let follow: Bool
 
@@ -58,7 +58,7 @@ struct LogsCommand: BlockerCommand {
     func run(_ context: CommandContext) throws(CommandFailure) {
         let argv = Self.journalctlArguments(follow: follow, stdoutIsTerminal: context.invocation.stdoutIsTerminal)
         let reason = context.invocation.replaceProcess(argv)
-        throw CommandFailure("cannot run journalctl: \(reason)",
-                             fix: "journalctl comes with systemd; make sure it is installed and on PATH")
+        throw CommandFailure(tr("cannot run journalctl: {reason}", ["reason": "\(reason)"]),
+                             fix: tr("journalctl comes with systemd; make sure it is installed and on PATH"))
     }
 }

@@ -32,7 +32,7 @@ enum ManPage {
             for (label, help) in rows {
                 page += [".TP", ".B \(text(label))", text(help)]
             }
-            if let discussion = spec.discussion {
+            if let discussion = spec.discussionText {
                 page += [".PP", ".nf"] + discussion.split(separator: "\n", omittingEmptySubsequences: false)
                     .map { text(String($0)) } + [".fi"]
             }

@@ -6,10 +6,10 @@ import BlockerSystem
 struct ConfigNamesCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["config", "names"],
-        abstract: "Print the exercise or group names of blocker.toml, one a line (for completions and scripts)",
-        arguments: [.required("KIND", help: "exercises or groups",
+        abstract: N_("Print the exercise or group names of blocker.toml, one a line (for completions and scripts)"),
+        arguments: [.required("KIND", help: N_("exercises or groups"),
                               completion: .words(ConfigNameKind.allCases.map(\.rawValue)))],
-        options: [.value("--config", "FILE", help: "read FILE (default: the XDG config)", completion: .file)])
+        options: [.value("--config", "FILE", help: N_("read FILE (default: the XDG config)"), completion: .file)])
 
     let kind: ConfigNameKind
     let file: String?
@@ -17,7 +17,7 @@ struct ConfigNamesCommand: BlockerCommand {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let text = arguments.argument("KIND") ?? ""
         guard let kind = ConfigNameKind(rawValue: text) else {
-            throw UsageError("KIND must be exercises or groups, not \(quoted(text))")
+            throw UsageError(tr("KIND must be exercises or groups, not {text}", ["text": "\(quoted(text))"]))
         }
         self.kind = kind
         file = arguments.value("--config")
@@ -27,7 +27,7 @@ struct ConfigNamesCommand: BlockerCommand {
         let path = file ?? BlockerPaths.configFile(environment: context.environment)
         let config: Config
         do { config = try Config.load(path: path) } catch {
-            throw CommandFailure(error.description, fix: "check it with: blockerctl config check")
+            throw CommandFailure(error.description, fix: tr("check it with: blockerctl config check"))
         }
         let names = switch kind {
         case .exercises: config.exercises.map(\.name)
@@ -41,10 +41,10 @@ struct ConfigNamesCommand: BlockerCommand {
 struct CompletionsCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["completions"],
-        abstract: "Print the shell completion script for bash, zsh or fish",
-        arguments: [.required("SHELL", help: "bash, zsh or fish",
+        abstract: N_("Print the shell completion script for bash, zsh or fish"),
+        arguments: [.required("SHELL", help: N_("bash, zsh or fish"),
                               completion: .words(Completions.Shell.allCases.map(\.rawValue)))],
-        discussion: "bash: blockerctl completions bash > ~/.local/share/bash-completion/completions/blockerctl",
+        discussion: N_("bash: blockerctl completions bash > ~/.local/share/bash-completion/completions/blockerctl"),
         hidden: true)
 
     let shell: Completions.Shell
@@ -52,7 +52,7 @@ struct CompletionsCommand: BlockerCommand {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let text = arguments.argument("SHELL") ?? ""
         guard let shell = Completions.Shell(rawValue: text) else {
-            throw UsageError("SHELL must be bash, zsh or fish, not \(quoted(text))")
+            throw UsageError(tr("SHELL must be bash, zsh or fish, not {text}", ["text": "\(quoted(text))"]))
         }
         self.shell = shell
     }
@@ -66,7 +66,7 @@ struct CompletionsCommand: BlockerCommand {
 struct ManCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["man"],
-        abstract: "Print the blockerctl(1) man page (roff), generated from the command declarations",
+        abstract: N_("Print the blockerctl(1) man page (roff), generated from the command declarations"),
         hidden: true)
 
     init(_ arguments: ParsedArguments) throws(UsageError) {}

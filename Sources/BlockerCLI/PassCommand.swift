@@ -5,18 +5,15 @@ import BlockerCore
 struct PassCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["pass"],
-        abstract: "Use an emergency pass: lift a group's shield for [pass] length, counted",
-        arguments: [.required("GROUP", help: "a group name from blocker.toml", completion: .configNames(.groups))],
-        discussion: "Example: blockerctl pass social\n"
-            + "Lifts whatever covers the group (a block, a schedule, a daily limit, the opens cap, a zero balance), "
-            + "also in strict mode. [pass] per-week passes a local week (from Monday 00:00); each one is kept in "
-            + "the ledger and the journal and shown by history and report.")
+        abstract: N_("Use an emergency pass: lift a group's shield for [pass] length, counted"),
+        arguments: [.required("GROUP", help: N_("a group name from blocker.toml"), completion: .configNames(.groups))],
+        discussion: N_("Example: blockerctl pass social\nLifts whatever covers the group (a block, a schedule, a daily limit, the opens cap, a zero balance), also in strict mode. [pass] per-week passes a local week (from Monday 00:00); each one is kept in the ledger and the journal and shown by history and report."))
 
     let group: String
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         group = arguments.argument("GROUP")!
-        guard !group.isEmpty else { throw UsageError("GROUP is empty; name a group from blocker.toml") }
+        guard !group.isEmpty else { throw UsageError(tr("GROUP is empty; name a group from blocker.toml")) }
     }
 
     func run(_ context: CommandContext) throws(CommandFailure) {

@@ -11,22 +11,15 @@ import BlockerSystem
 struct ProbeCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["probe"],
-        abstract: "Show which window the probe sees in front (runs the probe here, or asks blockerd's gnome/kde probe)",
+        abstract: N_("Show which window the probe sees in front (runs the probe here, or asks blockerd's gnome/kde probe)"),
         options: [
-            .flag("--json", help: "print {app, title, pid, groups, probe, source} (app etc. null when nothing is in front; "
-                  + "source: \"here\" or \"blockerd\"; pid_unavailable says why pid is always null, for probes that "
-                  + "never know it)"),
-            .flag("--watch", help: "print one line per change until Ctrl-C"),
-            .value("--config", "FILE", help: "read [daemon] and the groups from FILE (default: the XDG config)",
+            .flag("--json", help: N_("print {app, title, pid, groups, probe, source} (app etc. null when nothing is in front; source: \"here\" or \"blockerd\"; pid_unavailable says why pid is always null, for probes that never know it)")),
+            .flag("--watch", help: N_("print one line per change until Ctrl-C")),
+            .value("--config", "FILE", help: N_("read [daemon] and the groups from FILE (default: the XDG config)"),
                     completion: .file),
         ],
-        discussion: """
-            The probe is chosen as blockerd chooses it: [daemon] probe in blocker.toml (auto: \(autoOrder)).
-            On GNOME and KDE the shell reports the window in front to whoever owns \(FocusReport.busName): while
-            blockerd runs, that is its own probe, so this command asks blockerd what it sees and says so
-            ("blockerd's gnome probe answers"; --json: "source": "blockerd"; --watch asks again every poll-interval).
-            When none can run, each backend's reason is printed and the status is 1.
-            """)
+        discussion: N_("The probe is chosen as blockerd chooses it: [daemon] probe in blocker.toml (auto: {order}).\nOn GNOME and KDE the shell reports the window in front to whoever owns {bus_name}: while\nblockerd runs, that is its own probe, so this command asks blockerd what it sees and says so\n(\"blockerd's gnome probe answers\"; --json: \"source\": \"blockerd\"; --watch asks again every poll-interval).\nWhen none can run, each backend's reason is printed and the status is 1."),
+        discussionValues: ["order": autoOrder, "bus_name": FocusReport.busName])
 
     let json: Bool
     let watch: Bool
@@ -76,7 +69,7 @@ struct ProbeCommand: BlockerCommand {
                               context: CommandContext) throws(CommandFailure) {
         let answer = ProbeAnswer(probe: first.name, source: .blockerd, pidUnavailable: nil)
         if case let .failed(message) = first.observation {
-            throw CommandFailure("\(answer.sourceText) cannot tell what is in front: \(message)")
+            throw CommandFailure(tr("{sourceText} cannot tell what is in front: {message}", ["sourceText": "\(answer.sourceText)", "message": "\(message)"]))
         }
         guard watch else {
             print(first.observation, answer: answer, passedOver: [], context: context)
@@ -92,7 +85,7 @@ struct ProbeCommand: BlockerCommand {
             do throws(CommandFailure) {
                 next = ProbeObservation(daemon: try context.call { service throws(BusFailure) in try service.status() })
             } catch {
-                next = .failed("blockerd does not answer: \(error.message)")
+                next = .failed(tr("blockerd does not answer: {message}", ["message": "\(error.message)"]))
             }
             if next != last {
                 emit(next, answer: answer, context: context)
@@ -141,7 +134,7 @@ enum ProbeSetup {
         do {
             return try Config.load(path: file)
         } catch {
-            context.warn("using the default [daemon] settings and no groups: \(error)")
+            context.warn(tr("using the default [daemon] settings and no groups: {error}", ["error": "\(error)"]))
             return Config()
         }
     }

@@ -9,24 +9,14 @@ struct ReportCommand: BlockerCommand {
 
     static let spec = CommandSpec(
         ["report"],
-        abstract: "Draw earned and used time per day and per group as a PNG or SVG picture",
+        abstract: N_("Draw earned and used time per day and per group as a PNG or SVG picture"),
         options: [
             .value("--output", "FILE", required: true,
-                   help: "the picture to write: a name ending in .png or .svg (replaced whole, never half-written)",
+                   help: N_("the picture to write: a name ending in .png or .svg (replaced whole, never half-written)"),
                    completion: .file),
-            .value("--weeks", "N", help: "how many weeks back, this one included: 1 to 52 (default 1)"),
+            .value("--weeks", "N", help: N_("how many weeks back, this one included: 1 to 52 (default 1)")),
         ],
-        discussion: """
-            Draws a bar per day for the time earned (green) and the metered time used (orange), the time in front of
-            each group over those days (busiest first), today's balance and the busiest group. Each gap (blockerd not
-            running; one across midnight on both days) is a grey mark under its day at its time of day, listed under
-            the groups as history words it ("off 1h 10m (stopped; 1h 09m unguarded)"), and the heading totals them
-            ("off 3h 05m in 2 gaps"). A day with integrity notes (what blockerd saw that may have been a way around
-            it) has a red "!" badge over its bars, with the time they concerned when a week is shown, and the notes are
-            listed above the gaps as history words them ("uncovered 14:02 for 18m: ..."). Up to 7 weeks the picture
-            is 1070x496 pixels; from 8 weeks on it grows 12 pixels a day. The numbers: blockerctl history --csv
-            (--gaps for the gaps, --notes for the notes).
-            """)
+        discussion: N_("Draws a bar per day for the time earned (green) and the metered time used (orange), the time in front of\neach group over those days (busiest first), today's balance and the busiest group. Each gap (blockerd not\nrunning; one across midnight on both days) is a grey mark under its day at its time of day, listed under\nthe groups as history words it (\"off 1h 10m (stopped; 1h 09m unguarded)\"), and the heading totals them\n(\"off 3h 05m in 2 gaps\"). A day with integrity notes (what blockerd saw that may have been a way around\nit) has a red \"!\" badge over its bars, with the time they concerned when a week is shown, and the notes are\nlisted above the gaps as history words them (\"uncovered 14:02 for 18m: ...\"). Up to 7 weeks the picture\nis 1070x496 pixels; from 8 weeks on it grows 12 pixels a day. The numbers: blockerctl history --csv\n(--gaps for the gaps, --notes for the notes)."))
 
     enum Format: Equatable {
         case png, svg
@@ -44,15 +34,14 @@ struct ReportCommand: BlockerCommand {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let output = arguments.value("--output") ?? ""
         guard let format = Format(path: output), !output.hasSuffix("/") else {
-            throw UsageError("--output must name a file ending in .png or .svg, not \(quoted(output)); "
-                             + "e.g. --output week.png")
+            throw UsageError(tr("--output must name a file ending in .png or .svg, not {output}; e.g. --output week.png", ["output": "\(quoted(output))"]))
         }
         self.output = output
         self.format = format
         if let text = arguments.value("--weeks") {
             guard text.count <= 3, text.allSatisfy({ $0.isASCII && $0.isNumber }), let weeks = UInt32(text),
                   Self.weeksRange.contains(weeks) else {
-                throw UsageError("--weeks must be a whole number from 1 to 52, not \(quoted(text))")
+                throw UsageError(tr("--weeks must be a whole number from 1 to 52, not {text}", ["text": "\(quoted(text))"]))
             }
             self.weeks = weeks
         } else {
@@ -76,7 +65,7 @@ struct ReportCommand: BlockerCommand {
             do {
                 try ReportDrawing.draw(layout, format: format, to: file.temporaryPath)
             } catch {
-                throw CommandFailure("cannot draw \(output): \(error)", fix: "see that the disk is not full, then run it again")
+                throw CommandFailure(tr("cannot draw {output}: {error}", ["output": "\(output)", "error": "\(error)"]), fix: tr("see that the disk is not full, then run it again"))
             }
             try file.commit()
             context.out.line(ReportDrawing.summary(layout, path: output, format: format))
@@ -145,8 +134,8 @@ struct ReplacingFile {
             name = path
         }
         if case let .success(status) = SystemCalls.status(of: path), status.isDirectory {
-            throw CommandFailure("cannot write \(path): it is a directory",
-                                 fix: "give --output a file name ending in .png or .svg")
+            throw CommandFailure(tr("cannot write {path}: it is a directory", ["path": "\(path)"]),
+                                 fix: tr("give --output a file name ending in .png or .svg"))
         }
         var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -159,7 +148,7 @@ struct ReplacingFile {
             case EACCES, EPERM, EROFS: fix = "choose an --output in a directory you can write to"
             default: fix = "choose another --output"
             }
-            throw CommandFailure("cannot write \(path): cannot create a file in \(directory) (\(code))", fix: fix)
+            throw CommandFailure(tr("cannot write {path}: cannot create a file in {directory} ({code})", ["path": "\(path)", "directory": "\(directory)", "code": "\(code)"]), fix: fix)
         }
         // Readable like any file the user makes (mkstemp's is 0600).
         let mask = umask(0)
@@ -176,7 +165,7 @@ struct ReplacingFile {
             close(descriptor)
         }
         guard rename(temporaryPath, path) == 0 else {
-            throw CommandFailure("cannot put \(path) in place (\(Errno.current))", fix: "choose another --output")
+            throw CommandFailure(tr("cannot put {path} in place ({current})", ["path": "\(path)", "current": "\(Errno.current)"]), fix: tr("choose another --output"))
         }
     }
 

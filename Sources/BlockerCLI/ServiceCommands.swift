@@ -7,15 +7,14 @@ struct EarnCommand: BlockerCommand {
 
     static let spec = CommandSpec(
         ["earn"],
-        abstract: "Log repetitions of an exercise and earn screen time",
+        abstract: N_("Log repetitions of an exercise and earn screen time"),
         arguments: [
-            .required("REPS", help: "how many repetitions: a whole number from 1 to 1000"),
-            .optional("EXERCISE", help: "one of [earn] in blocker.toml; may be left out when only one is configured",
+            .required("REPS", help: N_("how many repetitions: a whole number from 1 to 1000")),
+            .optional("EXERCISE", help: N_("one of [earn] in blocker.toml; may be left out when only one is configured"),
                       completion: .configNames(.exercises)),
         ],
-        options: [.value("--request-id", "ID", help: "credit it once whatever the retries: run again with the same ID "
-                         + "(1 to 128 bytes) after a timeout, and blockerd answers with the first earning")],
-        discussion: "Example: blockerctl earn 20 pushups")
+        options: [.value("--request-id", "ID", help: N_("credit it once whatever the retries: run again with the same ID (1 to 128 bytes) after a timeout, and blockerd answers with the first earning"))],
+        discussion: N_("Example: blockerctl earn 20 pushups"))
 
     let reps: UInt32
     /// "" lets blockerd choose (it refuses, listing them, when several are configured).
@@ -26,15 +25,15 @@ struct EarnCommand: BlockerCommand {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         let text = arguments.argument("REPS")!
         guard let reps = Self.parseReps(text) else {
-            throw UsageError("REPS must be a whole number from 1 to 1000, not \(quoted(text))")
+            throw UsageError(tr("REPS must be a whole number from 1 to 1000, not {text}", ["text": "\(quoted(text))"]))
         }
         self.reps = reps
         let exercise = arguments.argument("EXERCISE")
-        if exercise == "" { throw UsageError("EXERCISE is empty; name one of [earn], or leave it out") }
+        if exercise == "" { throw UsageError(tr("EXERCISE is empty; name one of [earn], or leave it out")) }
         self.exercise = exercise ?? ""
         let id = arguments.value("--request-id")
         if let id, !BlockerLimits.requestIDBytes.contains(id.utf8.count) {
-            throw UsageError("--request-id must be 1 to \(BlockerLimits.requestIDBytes.upperBound) bytes, not \(id.utf8.count)")
+            throw UsageError(tr("--request-id must be 1 to {upperBound} bytes, not {count}", ["upperBound": "\(BlockerLimits.requestIDBytes.upperBound)", "count": "\(id.utf8.count)"]))
         }
         requestID = id ?? EarnRequestID.make()
     }
@@ -51,9 +50,12 @@ struct EarnCommand: BlockerCommand {
         let result = try context.call { service throws(BusFailure) in
             try service.earnOnce(requestID: requestID, exercise: exercise, reps: reps)
         }
-        let what = exercise.isEmpty ? "\(reps) reps" : "\(reps) \(exercise)"
-        context.out.line("earned \(context.out.paint(DurationText.format(result.earnedMs), .green)) for \(what); "
-                         + "balance \(context.out.paint(DurationText.format(result.balanceMs), .bold))")
+        let values = ["earned": context.out.paint(DurationText.format(result.earnedMs), .green),
+                      "balance": context.out.paint(DurationText.format(result.balanceMs), .bold), "exercise": exercise]
+        context.out.line(exercise.isEmpty
+            ? trn("earned {earned} for {count} rep; balance {balance}", "earned {earned} for {count} reps; balance {balance}",
+                  count: Int(reps), values)
+            : tr("earned {earned} for {reps} {exercise}; balance {balance}", values.merging(["reps": "\(reps)"]) { $1 }))
     }
 }
 
@@ -64,33 +66,32 @@ struct BlockCommand: BlockerCommand {
 
     static let spec = CommandSpec(
         ["block"],
-        abstract: "Block a group (or an app of some group) for a while, whatever the balance",
-        arguments: [.required("TARGET", help: "a group name from blocker.toml, or an app listed in some group",
+        abstract: N_("Block a group (or an app of some group) for a while, whatever the balance"),
+        arguments: [.required("TARGET", help: N_("a group name from blocker.toml, or an app listed in some group"),
                                       completion: .configNames(.groups))],
-        options: [.value("--for", "DURATION", required: true, help: "how long, 1m to 7d: 30m, 1h30m, 2d")],
-        discussion: "Example: blockerctl block social --for 2h\nOnly blockerctl unblock ends it early; schedules and daily limits are separate.")
+        options: [.value("--for", "DURATION", required: true, help: N_("how long, 1m to 7d: 30m, 1h30m, 2d"))],
+        discussion: N_("Example: blockerctl block social --for 2h\nOnly blockerctl unblock ends it early; schedules and daily limits are separate."))
 
     let target: String
     let durationMs: Milliseconds
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         target = arguments.argument("TARGET")!
-        guard !target.isEmpty else { throw UsageError("TARGET is empty; name a group or an app") }
+        guard !target.isEmpty else { throw UsageError(tr("TARGET is empty; name a group or an app")) }
         durationMs = try Self.parseDuration(arguments.value("--for")!)
     }
 
     /// 1 minute to 7 days; every refusal says what to write instead.
     static func parseDuration(_ text: String) throws(UsageError) -> Milliseconds {
         if text.hasPrefix("-") {
-            throw UsageError("--for \(text): a block cannot last a negative time; give 1m to 7d, like --for 30m")
+            throw UsageError(tr("--for {text}: a block cannot last a negative time; give 1m to 7d, like --for 30m", ["text": "\(text)"]))
         }
         let ms: Milliseconds
         do { ms = try DurationText.parse(text) } catch {
-            throw UsageError("--for \(quoted(text)) is not a duration: every number needs a unit (d, h, m, s), "
-                             + "like 90s, 30m, 1h30m, 2d")
+            throw UsageError(tr("--for {text} is not a duration: every number needs a unit (d, h, m, s), like 90s, 30m, 1h30m, 2d", ["text": "\(quoted(text))"]))
         }
-        if ms < shortest { throw UsageError("--for \(text) is too short: a block lasts at least 1m, like --for 30m") }
-        if ms > longest { throw UsageError("--for \(text) is too long: a block lasts at most 7d, like --for 7d") }
+        if ms < shortest { throw UsageError(tr("--for {text} is too short: a block lasts at least 1m, like --for 30m", ["text": "\(text)"])) }
+        if ms > longest { throw UsageError(tr("--for {text} is too long: a block lasts at most 7d, like --for 7d", ["text": "\(text)"])) }
         return ms
     }
 
@@ -98,7 +99,8 @@ struct BlockCommand: BlockerCommand {
         let (target, seconds) = (self.target, UInt64(durationMs.seconds))
         let until = try context.call { service throws(BusFailure) in try service.blockFor(target: target, seconds: seconds) }
         let when = context.localClock.describe(until, now: context.invocation.clock())
-        context.out.line("blocked \(target) until \(context.out.paint(when, .bold)) (\(DurationText.format(durationMs)))")
+        context.out.line(tr("blocked {target} until {time} ({duration})", ["target": target, "time": context.out.paint(when, .bold),
+                                                                           "duration": DurationText.format(durationMs)]))
     }
 }
 
@@ -106,21 +108,21 @@ struct BlockCommand: BlockerCommand {
 struct UnblockCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["unblock"],
-        abstract: "End a timed block early (schedules and daily limits stay)",
-        arguments: [.required("TARGET", help: "the group or app given to blockerctl block",
+        abstract: N_("End a timed block early (schedules and daily limits stay)"),
+        arguments: [.required("TARGET", help: N_("the group or app given to blockerctl block"),
                                       completion: .configNames(.groups))])
 
     let target: String
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         target = arguments.argument("TARGET")!
-        guard !target.isEmpty else { throw UsageError("TARGET is empty; name a group or an app") }
+        guard !target.isEmpty else { throw UsageError(tr("TARGET is empty; name a group or an app")) }
     }
 
     func run(_ context: CommandContext) throws(CommandFailure) {
         let target = self.target
         try context.call { service throws(BusFailure) in try service.unblock(target: target) }
-        context.out.line("unblocked \(target) (timed blocks only; schedules and daily limits still apply)")
+        context.out.line(tr("unblocked {target} (timed blocks only; schedules and daily limits still apply)", ["target": target]))
     }
 }
 
@@ -128,20 +130,21 @@ struct UnblockCommand: BlockerCommand {
 struct ReloadCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["reload"],
-        abstract: "Make blockerd read blocker.toml again",
-        discussion: "A config with a mistake is refused and blockerd keeps the one it had; check first with blockerctl config check.")
+        abstract: N_("Make blockerd read blocker.toml again"),
+        discussion: N_("A config with a mistake is refused and blockerd keeps the one it had; check first with blockerctl config check."))
 
     init(_ arguments: ParsedArguments) throws(UsageError) {}
 
     func run(_ context: CommandContext) throws(CommandFailure) {
         try context.call { service throws(BusFailure) in try service.reload() }
-        context.out.line("blockerd reloaded blocker.toml")
+        context.out.line(tr("blockerd reloaded blocker.toml"))
         // Strict mode: say that what loosens waits (an older blockerd has no PendingChanges).
         let pending = (try? context.call { service throws(BusFailure) in try service.pendingChanges() }) ?? []
         if let next = pending.first {
             let count = pending.reduce(0) { $0 + $1.changes.count }
-            context.out.line("strict mode: \(count) loosening \(count == 1 ? "change waits" : "changes wait"); the next applies "
-                             + "\(context.localClock.describe(next.applyAt, now: context.invocation.clock())) (see: blockerctl config pending)")
+            context.out.line(trn("strict mode: {count} loosening change waits; the next applies {time} (see: blockerctl config pending)",
+                                 "strict mode: {count} loosening changes wait; the next applies {time} (see: blockerctl config pending)",
+                                 count: count, ["time": context.localClock.describe(next.applyAt, now: context.invocation.clock())]))
         }
     }
 }

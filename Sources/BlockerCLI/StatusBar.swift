@@ -50,24 +50,26 @@ enum StatusBar {
 
     static func line(_ report: StatusReport?, lowMs: Milliseconds, clock: LocalClock, now: WallInstant) -> Line {
         guard let report else {
-            return Line(text: "blocker off", tooltip: "blockerd is not running — systemctl --user start blockerd",
+            return Line(text: tr("blocker off"), tooltip: tr("blockerd is not running — systemctl --user start blockerd"),
                         state: .down, percentage: 0)
         }
         let balance = DurationText.format(report.balanceMs)
         let state: State = report.shield.active ? .shielded : report.balanceMs <= lowMs ? .low : .ok
-        var tooltip = ["balance \(balance)"]
-        if let front = report.foreground { tooltip.append("front \(StatusText.describe(front))") }
-        if report.locked { tooltip.append("screen locked") }
+        // The tooltip reads as `status` does: the same words, one line each.
+        var tooltip = [tr("balance") + " " + balance]
+        if let front = report.foreground { tooltip.append(tr("front") + " " + StatusText.describe(front)) }
+        if report.locked { tooltip.append(tr("screen locked")) }
         if report.shield.active {
-            var shield = "shield up"
-            if !report.shield.app.isEmpty { shield += " over \(report.shield.app)" }
+            var shield = tr("shield") + " " + tr("up")
+            if !report.shield.app.isEmpty { shield += " " + tr("over {app}", ["app": report.shield.app]) }
             if let reason = report.shield.reason { shield += " — " + StatusText.reasonText(reason, group: report.shield.group) }
-            if let until = report.shield.until { shield += " until " + clock.describe(until, now: now) }
+            if let until = report.shield.until { shield += " " + tr("until {time}", ["time": clock.describe(until, now: now)]) }
             tooltip.append(shield)
         }
-        tooltip.append("today \(DurationText.format(report.todayUsedMs)) used, \(DurationText.format(report.todayEarnedMs)) earned")
+        tooltip.append(tr("today") + " " + tr("{used} used, {earned} earned", ["used": DurationText.format(report.todayUsedMs),
+                                                                             "earned": DurationText.format(report.todayEarnedMs)]))
         let percentage = Int(min(100, (max(0, report.balanceMs) * 100).count(of: fullBalanceMs)))
-        return Line(text: state == .shielded ? "\(balance) (covered)" : balance,
+        return Line(text: state == .shielded ? tr("{balance} (covered)", ["balance": balance]) : balance,
                     tooltip: tooltip.joined(separator: "\n"), state: state, percentage: percentage)
     }
 

@@ -7,27 +7,15 @@ import BlockerSystem
 struct StatusCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["status"],
-        abstract: "Show the balance, the window in front and whether it is shielded",
+        abstract: N_("Show the balance, the window in front and whether it is shielded"),
         options: [
-            .flag("--json", help: "print the status as one JSON object (the documented contract)"),
-            .value("--format", "FORMAT", help: "one line for a status bar: waybar (JSON), i3blocks (JSON) or text",
+            .flag("--json", help: N_("print the status as one JSON object (the documented contract)")),
+            .value("--format", "FORMAT", help: N_("one line for a status bar: waybar (JSON), i3blocks (JSON) or text"),
                    completion: .words(StatusBar.Format.allCases.map(\.rawValue))),
-            .flag("--follow", help: "with --format: print a new line at every change blockerd signals, until killed"),
-            .value("--low", "DURATION", help: "with --format: the balance under which the class is low (default 5m)"),
+            .flag("--follow", help: N_("with --format: print a new line at every change blockerd signals, until killed")),
+            .value("--low", "DURATION", help: N_("with --format: the balance under which the class is low (default 5m)")),
         ],
-        discussion: """
-            --json prints {"balance_ms", "metered", "spending", "locked", "foreground" {app, title, pid, groups, and for a
-            browser with blocker's extension tab {site, private, covered}} or null,
-            "shield" {active, reason, app, group, until_ms, site}, "today" {used_ms, earned_ms},
-            "exercises" [{name, ms_per_rep}], "probe" {name, ok, error}}.
-            reason is one of balance, timed-block, schedule, daily-limit, opens-cap, pause (until_ms: a pause's
-            countdown end). With [pass]: "passes_left" (this week). With opens today: "opens_today" [{group, opens,
-            paused, not_now, left, capped, passes, reasons}], as history's.
-            --format waybar prints {"text", "tooltip", "class", "percentage"}: class is ok, low, shielded,
-            or down while blockerd is not running; percentage is the balance out of an hour.
-            --follow waits for blockerd's signals and, while the balance is spent, counts it down itself each second
-            (it never polls blockerd); waybar: "exec": "blockerctl status --follow --format waybar".
-            """)
+        discussion: N_("--json prints {\"balance_ms\", \"metered\", \"spending\", \"locked\", \"foreground\" {app, title, pid, groups, and for a\nbrowser with blocker's extension tab {site, private, covered}} or null,\n\"shield\" {active, reason, app, group, until_ms, site}, \"today\" {used_ms, earned_ms},\n\"exercises\" [{name, ms_per_rep}], \"probe\" {name, ok, error}}.\nreason is one of balance, timed-block, schedule, daily-limit, opens-cap, pause (until_ms: a pause's\ncountdown end). With [pass]: \"passes_left\" (this week). With opens today: \"opens_today\" [{group, opens,\npaused, not_now, left, capped, passes, reasons}], as history's.\n--format waybar prints {\"text\", \"tooltip\", \"class\", \"percentage\"}: class is ok, low, shielded,\nor down while blockerd is not running; percentage is the balance out of an hour.\n--follow waits for blockerd's signals and, while the balance is spent, counts it down itself each second\n(it never polls blockerd); waybar: \"exec\": \"blockerctl status --follow --format waybar\"."))
 
     let json: Bool
     let format: StatusBar.Format?
@@ -39,18 +27,18 @@ struct StatusCommand: BlockerCommand {
         follow = arguments.flag("--follow")
         if let text = arguments.value("--format") {
             guard let format = StatusBar.Format(rawValue: text) else {
-                throw UsageError("--format must be waybar, i3blocks or text, not \(quoted(text))")
+                throw UsageError(tr("--format must be waybar, i3blocks or text, not {value}", ["value": quoted(text)]))
             }
             self.format = format
         } else {
             format = nil
         }
-        if json && format != nil { throw UsageError("--json and --format cannot go together; choose one") }
-        if follow && format == nil { throw UsageError("--follow needs --format (waybar, i3blocks or text)") }
+        if json && format != nil { throw UsageError(tr("--json and --format cannot go together; choose one")) }
+        if follow && format == nil { throw UsageError(tr("--follow needs --format (waybar, i3blocks or text)")) }
         if let text = arguments.value("--low") {
-            guard format != nil else { throw UsageError("--low needs --format (waybar, i3blocks or text)") }
+            guard format != nil else { throw UsageError(tr("--low needs --format (waybar, i3blocks or text)")) }
             guard let ms = try? DurationText.parse(text), ms >= 0 else {
-                throw UsageError("--low must be a duration like 5m or 90s, not \(quoted(text))")
+                throw UsageError(tr("--low must be a duration like 5m or 90s, not {value}", ["value": quoted(text)]))
             }
             lowMs = ms
         } else {
@@ -100,7 +88,7 @@ struct StatusCommand: BlockerCommand {
             return
         }
         guard let signals = service as? any BlockerSignalSource else {
-            throw CommandFailure("this connection to blockerd cannot follow its signals")
+            throw CommandFailure(tr("this connection to blockerd cannot follow its signals"))
         }
         // The handlers only mark the state stale: the status is asked after the
         // dispatch, never from inside a signal's callback.
@@ -188,80 +176,91 @@ enum StatusText {
     }
 
     /// `userConfigFile`: where this user's own blocker.toml goes (said while blockerd runs on the system's).
+    /// The labels and words follow the person's language; `--json` never does.
     static func human(_ report: StatusReport, clock: LocalClock, now: WallInstant, printer: Printer,
                       userConfigFile: String) -> [String] {
         var rows: [(label: String, value: String)] = []
         let balance = DurationText.format(report.balanceMs)
-        rows.append(("balance", printer.paint(balance, report.balanceMs > 0 ? .bold : .red)))
+        rows.append((tr("balance"), printer.paint(balance, report.balanceMs > 0 ? .bold : .red)))
 
         if report.locked {
-            rows.append(("front", "screen locked (nothing is spent)"))
+            rows.append((tr("front"), tr("screen locked (nothing is spent)")))
         } else if let front = report.foreground {
-            rows.append(("front", describe(front)))
+            rows.append((tr("front"), describe(front)))
         } else {
-            rows.append(("front", "nothing in front"))
+            rows.append((tr("front"), tr("nothing in front")))
         }
         // A covered app spends nothing: the shield is what it is paying.
         let spending = report.metered && !report.locked && !report.shield.active
-        rows.append(("spending", spending ? printer.paint("yes", .yellow) + " (a metered app is in front)"
-                        : report.metered && report.shield.active ? "no (the app in front is covered)" : "no"))
+        rows.append((tr("spending"), spending
+                        ? tr("{yes} (a metered app is in front)", ["yes": printer.paint(tr("yes"), .yellow)])
+                        : report.metered && report.shield.active ? tr("no (the app in front is covered)") : tr("no")))
 
         let shield = report.shield
         if shield.active {
-            var text = printer.paint("up", .red)
-            if !shield.app.isEmpty { text += " over \(shield.app)" }
-            if let site = shield.site { text += " (the tab on \(site), covered by the browser extension)" }
+            var text = printer.paint(tr("up"), .red)
+            if !shield.app.isEmpty { text += " " + tr("over {app}", ["app": shield.app]) }
+            if let site = shield.site { text += " " + tr("(the tab on {site}, covered by the browser extension)", ["site": site]) }
             if let reason = shield.reason { text += " — " + reasonText(reason, group: shield.group) }
-            if let until = shield.until { text += " until " + clock.describe(until, now: now) }
-            rows.append(("shield", text))
+            if let until = shield.until { text += " " + tr("until {time}", ["time": clock.describe(until, now: now)]) }
+            rows.append((tr("shield"), text))
         } else {
-            rows.append(("shield", "down"))
+            rows.append((tr("shield"), tr("down")))
         }
-        rows.append(("today", "\(DurationText.format(report.todayUsedMs)) used, \(DurationText.format(report.todayEarnedMs)) earned"))
-        rows.append(("earn", report.exercises.isEmpty ? "no exercises configured ([earn] in blocker.toml)"
-                        : report.exercises.map { "\($0.name) \(DurationText.format($0.perRep))" }.joined(separator: ", ")
-                        + " a rep"))
+        rows.append((tr("today"), tr("{used} used, {earned} earned", ["used": DurationText.format(report.todayUsedMs),
+                                                                        "earned": DurationText.format(report.todayEarnedMs)])))
+        rows.append((tr("earn"), report.exercises.isEmpty ? tr("no exercises configured ([earn] in blocker.toml)")
+                        : tr("{exercises} a rep", ["exercises": report.exercises.map { "\($0.name) \(DurationText.format($0.perRep))" }
+                                                    .joined(separator: ", ")])))
         let probe = report.probeOK
-            ? "\(report.probeName), " + printer.paint("ok", .green)
-            : "\(report.probeName), " + printer.paint("failing", .red) + (report.probeError.map { ": \($0)" } ?? "")
-        rows.append(("probe", probe))
+            ? "\(report.probeName), " + printer.paint(tr("ok"), .green)
+            : "\(report.probeName), " + printer.paint(tr("failing"), .red) + (report.probeError.map { ": \($0)" } ?? "")
+        rows.append((tr("probe"), probe))
         if let systemConfig = report.systemConfig {
-            rows.append(("metering", printer.paint("off", .yellow) + " — no config of your own, so blocker only observes ("
-                         + "\(systemConfig) is the system's default); "
-                         + SystemDefaultConfig.howToStart(systemFile: systemConfig, userFile: userConfigFile)))
+            rows.append((tr("metering"), tr("{off} — no config of your own, so blocker only observes ({file} is the system's default); {how}",
+                                            ["off": printer.paint(tr("off"), .yellow), "file": systemConfig,
+                                             "how": SystemDefaultConfig.howToStart(systemFile: systemConfig, userFile: userConfigFile)])))
         }
         if let delay = report.strictDelayMs {
-            var text = "on (changes that loosen wait \(DurationText.format(delay)))"
+            var text = tr("on (changes that loosen wait {delay})", ["delay": DurationText.format(delay)])
             if report.pendingChanges > 0, let next = report.pendingNext {
-                text += "; \(report.pendingChanges) pending, the next \(clock.describe(next, now: now)) (blockerctl config pending)"
+                text += "; " + trn("{count} pending, the next {time} (blockerctl config pending)",
+                                   "{count} pending, the next {time} (blockerctl config pending)",
+                                   count: Int(report.pendingChanges), ["time": clock.describe(next, now: now)])
             }
-            rows.append(("strict", text))
+            rows.append((tr("strict"), text))
         }
-        if let problem = report.configProblem { rows.append(("config", printer.paint(problem, .red))) }
+        if let problem = report.configProblem { rows.append((tr("config"), printer.paint(problem, .red))) }
         return AlignedRows.render(rows)
     }
 
     static func describe(_ front: StatusReport.Foreground) -> String {
         var parts = [front.app]
         if !front.title.isEmpty { parts.append(quoted(front.title)) }
-        if let pid = front.pid { parts.append("pid \(pid)") }
+        if let pid = front.pid { parts.append(tr("pid {pid}", ["pid": "\(pid)"])) }
         if let tab = front.tab {
-            parts.append("tab " + (tab.site ?? "(no site)") + (tab.isPrivate ? ", private" : "")
-                         + (tab.covered ? ", blocker's page" : ""))
+            let site = tab.site ?? tr("(no site)")
+            parts.append(tab.covered ? (tab.isPrivate ? tr("tab {site}, private, blocker's page", ["site": site])
+                                                      : tr("tab {site}, blocker's page", ["site": site]))
+                                     : (tab.isPrivate ? tr("tab {site}, private", ["site": site]) : tr("tab {site}", ["site": site])))
         }
-        parts.append(front.groups.isEmpty ? "(no group)" : "[\(front.groups.joined(separator: ", "))]")
+        parts.append(front.groups.isEmpty ? tr("(no group)") : "[\(front.groups.joined(separator: ", "))]")
         return parts.joined(separator: "  ")
     }
 
     static func reasonText(_ reason: ShieldReason, group: String?) -> String {
-        let on = group.map { " on \($0)" } ?? ""
-        return switch reason {
-        case .balance: "balance spent (earn more: blockerctl earn REPS)"
-        case .timedBlock: "timed block" + on
-        case .schedule: "scheduled block" + on
-        case .dailyLimit: "daily limit" + (group.map { " for \($0)" } ?? "") + " reached"
-        case .opensCap: "opens-per-day reached" + (group.map { " for \($0)" } ?? "") + " (until midnight; blockerctl pass lifts it)"
-        case .pause: "a pause before opening" + (group.map { " \($0)" } ?? "") + " (answer on the cover)"
+        switch (reason, group) {
+        case (.balance, _): tr("balance spent (earn more: blockerctl earn REPS)")
+        case let (.timedBlock, group?): tr("timed block on {group}", ["group": group])
+        case (.timedBlock, nil): tr("timed block")
+        case let (.schedule, group?): tr("scheduled block on {group}", ["group": group])
+        case (.schedule, nil): tr("scheduled block")
+        case let (.dailyLimit, group?): tr("daily limit for {group} reached", ["group": group])
+        case (.dailyLimit, nil): tr("daily limit reached")
+        case let (.opensCap, group?): tr("opens-per-day reached for {group} (until midnight; blockerctl pass lifts it)", ["group": group])
+        case (.opensCap, nil): tr("opens-per-day reached (until midnight; blockerctl pass lifts it)")
+        case let (.pause, group?): tr("a pause before opening {group} (answer on the cover)", ["group": group])
+        case (.pause, nil): tr("a pause before opening (answer on the cover)")
         }
     }
 }

@@ -5,8 +5,8 @@ import BlockerCore
 struct ConfigPendingCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["config", "pending"],
-        abstract: "List the config changes strict mode holds back, and when each applies",
-        discussion: "In strict mode ([strict] delay in blocker.toml) a change that loosens waits for the delay; one that tightens applies at once.")
+        abstract: N_("List the config changes strict mode holds back, and when each applies"),
+        discussion: N_("In strict mode ([strict] delay in blocker.toml) a change that loosens waits for the delay; one that tightens applies at once."))
 
     init(_ arguments: ParsedArguments) throws(UsageError) {}
 
@@ -32,8 +32,8 @@ struct ConfigPendingCommand: BlockerCommand {
 struct ConfigCancelCommand: BlockerCommand {
     static let spec = CommandSpec(
         ["config", "cancel"],
-        abstract: "Drop the config changes strict mode holds back (the config in force stays)",
-        discussion: "What tightened stays in force. blocker.toml is not edited: change it back, or its next edit queues what it loosens again.")
+        abstract: N_("Drop the config changes strict mode holds back (the config in force stays)"),
+        discussion: N_("What tightened stays in force. blocker.toml is not edited: change it back, or its next edit queues what it loosens again."))
 
     init(_ arguments: ParsedArguments) throws(UsageError) {}
 

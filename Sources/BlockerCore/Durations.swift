@@ -2,7 +2,7 @@
 public struct DurationError: Error, Equatable, CustomStringConvertible, Sendable {
     public let text: String
     public var description: String {
-        "\"\(text)\" is not a duration (examples: 90s, 5m, 1h30m)"
+        tr("\"{text}\" is not a duration (examples: 90s, 5m, 1h30m)", ["text": text])
     }
 }
 
@@ -59,15 +59,17 @@ public enum DurationText {
             if ms < 0 { return "-" + format(ms == .min ? .max : -ms) }
             let seconds = ms.seconds
             let (d, h, m, s) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60, seconds % 60)
-            if d > 0 { return "\(d)d \(two(h))h" }
-            if h > 0 { return "\(h)h \(two(m))m" }
-            if m > 0 { return "\(m)m \(two(s))s" }
-            return "\(s)s"
+            // Translators: the short duration units; keep them short ("1j 02h" in French).
+            if d > 0 { return tr("{d}d {h}h", ["d": "\(d)", "h": two(h)]) }
+            if h > 0 { return tr("{h}h {m}m", ["h": "\(h)", "m": two(m)]) }
+            if m > 0 { return tr("{m}m {s}s", ["m": "\(m)", "s": two(s)]) }
+            return tr("{s}s", ["s": "\(s)"])
         case .minutes:
-            guard ms >= 60_000 else { return ms > 0 ? format(ms) : "0m" }
+            guard ms >= 60_000 else { return ms > 0 ? format(ms) : tr("{m}m", ["m": "0"]) }
             // Rounded without adding first: `.max` would overflow.
             let minutes = ms.count(of: .minutes(1)) + (ms % .minutes(1) >= .seconds(30) ? 1 : 0)
-            return minutes >= 60 ? "\(minutes / 60)h \(two(minutes % 60))m" : "\(minutes)m"
+            return minutes >= 60 ? tr("{h}h {m}m", ["h": "\(minutes / 60)", "m": two(minutes % 60)])
+                : tr("{m}m", ["m": "\(minutes)"])
         }
     }
 }

@@ -4,7 +4,7 @@
 /// asks blockerd; the GTK half only draws it.
 public enum LogExercise {
     /// The window's title and the desktop entry's Name.
-    public static let title = "Log exercise"
+    public static var title: String { tr("Log exercise") }
 
     /// Its program name: X11 WM_CLASS (instance and class) and Wayland app id,
     /// and the desktop entry's file name without `.desktop`, so docks and
@@ -18,7 +18,8 @@ public enum LogExercise {
 
     /// The line after a credit: "Earned 10m 00s — balance 25m 00s" (the cover says the same).
     public static func earned(earnedMs: Milliseconds, balanceMs: Milliseconds) -> String {
-        "Earned \(DurationText.format(earnedMs)) — balance \(DurationText.format(balanceMs))"
+        tr("Earned {earned} — balance {balance}",
+           ["earned": DurationText.format(earnedMs), "balance": DurationText.format(balanceMs)])
     }
 }
 
@@ -96,7 +97,7 @@ public struct LogExerciseForm: Equatable, Sendable {
 
     /// The line above the form: "Balance 15m 00s", or "" while unknown.
     public var balanceLine: String {
-        balanceMs.map { "Balance " + DurationText.format($0) } ?? ""
+        balanceMs.map { tr("Balance {time}", ["time": DurationText.format($0)]) } ?? ""
     }
 
     /// What the line under the form says before anything is typed: the
@@ -105,10 +106,9 @@ public struct LogExerciseForm: Equatable, Sendable {
         if let unreachable { return Hint(text: unreachable, isProblem: true) }
         if balanceMs != nil && exercises.isEmpty {
             // As blockerd words it for an Earn with none configured.
-            return Hint(text: "blockerd has no exercises: add one under [earn] in blocker.toml "
-                + "(for example: pushups = 0.5), then run: blockerctl reload", isProblem: true)
+            return Hint(text: tr("blockerd has no exercises: add one under [earn] in blocker.toml (for example: pushups = 0.5), then run: blockerctl reload"), isProblem: true)
         }
-        return Hint(text: "Type your reps, then press Enter", isProblem: false)
+        return Hint(text: tr("Type your reps, then press Enter"), isProblem: false)
     }
 
     public struct Hint: Equatable, Sendable {

@@ -57,11 +57,13 @@ public struct NotificationPlan: Sendable {
     public mutating func plan(_ tick: Tick) -> [NotificationRequest] {
         if tick.locked { return [] }
         var out: [NotificationRequest] = []
-        let app = tick.app ?? "this app"
+        let app = tick.app ?? tr("this app")
         if let shield = tick.shieldRaised {
             countdownText = nil
-            let summary = shield.reason == .balance ? "Time's up for \(shield.app)" : "\(shield.app) is blocked"
-            let body = (tick.shieldText ?? "") + (shield.reason == .balance ? " — earn more with: blockerctl earn REPS" : "")
+            let summary = shield.reason == .balance ? tr("Time's up for {app}", ["app": shield.app])
+                : tr("{app} is blocked", ["app": shield.app])
+            let why = tick.shieldText ?? ""
+            let body = shield.reason == .balance ? tr("{why} — earn more with: blockerctl earn REPS", ["why": why]) : why
             return [NotificationRequest(kind: .shieldUp, summary: summary, body: body, urgency: .normal)]
         }
         guard tick.metered, tick.balance > 0 else {
@@ -70,15 +72,17 @@ public struct NotificationPlan: Sendable {
         }
         // The smallest crossed threshold speaks for the tick (a jump over several says one thing).
         if let threshold = tick.crossed.min(), threshold != thresholds.last {
-            out.append(NotificationRequest(kind: .warning, summary: "\(DurationText.format(threshold)) left for \(app)",
-                                           body: "Earned time left: \(DurationText.format(tick.balance))", urgency: .normal))
+            out.append(NotificationRequest(kind: .warning,
+                                           summary: tr("{time} left for {app}", ["time": DurationText.format(threshold), "app": app]),
+                                           body: tr("Earned time left: {time}", ["time": DurationText.format(tick.balance)]),
+                                           urgency: .normal))
         }
         if let last = thresholds.last, tick.balance <= last {
-            let text = "\(DurationText.format(tick.balance)) left for \(app)"
+            let text = tr("{time} left for {app}", ["time": DurationText.format(tick.balance), "app": app])
             if text != countdownText {
                 countdownText = text
                 out.append(NotificationRequest(kind: .countdown, summary: text,
-                                               body: "Earn more with: blockerctl earn REPS", urgency: .low))
+                                               body: tr("Earn more with: blockerctl earn REPS"), urgency: .low))
             }
         }
         return out

@@ -100,11 +100,11 @@ public struct OverlayModel: Sendable {
         guard let shield else { return nil }
         let words = shield.reason.map {
             ShieldText.reason($0, group: shield.group, until: shield.until, now: now, zone: zone)
-        } ?? "Blocked"
+        } ?? tr("Blocked")
         // A pause is answered for its group; one without (no blockerd sends it) is shown as any other shield.
         if shield.reason == .pause, let group = shield.group {
             let left = shield.until.map { PauseCountdown.secondsLeft(until: $0, now: now) } ?? 0
-            let pause = OverlayCard.Pause(group: group, question: "Still want \(shield.app)?", until: shield.until,
+            let pause = OverlayCard.Pause(group: group, question: tr("Still want {app}?", ["app": shield.app]), until: shield.until,
                                           secondsLeft: left,
                                           asksReason: shield.askReason)
             return OverlayCard(headline: words, reason: pause.question, balance: nil, offersEarning: false,
@@ -116,9 +116,9 @@ public struct OverlayModel: Sendable {
         if let group = shield.group, let left = shield.passesLeft, left > 0 {
             pass = OverlayCard.PassOffer(group: group, label: PassText.offer(passesLeft: left))
         }
-        return OverlayCard(headline: shield.app, reason: words, balance: "Balance " + DurationText.format(balanceMs),
+        return OverlayCard(headline: shield.app, reason: words, balance: tr("Balance {time}", ["time": DurationText.format(balanceMs)]),
                            offersEarning: earning,
-                           footnote: earning ? nil : "Logging reps does not lift this block.", pass: pass)
+                           footnote: earning ? nil : tr("Logging reps does not lift this block."), pass: pass)
     }
 
     /// How long until the pause's countdown on screen next changes; nil when
@@ -167,9 +167,11 @@ public enum RepsInputError: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case .empty: "Type how many reps you did, then press Enter"
-        case let .notANumber(text): "“\(text.count > 24 ? text.prefix(24) + "…" : text)” is not a number of reps — type digits, like 20"
-        case let .outOfRange(allowed): "Reps go from \(allowed.lowerBound) to \(allowed.upperBound)"
+        case .empty: tr("Type how many reps you did, then press Enter")
+        case let .notANumber(text):
+            tr("“{text}” is not a number of reps — type digits, like 20", ["text": text.count > 24 ? text.prefix(24) + "…" : text])
+        case let .outOfRange(allowed):
+            tr("Reps go from {low} to {high}", ["low": "\(allowed.lowerBound)", "high": "\(allowed.upperBound)"])
         }
     }
 }
@@ -194,7 +196,8 @@ public enum RepsInput {
         guard let exercise, case let .success(reps) = parse(text, allowed: allowed) else { return nil }
         let (earned, overflow) = exercise.perRep.ms.multipliedReportingOverflow(by: Int64(reps))
         guard !overflow else { return nil }
-        return "\(reps) \(exercise.name) earn \(DurationText.format(Milliseconds(ms: earned)))"
+        return tr("{reps} {exercise} earn {time}",
+                  ["reps": "\(reps)", "exercise": exercise.name, "time": DurationText.format(Milliseconds(ms: earned))])
     }
 
     /// Without the blanks and line ends around it (a paste may bring them).
@@ -205,6 +208,6 @@ public enum RepsInput {
 
     /// The exercise menu's label: "pushups · 30s a rep".
     public static func label(_ exercise: Exercise) -> String {
-        "\(exercise.name) · \(DurationText.format(exercise.perRep)) a rep"
+        tr("{exercise} · {time} a rep", ["exercise": exercise.name, "time": DurationText.format(exercise.perRep)])
     }
 }

@@ -76,11 +76,11 @@ public enum PauseReasonInput {
 public enum PassText {
     /// "Use a pass · 1 left this week".
     public static func offer(passesLeft: Int) -> String {
-        "Use a pass · \(passesLeft) left this week"
+        trn("Use a pass · {count} left this week", "Use a pass · {count} left this week", count: passesLeft)
     }
 
     /// What the card says when blockerd took the pass: "Pass used: open until 14:50".
     public static func used(until: WallInstant, now: WallInstant, zone: TimeZoneRules) -> String {
-        "Pass used: open until " + ShieldText.clock(until, now: now, zone: zone)
+        tr("Pass used: open until {time}", ["time": ShieldText.clock(until, now: now, zone: zone)])
     }
 }

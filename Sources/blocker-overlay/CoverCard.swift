@@ -11,7 +11,7 @@ final class CoverCard {
     private let reason = Label(style: "reason")
     private let balance = Label(style: "balance")
     private let footnote = Label(style: "footnote")
-    let form = EarnFormView(heading: "Earn more time", action: "Log")
+    let form = EarnFormView(heading: tr("Earn more time"), action: tr("Log"))
     let pause = PauseView()
     let pass = PassView()
     /// What the card shows now, to tell a new pause or pass offer from a tick of the countdown.
@@ -54,8 +54,8 @@ final class CoverCard {
         balance.isVisible = card.balance != nil
         // What is answered is on one screen only; the others say where.
         let elsewhere = withForm ? nil
-            : card.offersEarning ? "Log your reps on the other screen."
-            : card.pause != nil ? "Answer on the other screen." : nil
+            : card.offersEarning ? tr("Log your reps on the other screen.")
+            : card.pause != nil ? tr("Answer on the other screen.") : nil
         let note = card.footnote ?? elsewhere
         footnote.text = note ?? ""
         footnote.isVisible = note != nil
@@ -114,14 +114,14 @@ final class CoverCard {
 final class EarnFormView {
     let root = Stack(.column, spacing: 12, style: "form")
     let exercises = Choice()
-    let reps = Entry(placeholder: "reps", widthInCharacters: 6)
+    let reps = Entry(placeholder: tr("reps"), widthInCharacters: 6)
     private let button: Button
     /// Under the form: an error, a success, else what the reps earn, else the hint.
     private let statusLine = MessageLine(roomForTwoLines: true)
     private var message: (text: String, tone: Tone)?
     private var preview: String?
     /// What the line says with nothing else to say.
-    private var hint: (text: String, tone: Tone) = ("Type your reps, then press Enter", .note)
+    private var hint: (text: String, tone: Tone) = (tr("Type your reps, then press Enter"), .note)
 
     /// Enter in the reps field, or the button.
     var onSubmit: (() -> Void)?

@@ -20,7 +20,7 @@ final class LogExerciseController {
 
     private let card = Stack(.column, spacing: 10, style: "log-card")
     private let balance = Label(style: "balance")
-    private let form = EarnFormView(heading: "Earn time", action: "Earn")
+    private let form = EarnFormView(heading: tr("Earn time"), action: tr("Earn"))
     private let window: PlainWindow
 
     init(environment: [String: String], log: OverlayLog) {

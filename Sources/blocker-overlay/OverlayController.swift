@@ -213,6 +213,8 @@ final class OverlayController {
         showRequestedAt = nil
         let ms = Double(MonotonicClock.nowNs - started) / 1_000_000
         log.info("shown over \(shield.app) (\(shield.reason?.rawValue ?? "unknown reason")) \(Int(ms.rounded())) ms after the signal")
+        // The words on the card, in the session's language: what a test reads back (there is no screen reader here).
+        if let card = model.card(now: WallClock.now, zone: zone) { log.info("says: \(card.headline) | \(card.reason)") }
     }
 
     // MARK: the form

@@ -9,9 +9,9 @@ final class PauseView {
     private let answers = Stack(.column, spacing: 12, style: "answers")
     // GTK 3 hides a focused entry's placeholder, and this one has the focus: a label says what it asks.
     private let whyLabel = Label("Why now? (optional, recorded)", style: "footnote")
-    private let why = Entry(placeholder: "Why now?", widthInCharacters: 30, purpose: .words)
-    private let notNow = Button(label: "Not now")
-    private let open = Button(label: "Open")
+    private let why = Entry(placeholder: tr("Why now?"), widthInCharacters: 30, purpose: .words)
+    private let notNow = Button(label: tr("Not now"))
+    private let open = Button(label: tr("Open"))
     private let line = MessageLine(roomForTwoLines: true)
     private var canOpen = false
     private var busy = false

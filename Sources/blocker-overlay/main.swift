@@ -7,6 +7,9 @@ import Glibc
 // blockerd's signals on the session bus; started by blocker-overlay.service.
 // With --earn: the "Log exercise" window instead (the desktop entry's command).
 
+// The cover's words in the session's language (LANG, LC_MESSAGES).
+GettextCatalog.install(environment: Environment.current())
+
 let usage = """
     usage: \(OverlayIdentity.name) [--earn]
 

@@ -1,9 +1,13 @@
 import BlockerBus
 import BlockerCLI
+import BlockerSystem
 import Glibc
 
 // blockerctl: everything but the bus connection lives in BlockerCLI, so tests
 // run the same commands in-process with their own service.
+
+// Words in the person's language (LANG, LC_MESSAGES); --json and the rest of what programs read never change.
+GettextCatalog.install(environment: Environment.current())
 
 let connect: ServiceFactory = { (environment: [String: String]) throws(BusFailure) -> any BlockerCalls in
     try BlockerClient.connect(environment: environment)

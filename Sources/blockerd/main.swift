@@ -12,6 +12,8 @@ import Glibc
 signal(SIGPIPE, SIG_IGN)
 
 let environment = Environment.current()
+// Notifications in the session's language; the journal's words stay English (for bug reports).
+GettextCatalog.install(environment: environment)
 let log = LogDestination.automatic(environment: environment)
 
 func fail(_ message: String, status: Int32) -> Never {

@@ -126,8 +126,10 @@ oe_stop_blockerd() {
     oe_blockerd_pid=
 }
 
+# oe_start_overlay [VAR=VALUE…] — blocker-overlay, with VAR=VALUE in its environment only
+# (LANG for the shell itself would change how it reads its own clock).
 oe_start_overlay() {
-    "$bin/blocker-overlay" > >(fx_stamp >>"$fx_dir/overlay.log") 2>&1 &
+    env "$@" "$bin/blocker-overlay" > >(fx_stamp >>"$fx_dir/overlay.log") 2>&1 &
     oe_overlay_pid=$!
     fx_track $oe_overlay_pid
     fx_wait 10 grep -qs "ready on" "$fx_dir/overlay.log" || fail "blocker-overlay did not start"

@@ -1,0 +1,75 @@
+@testable import BlockerBus
+@testable import BlockerCLI
+import BlockerCore
+import Testing
+import TestSupport
+
+/// What blockerctl says to a person goes through the catalog (issue 26): in the
+/// pseudo-locale no word is left outside ⟦…⟧ but what a person types or reads
+/// as is — blockerctl, command and option names, REPS-like placeholders — and
+/// the data shown (app, group, exercise names).
+@Suite struct TranslatedOutputTests {
+    static let commandWords = Set(BlockerCtl.commands.flatMap { $0.spec.path })
+    static let data: Set<Substring> = ["firefox", "YouTube", "Mozilla", "Firefox", "video", "squats", "pushups", "x11", "social",
+                                       "discord"]
+
+    static func typedAsIs(_ word: Substring) -> Bool {
+        word.hasPrefix("-") || word == "blockerctl" || commandWords.contains(String(word)) || data.contains(word)
+            || word.allSatisfy { $0.isUppercase || !$0.isLetter }
+    }
+
+    func expectAllMarked(_ text: String, _ what: String) {
+        let words = PseudoCatalog.unmarkedWords(in: text, allowed: { Self.typedAsIs($0) })
+        #expect(words.isEmpty, "\(what): \(words) in:\n\(text)")
+    }
+
+    @Test func theHelpOfBlockerctlAndOfEveryCommand() {
+        PseudoCatalog.speaking {
+            let top = blockerctl(["--help"])
+            #expect(top.status == 0)
+            expectAllMarked(top.stdout, "--help")
+            for command in BlockerCtl.visibleCommands {
+                let run = blockerctl(command.spec.path + ["--help"])
+                #expect(run.status == 0)
+                expectAllMarked(run.stdout, "\(command.spec.name) --help")
+            }
+        }
+    }
+
+    @Test(arguments: [["earn", "x"], ["stauts"], ["block", "social"], ["history", "--days", "0"], ["config"],
+                      ["status", "--json", "--format", "text"], ["earn", "5", "--bogus"], []] as [[String]])
+    func usageErrors(_ arguments: [String]) {
+        PseudoCatalog.speaking {
+            let run = blockerctl(arguments)
+            #expect(run.status == 2)
+            expectAllMarked(run.stderr, arguments.joined(separator: " "))
+        }
+    }
+
+    @Test func statusEarnAndTheirFailures() {
+        PseudoCatalog.speaking {
+            let service = RecordingCalls()
+            expectAllMarked(blockerctl(["status"], service: service).stdout, "status")
+            service.report.shield = ShieldState(active: true, reason: .dailyLimit, app: "discord", group: "social",
+                                                until: testNow + .hours(30), balanceMs: 0)
+            service.report.strictDelayMs = .hours(1)
+            service.report.locked = true
+            expectAllMarked(blockerctl(["status"], service: service).stdout, "status, shielded")
+            // The bar's text and its tooltip (the state's class is for the bar's style sheet: not words).
+            let bar = StatusBar.line(service.report, lowMs: 0, clock: LocalClock(zone: .utc, label: ""), now: testNow)
+            expectAllMarked(bar.text + "\n" + bar.tooltip, "the status bar")
+            expectAllMarked(blockerctl(["earn", "10", "pushups"], service: service).stdout, "earn")
+            expectAllMarked(blockerctl(["earn", "10"], service: service).stdout, "earn without an exercise")
+            let away = blockerctl(["earn", "10"])
+            #expect(away.status == 1)
+            expectAllMarked(away.stderr.replacingOccurrences(of: "no session bus in this test", with: ""), "earn, blockerd away")
+        }
+    }
+
+    @Test func jsonIsTheSameInEveryLanguage() {
+        let english = blockerctl(["status", "--json"], service: RecordingCalls()).stdout
+        var pseudo = ""
+        PseudoCatalog.speaking { pseudo = blockerctl(["status", "--json"], service: RecordingCalls()).stdout }
+        #expect(!english.isEmpty && english == pseudo)
+    }
+}
