@@ -27,7 +27,10 @@
 #      charged, Escape is "Not now" (foot minimized), Enter after the
 #      countdown "Open" (docs/cover-pause-gnome48.png);
 #   8b. with [pass], a block's cover offers the pass; its button lifts the
-#      block and history counts it (ge_check_pass).
+#      block and history counts it (ge_check_pass);
+#   9. in French: GNOME Shell 48 started again with LANG=fr_FR.UTF-8 shows
+#      the cover in the words of the extension's locale/fr, the reps preview
+#      in its plural form too, none of them English (docs/gnome48-fr.png).
 # Exit 0 pass, 1 fail; a missing tool, chroot or server is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -190,6 +193,58 @@ ge_check_pause BlockerX docs/cover-pause-gnome48.png
 ok "8. the pause on GNOME Shell 48: nothing charged, Escape minimized foot (not now), Enter after the countdown opened it with the reason (docs/cover-pause-gnome48.png)"
 ge_check_pass
 ok "8b. the pass on GNOME Shell 48: the block's cover offers it, its button lifts the block, history counts it"
+
+# 9. In French: the shell again with LANG=fr_FR.UTF-8 (scripts/trixie.sh makes
+# the locale, and installs GNOME Shell's own French: without it GLib
+# translates no extension either), on the same buses; a fresh blockerd, at no
+# balance, covers foot at once.
+french_started=$SECONDS
+fx_stop "$ge_blockerd_pid"
+fx_stop "$xterm_pid"
+fx_stop "$foot_pid"
+ge_stop_shell
+ge_start_shell LANG=fr_FR.UTF-8
+ge_leave_overview
+ge_client foot-fr foot --app-id=blocker-meter -o colors.background=ff00ff sleep 3600
+fx_wait 20 eval '[ "$(ge_json Windows "len(j)")" -ge 1 ]' || fail "foot did not map on the French shell: $(ge_test Windows)"
+activate blocker-meter
+fx_config "$fx_dir/fr.toml" /dev/null gnome 1s 0.05
+printf '[[group]]\nname = "meter"\napps = ["blocker-meter"]\n' >>"$fx_dir/fr.toml"
+ge_start_blockerd "$fx_dir/fr.toml" "$fx_dir/state-fr"
+fx_wait 10 shield_active || fail "the shield did not go up at no balance: $(ge_status 's["shield"]')"
+fx_wait 5 cover_up || fail "the French shell's extension did not draw its cover: $(ge_test State)"
+# What the cover must say: each text as the installed locale/fr has it (and, to
+# compare, as English has it); {name}=value filled, n=N for a plural form.
+say_in() { # fr|en MSGID [NAME=VALUE…]
+    python3 - "$ext/locale/fr/LC_MESSAGES/blocker-gnome-shell.mo" "$@" <<'PY'
+import gettext, sys
+mo, language, msgid, *pairs = sys.argv[1:]
+values = dict(pair.split('=', 1) for pair in pairs)
+words = gettext.GNUTranslations(open(mo, 'rb')) if language == 'fr' else gettext.NullTranslations()
+text = words.ngettext(msgid, msgid, int(values['n'])) if 'n' in values else words.gettext(msgid)
+for name, value in values.items():
+    text = text.replace('{%s}' % name, value)
+print(text)
+PY
+}
+cover_words() { # fr|en — the balance cover's words, in order, joined by |
+    local words=(BLOCKER blocker-meter "$(say_in "$1" 'Out of earned time')"
+        "$(say_in "$1" 'Balance {time}' time="$(say_in "$1" '{s}s' s=0)")" "$(say_in "$1" 'Earn more time')"
+        "$(say_in "$1" reps)" "$(say_in "$1" Log)" "$(say_in "$1" 'Type your reps, then press Enter')")
+    (IFS='|'; echo "${words[*]}")
+}
+french=$(cover_words fr)
+[ "$french" != "$(cover_words en)" ] || fail "locale/fr says the cover's words in English: $french"
+shown=$(ge_json State "'|'.join(j['cover_words'])")
+[ "$shown" = "$french" ] || fail "the French shell's cover says \"$shown\", not \"$french\""
+# Two reps typed: the preview, in French's plural form (2 reps at 3 s each).
+ge_test Keys "'type:2'" >/dev/null
+preview=$(say_in fr '{reps} {exercise} earn {time}' n=2 reps=2 exercise=pushups time="$(say_in fr '{s}s' s=6)")
+fx_wait 3 eval '[ "$(ge_json State "j[\"cover_message\"]")" = "$preview" ]' \
+    || fail "after 2 reps typed the French cover says \"$(ge_json State "j['cover_message']")\", not \"$preview\""
+shot french
+cp "$fx_dir/shots/french.png" docs/gnome48-fr.png
+ok "9. GNOME Shell 48 in French (LANG=fr_FR.UTF-8), in $((SECONDS - french_started)) s: the cover says $french, then \"$preview\" (docs/gnome48-fr.png)"
 
 # No St warning about blocker's stylesheet, no JS error from blocker's extension.
 ! grep -E "Couldn't parse|JS ERROR.*blocker@|blocker@blockerd.github.io.*(Error|error)" "$fx_dir/shell.log" \

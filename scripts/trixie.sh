@@ -23,10 +23,11 @@ R=${TRIXIE_ROOT:-/var/cache/blocker-tests/trixie}
 cache=$(dirname "$R")
 
 # GNOME Shell 48 and its session parts; KWin 6 and its tools; the clients the
-# tests open; the driver's tools; the Debian 13 package's Build-Depends.
+# tests open; the driver's tools; the locales (French for itest-gnome48.sh);
+# the Debian 13 package's Build-Depends.
 packages=(
     gnome-shell gjs dbus dbus-daemon dbus-user-session xwayland libglib2.0-bin dconf-service dconf-gsettings-backend
-    python3-dbusmock
+    python3-dbusmock locales
     kwin-wayland kwin-common kpackagetool6 libkf6config-bin
     gtk-3-examples foot xterm xdotool python3-gi gir1.2-gtk-3.0 fonts-dejavu-core
     build-essential debhelper dpkg-dev fakeroot lintian pkg-config libsqlite3-dev libtomlplusplus-dev libre2-dev
@@ -34,7 +35,8 @@ packages=(
     libwayland-dev libcairo2-dev libcurl4 libxml2 libncurses6 libedit2 libz3-4 git
 )
 stamp=/etc/blocker-test-packages
-want_stamp="1 ${packages[*]}"
+# 2: fr_FR.UTF-8 generated and GNOME Shell's own French installed (see ensure).
+want_stamp="2 ${packages[*]}"
 
 say() { echo "trixie: $*" >&2; }
 
@@ -116,8 +118,11 @@ ensure() {
     } >"$R/etc/apt/sources.list"
     printf '#!/bin/sh\n# blocker tests: no service starts in this chroot\nexit 101\n' >"$R/usr/sbin/policy-rc.d"
     chmod +x "$R/usr/sbin/policy-rc.d"
-    # Nobody reads translations or manuals here: 300 MB less.
-    printf 'path-exclude=/usr/share/locale/*\npath-exclude=/usr/share/man/*\npath-include=/usr/share/locale/locale.alias\n' \
+    # Nobody reads translations or manuals here: 300 MB less. But GNOME
+    # Shell's own French: without its domain's catalog GLib translates no
+    # other domain in the shell (g_dgettext), blocker's extension's neither.
+    printf '%s\n' 'path-exclude=/usr/share/locale/*' 'path-exclude=/usr/share/man/*' \
+        'path-include=/usr/share/locale/locale.alias' 'path-include=/usr/share/locale/fr/LC_MESSAGES/gnome-shell.mo' \
         >"$R/etc/dpkg/dpkg.cfg.d/blocker-tests-nodoc"
     cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null || true
     # Xwayland needs it writable by every user (mutter dies otherwise).
@@ -126,8 +131,12 @@ ensure() {
     trap 'do_umount $$' EXIT
     say "apt-get install ${#packages[@]} packages"
     local apt=(chroot "$R" env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get -q -o DPkg::Lock::Timeout=600)
+    # A chroot built before the French came in gets it by reinstalling gnome-shell-common.
+    local french=/usr/share/locale/fr/LC_MESSAGES/gnome-shell.mo
     { "${apt[@]}" update && "${apt[@]}" -y upgrade \
-        && "${apt[@]}" install -y --no-install-recommends "${packages[@]}" && "${apt[@]}" clean; } \
+        && "${apt[@]}" install -y --no-install-recommends "${packages[@]}" \
+        && { [ -e "$R$french" ] || "${apt[@]}" install -y --reinstall gnome-shell-common; } && "${apt[@]}" clean \
+        && chroot "$R" localedef -i fr_FR -f UTF-8 fr_FR.UTF-8; } \
         >"$cache/apt.log" 2>&1 || { tail -n 30 "$cache/apt.log" >&2; say "apt-get in the chroot failed ($cache/apt.log)"; exit 1; }
     echo "$want_stamp" >"$R$stamp"
     do_umount $$

@@ -2,8 +2,10 @@
 // points (legacy/extension.js for GNOME 43–44, esm/extension.js for 45+).
 //
 // This file is an ES module that imports nothing: the entry point hands it
-// the libraries (Gio, GLib, St, Clutter), the shell's `Main` and `global`, and
-// two log functions (`log` for what went wrong, `debug` for what happened).
+// the libraries (Gio, GLib, St, Clutter), the shell's `Main` and `global`, two
+// log functions (`log` for what went wrong, `debug` for what happened), and
+// `gettext` and `ngettext` bound to the extension's own text domain,
+// blocker-gnome-shell (its .mo files in locale/ beside this file).
 // GNOME 45+ loads it with a static `import`, GNOME 43–44 with
 // a dynamic `import()` from the legacy entry point; the stub test
 // (scripts/itest-gnome-esm-stub.sh, scripts/lib/gnome-esm-stub/) loads it against a stub shell.
@@ -33,6 +35,26 @@ export const Names = Object.freeze({
 export const REPS = Object.freeze({min: 1, max: 1000});
 
 // --- words (the same as BlockerCore's DurationText, ShieldText, RepsInput) ---
+//
+// The same msgids as blocker's Swift side, in a text domain of the
+// extension's own (po/gnome-shell/). English until the entry point hands the
+// translations over (useTranslations); the stub test reads them so.
+// Values go in by name after the translation, `{group}`, never glued on:
+// a language may put them anywhere in its sentence.
+
+let _ = msgid => msgid;
+let ngettext = (singular, plural, n) => (n === 1 ? singular : plural);
+
+/** The entry point's gettext and ngettext, bound to the text domain blocker-gnome-shell. */
+export function useTranslations(gettext, ngettextOfDomain) {
+    _ = gettext;
+    ngettext = ngettextOfDomain;
+}
+
+/** TEXT with each `{name}` of VALUES filled in; other braces stay as written. */
+function fill(text, values) {
+    return text.replace(/\{([a-z]+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
 
 function two(n) {
     return n < 10 ? `0${n}` : `${n}`;
@@ -46,34 +68,43 @@ export function durationText(ms) {
     const d = Math.floor(seconds / 86400), h = Math.floor(seconds / 3600) % 24;
     const m = Math.floor(seconds / 60) % 60, s = seconds % 60;
     if (d > 0)
-        return `${d}d ${two(h)}h`;
+        // Translators: the short duration units (days, hours, minutes, seconds); keep them short.
+        return fill(_('{d}d {h}h'), {d, h: two(h)});
     if (h > 0)
-        return `${h}h ${two(m)}m`;
+        return fill(_('{h}h {m}m'), {h, m: two(m)});
     if (m > 0)
-        return `${m}m ${two(s)}s`;
-    return `${s}s`;
+        return fill(_('{m}m {s}s'), {m, s: two(s)});
+    return fill(_('{s}s'), {s});
 }
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
-/** `14:35` within 24 hours, `Fri 09:00` later: ShieldText.clock. `local(ms)` gives {weekday 1–7, hour, minute}. */
+/**
+ * `14:35` within 24 hours, `Fri 09:00` later: ShieldText.clock. `local(ms)`
+ * gives {weekday 1–7, hour, minute, weekdayName}: the name in the locale's
+ * words (LC_TIME, as the Swift side's), English when it has none.
+ */
 export function clockText(untilMs, nowMs, local) {
     const t = local(untilMs);
-    const hhmm = `${two(t.hour)}:${two(t.minute)}`;
-    return untilMs - nowMs < 86400000 ? hhmm : `${WEEKDAYS[t.weekday - 1]} ${hhmm}`;
+    const time = `${two(t.hour)}:${two(t.minute)}`;
+    if (untilMs - nowMs < 86400000)
+        return time;
+    // Translators: a weekday's abbreviation and a time, "Fri 09:00".
+    return fill(_('{weekday} {time}'), {weekday: t.weekdayName ?? WEEKDAYS[t.weekday - 1], time});
 }
 
-/** "Out of earned time", "Bedtime until 07:00", …: ShieldText.reason. */
+/** "Out of earned time", "Bedtime until 07:00", …: ShieldText.reason, one whole sentence a case. */
 export function reasonText(shield, nowMs, local) {
-    const when = shield.until_ms > 0 ? ` until ${clockText(shield.until_ms, nowMs, local)}` : '';
+    const time = shield.until_ms > 0 ? clockText(shield.until_ms, nowMs, local) : null;
+    const group = shield.group;
     switch (shield.reason) {
-    case 'balance': return 'Out of earned time';
-    case 'schedule': return `Bedtime${when}`;
-    case 'daily-limit': return `Daily limit${shield.group ? ` for ${shield.group}` : ''} reached`;
-    case 'timed-block': return `Blocked${when}`;
-    case 'opens-cap': return `Opens${shield.group ? ` for ${shield.group}` : ''} used up today`;
-    case 'pause': return 'Take a breath';
-    default: return 'Blocked';
+    case 'balance': return _('Out of earned time');
+    case 'schedule': return time ? fill(_('Bedtime until {time}'), {time}) : _('Bedtime');
+    case 'daily-limit': return group ? fill(_('Daily limit for {group} reached'), {group}) : _('Daily limit reached');
+    case 'timed-block': return time ? fill(_('Blocked until {time}'), {time}) : _('Blocked');
+    case 'opens-cap': return group ? fill(_('Opens for {group} used up today'), {group}) : _('Opens used up today');
+    case 'pause': return _('Take a breath');
+    default: return _('Blocked');
     }
 }
 
@@ -93,7 +124,7 @@ export function coverCard(shield, balanceMs, nowMs, local) {
         const secondsLeft = pauseSecondsLeft(shield.until_ms, nowMs);
         return {
             app: reasonText(shield, nowMs, local),
-            reason: `Still want ${shield.app}?`,
+            reason: fill(_('Still want {app}?'), {app: shield.app}),
             balance: null,
             offersEarning: false,
             footnote: null,
@@ -105,9 +136,9 @@ export function coverCard(shield, balanceMs, nowMs, local) {
     return {
         app: shield.app,
         reason: reasonText(shield, nowMs, local),
-        balance: `Balance ${durationText(balanceMs)}`,
+        balance: fill(_('Balance {time}'), {time: durationText(balanceMs)}),
         offersEarning: earning,
-        footnote: earning ? null : 'Logging reps does not lift this block.',
+        footnote: earning ? null : _('Logging reps does not lift this block.'),
         pause: null,
         pass: shield.group && shield.passes_left > 0 ? {group: shield.group, label: passOffer(shield.passes_left)} : null,
     };
@@ -115,12 +146,13 @@ export function coverCard(shield, balanceMs, nowMs, local) {
 
 /** The pass's button (PassText.offer): "Use a pass · 1 left this week". */
 export function passOffer(passesLeft) {
-    return `Use a pass · ${passesLeft} left this week`;
+    return fill(ngettext('Use a pass · {count} left this week', 'Use a pass · {count} left this week', passesLeft),
+        {count: passesLeft});
 }
 
 /** What the card says when blockerd took the pass (PassText.used): "Pass used: open until 14:50". */
 export function passUsed(untilMs, nowMs, local) {
-    return `Pass used: open until ${clockText(untilMs, nowMs, local)}`;
+    return fill(_('Pass used: open until {time}'), {time: clockText(untilMs, nowMs, local)});
 }
 
 /** The "why now?" line blockerd records: one line, at most 200 bytes of UTF-8 (BlockerLimits.reasonBytes). */
@@ -135,14 +167,14 @@ export function reasonLine(text) {
 export function parseReps(text) {
     const trimmed = text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
     if (trimmed === '')
-        return {error: 'Type how many reps you did, then press Enter'};
+        return {error: _('Type how many reps you did, then press Enter')};
     if (!/^[0-9]+$/.test(trimmed)) {
         const shown = trimmed.length > 24 ? `${trimmed.slice(0, 24)}…` : trimmed;
-        return {error: `“${shown}” is not a number of reps — type digits, like 20`};
+        return {error: fill(_('“{text}” is not a number of reps — type digits, like 20'), {text: shown})};
     }
     const value = Number(trimmed.replace(/^0+(?=.)/, ''));
     if (!(value >= REPS.min && value <= REPS.max))
-        return {error: `Reps go from ${REPS.min} to ${REPS.max}`};
+        return {error: fill(_('Reps go from {low} to {high}'), {low: REPS.min, high: REPS.max})};
     return {reps: value};
 }
 
@@ -151,7 +183,9 @@ export function repsPreview(text, exercise) {
     const parsed = parseReps(text);
     if (!exercise || parsed.reps === undefined)
         return null;
-    return `${parsed.reps} ${exercise.name} earn ${durationText(parsed.reps * exercise.perRepMs)}`;
+    // Translators: {exercise} is the name blocker.toml gives it, as written there ("pushups").
+    return fill(ngettext('{reps} {exercise} earn {time}', '{reps} {exercise} earn {time}', parsed.reps),
+        {reps: parsed.reps, exercise: exercise.name, time: durationText(parsed.reps * exercise.perRepMs)});
 }
 
 /** A shield dictionary (ShieldChanged, Status's `shield`), unpacked, with defaults. */
@@ -183,11 +217,13 @@ export function coversWindow(shield) {
 
 /**
  * One instance per enable(): `new BlockerShell(deps).enable()`, then
- * `disable()`. deps = {Gio, GLib, St, Clutter, Main, global, log, debug}.
+ * `disable()`. deps = {Gio, GLib, St, Clutter, Main, global, log, debug,
+ * gettext, ngettext}.
  */
 export class BlockerShell {
     constructor(deps) {
         this._d = deps;
+        useTranslations(deps.gettext, deps.ngettext);
         this._focus = new FocusReporter(deps);
         this._cover = new ShieldCover(deps, () => this._focus.locked);
         this._focus.onLockChanged = () => this._cover.lockChanged();
@@ -439,7 +475,7 @@ class ShieldCover {
     _call(member, parameters, replyType, done) {
         const {Gio, GLib} = this._d;
         if (!this._owner) {
-            done(null, new Error('blockerd is not running'));
+            done(null, new Error(_('blockerd is not running')));
             return;
         }
         Gio.DBus.session.call(this._owner, Names.blockerPath, Names.blockerInterface, member, parameters,
@@ -603,13 +639,17 @@ class ShieldCover {
             const box = new St.BoxLayout({vertical: true, style_class: 'blocker-form'});
             const row = new St.BoxLayout({vertical: false, style_class: 'blocker-form-row'});
             const exercise = new St.Button({style_class: 'blocker-exercise', can_focus: true, label: ''});
-            const entry = new St.Entry({style_class: 'blocker-reps', hint_text: 'reps', can_focus: true, x_expand: true});
-            const log = new St.Button({style_class: 'blocker-log', can_focus: true, label: 'Log'});
+            // Translators: the reps field's hint, shown while it is empty.
+            const entry = new St.Entry({
+                style_class: 'blocker-reps', hint_text: _('reps'), can_focus: true, x_expand: true,
+            });
+            // Translators: the button that records the reps typed in the field (and earns their time).
+            const log = new St.Button({style_class: 'blocker-log', can_focus: true, label: _('Log')});
             const status = label('blocker-message');
             row.add_child(exercise);
             row.add_child(entry);
             row.add_child(log);
-            box.add_child(label('blocker-form-heading', 'Earn more time'));
+            box.add_child(label('blocker-form-heading', _('Earn more time')));
             box.add_child(row);
             box.add_child(status);
             root.add_child(box);
@@ -653,11 +693,14 @@ class ShieldCover {
         if (!withAnswers)
             return pause;
         const answers = new St.BoxLayout({vertical: true, style_class: 'blocker-answers'});
-        const whyLabel = label('blocker-footnote', 'Why now? (optional, recorded)');
-        const why = new St.Entry({style_class: 'blocker-why', hint_text: 'Why now?', can_focus: true, x_expand: true});
+        const whyLabel = label('blocker-footnote', _('Why now? (optional, recorded)'));
+        const why = new St.Entry({style_class: 'blocker-why', hint_text: _('Why now?'), can_focus: true, x_expand: true});
         const row = new St.BoxLayout({vertical: false, style_class: 'blocker-answer-row'});
-        const notNow = new St.Button({style_class: 'blocker-not-now', can_focus: true, label: 'Not now', x_expand: true});
-        const open = new St.Button({style_class: 'blocker-open', can_focus: true, label: 'Open', x_expand: true});
+        const notNow = new St.Button({
+            style_class: 'blocker-not-now', can_focus: true, label: _('Not now'), x_expand: true,
+        });
+        // Translators: the pause's answer that opens the app after the countdown ("Not now" is the other).
+        const open = new St.Button({style_class: 'blocker-open', can_focus: true, label: _('Open'), x_expand: true});
         const message = label('blocker-pause-message');
         row.add_child(notNow);
         row.add_child(open);
@@ -745,7 +788,7 @@ class ShieldCover {
     _local(ms) {
         const {GLib} = this._d;
         const t = GLib.DateTime.new_from_unix_local(Math.floor(ms / 1000));
-        return {weekday: t.get_day_of_week(), hour: t.get_hour(), minute: t.get_minute()};
+        return {weekday: t.get_day_of_week(), hour: t.get_hour(), minute: t.get_minute(), weekdayName: t.format('%a')};
     }
 
     _refreshWords() {
@@ -769,7 +812,7 @@ class ShieldCover {
                 }
             }
             const note = words.footnote ?? (words.offersEarning && !card.withForm && many
-                ? 'Log your reps on the other screen.' : null);
+                ? _('Log your reps on the other screen.') : null);
             card.footnote.text = note ?? '';
             card.footnote.visible = note !== null;
             if (card.form)
@@ -818,7 +861,10 @@ class ShieldCover {
         if (!form)
             return;
         const exercise = this._selectedExercise();
-        form.exercise.label = exercise ? `${exercise.name} · ${durationText(exercise.perRepMs)} a rep ▾` : '';
+        // The ▾ says "a menu": no word of any language, so not the translation's to keep.
+        const text = exercise && fill(_('{exercise} · {time} a rep'),
+            {exercise: exercise.name, time: durationText(exercise.perRepMs)});
+        form.exercise.label = exercise ? `${text} ▾` : '';
         // With one exercise (or none known) there is nothing to choose.
         form.exercise.visible = this._exercises.length > 1;
     }
@@ -828,7 +874,8 @@ class ShieldCover {
         if (!form)
             return;
         const preview = repsPreview(form.entry.get_text(), this._selectedExercise());
-        const [text, tone] = form.message ?? (preview ? [preview, 'note'] : ['Type your reps, then press Enter', 'note']);
+        const [text, tone] = form.message
+            ?? (preview ? [preview, 'note'] : [_('Type your reps, then press Enter'), 'note']);
         form.status.text = text;
         for (const t of ['error', 'success', 'note'])
             form.status.remove_style_class_name(`blocker-message-${t}`);
@@ -880,8 +927,8 @@ class ShieldCover {
             }
             const [earned, balance] = reply;
             this._d.debug(`blocker: logged ${parsed.reps} ${exercise || 'reps'}: earned ${earned} ms`);
-            this._setMessage(`Earned ${durationText(Number(earned))} — balance ${durationText(Number(balance))}`,
-                'success');
+            this._setMessage(fill(_('Earned {earned} — balance {balance}'),
+                {earned: durationText(Number(earned)), balance: durationText(Number(balance))}), 'success');
         });
     }
 }

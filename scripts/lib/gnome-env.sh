@@ -57,7 +57,7 @@ ge_init() {
     # What the user runs comes from copies it can read.
     mkdir -p "$fx_dir/src/bin" "$fx_dir/src/docs"
     cp -r "$ge_repo/Makefile" "$ge_repo/README.md" "$ge_repo/scripts" "$ge_repo/extensions" "$ge_repo/config" \
-        "$ge_repo/systemd" "$ge_repo/data" "$fx_dir/src/"
+        "$ge_repo/systemd" "$ge_repo/data" "$ge_repo/po" "$fx_dir/src/"
     cp -r "$ge_repo/docs/man" "$fx_dir/src/docs/"
     cp "$ge_bin/blockerd" "$ge_bin/blockerctl" "$ge_bin/blocker-overlay" "$fx_dir/src/bin/"
     chown -R "$ge_uid:$ge_gid" "$ge_home" "$ge_runtime" "$fx_dir/src" "$fx_dir/shots"
@@ -148,12 +148,32 @@ j = json.loads(ast.literal_eval(sys.stdin.read().strip())[0])
 print($2)"
 }
 
-# ge_start_buses_and_shell — both buses, then the shell; one retry (1 start in
-# 20 hangs here). Ready when its driver extension owns io.github.blockerd.Test.
+# ge_start_shell [NAME=VALUE…] — both buses (the first time), then the shell
+# (NAME=VALUE in its environment: LANG=fr_FR.UTF-8); one retry (1 start in 20
+# hangs here). Ready when its driver extension owns io.github.blockerd.Test.
 ge_start_shell() {
     # GNOME 43 runs without X11 here; GNOME 48 with Xwayland (its windows are tested too).
-    local x11=(--no-x11)
+    local x11=(--no-x11) attempt
     [ -z "$ge_chroot" ] || x11=()
+    [ -n "$ge_buses_up" ] || ge_start_buses
+    for attempt in 1 2; do
+        ge_spawn "$fx_dir/shell.log" env -u WAYLAND_DISPLAY -u GDK_BACKEND XDG_SESSION_TYPE=wayland \
+            XDG_CURRENT_DESKTOP=GNOME "$@" gnome-shell --headless --wayland "${x11[@]}" --virtual-monitor 1280x800
+        ge_shell_pid=$ge_spawned
+        if fx_wait 20 ge_has_owner io.github.blockerd.Test; then
+            fx_wait 5 test -S "$ge_runtime/wayland-0" || fail "GNOME Shell opened no wayland-0 socket"
+            return 0
+        fi
+        fx_note "GNOME Shell start $attempt did not get ready; $( ((attempt == 1)) && echo retrying)"
+        fx_stop "$ge_shell_pid"
+    done
+    fail "GNOME Shell did not start (its driver extension never took io.github.blockerd.Test)"
+}
+
+# Set once the buses and the GDM stand-in run: they outlive a shell (ge_stop_shell).
+ge_buses_up=
+
+ge_start_buses() {
     fx_bus_config "$fx_dir/system.conf" system "$ge_runtime/system_bus"
     fx_bus_config "$fx_dir/session.conf" session "$ge_runtime/bus"
     ge_spawn "$fx_dir/system-bus.log" dbus-daemon --config-file="$fx_dir/system.conf" --nofork
@@ -168,19 +188,17 @@ ge_start_shell() {
     fx_wait 10 ge_run gdbus call --system --dest org.gnome.DisplayManager --object-path /org/gnome/DisplayManager/Manager \
         --method org.freedesktop.DBus.Mock.AddProperty org.gnome.DisplayManager.Manager Version "<'43.0'>" \
         >/dev/null 2>&1 || fail "the GDM stand-in (python3-dbusmock) did not start on the system bus"
-    local attempt
-    for attempt in 1 2; do
-        ge_spawn "$fx_dir/shell.log" env -u WAYLAND_DISPLAY -u GDK_BACKEND XDG_SESSION_TYPE=wayland \
-            XDG_CURRENT_DESKTOP=GNOME gnome-shell --headless --wayland "${x11[@]}" --virtual-monitor 1280x800
-        ge_shell_pid=$ge_spawned
-        if fx_wait 20 ge_has_owner io.github.blockerd.Test; then
-            fx_wait 5 test -S "$ge_runtime/wayland-0" || fail "GNOME Shell opened no wayland-0 socket"
-            return 0
-        fi
-        fx_note "GNOME Shell start $attempt did not get ready; $( ((attempt == 1)) && echo retrying)"
-        fx_stop "$ge_shell_pid"
-    done
-    fail "GNOME Shell did not start (its driver extension never took io.github.blockerd.Test)"
+    ge_buses_up=1
+}
+
+# ge_stop_shell — the shell and what it started on its own (Xwayland), so that
+# ge_start_shell starts another on the same buses. Its clients lose their
+# display: stop them first.
+ge_stop_shell() {
+    fx_stop "$ge_shell_pid"
+    fx_stop_marked
+    # A killed shell leaves its socket behind: the next shell is not ready by it.
+    rm -f "$ge_runtime/wayland-0" "$ge_runtime/wayland-0.lock"
 }
 
 # The shell starts in the overview, where no window gets the focus.
@@ -209,11 +227,13 @@ ge_client() {
     ge_spawn "$fx_dir/$name.log" env -C "$fx_dir/shots" "$@"
 }
 
-# ge_start_blockerd CONFIG — blockerd with the gnome probe on the shell's bus, as the user.
+# ge_start_blockerd CONFIG [STATE_DIR] — blockerd with the gnome probe on the
+# shell's bus, as the user; its state in STATE_DIR (default $fx_dir/state).
 ge_start_blockerd() {
-    mkdir -p -m 0700 "$fx_dir/state"
-    chown "$ge_uid:$ge_gid" "$fx_dir/state" "$1"
-    "${ge_host_as_user[@]}" "$ge_bin/blockerd" --config "$1" --state-dir "$fx_dir/state" --probe gnome \
+    local state=${2:-$fx_dir/state}
+    mkdir -p -m 0700 "$state"
+    chown "$ge_uid:$ge_gid" "$state" "$1"
+    "${ge_host_as_user[@]}" "$ge_bin/blockerd" --config "$1" --state-dir "$state" --probe gnome \
         >>"$fx_dir/blockerd.log" 2>&1 &
     ge_blockerd_pid=$!
     fx_track "$ge_blockerd_pid"

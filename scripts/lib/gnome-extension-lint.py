@@ -31,6 +31,8 @@ expected to end with `;`):
                  unlock-dialog the entry point's disable() has a comment naming it.
   stylesheet     St's font-family rule: only the first family may be quoted
                  ("Couldn't parse family in font property" otherwise).
+  locale         each locale/LL/LC_MESSAGES/NAME.mo is named for metadata.json's
+                 gettext-domain: initTranslations() binds that domain only.
 """
 import json
 import re
@@ -359,6 +361,7 @@ def check_metadata(path, src, files, report):
     for version in meta.get('shell-version', []):
         if not re.fullmatch(r'[0-9]+', str(version)):
             report(path, 1, 'metadata', f'shell-version {version!r} is not a stable major version')
+    check_locale(files, path, meta, report)
     modes = meta.get('session-modes')
     if modes is None:
         return
@@ -382,12 +385,29 @@ def disable_comment_names(src, word):
     return False
 
 
+def check_locale(files, meta_path, meta, report):
+    domain = meta.get('gettext-domain')
+    root = Path(meta_path).parent
+    for path in files:
+        if not Path(path).is_relative_to(root):
+            continue
+        match = re.fullmatch(r'locale/[^/]+/LC_MESSAGES/([^/]+)\.mo', str(Path(path).relative_to(root)))
+        if match and match.group(1) != domain:
+            report(path, 1, 'locale', f'{match.group(1)}.mo is not named for metadata.json\'s gettext-domain ({domain})')
+
+
+TEXT_SUFFIXES = ('.js', '.css', '.json')
+
+
 def read_files(target):
+    """{path: text} of the files it reads (.js, .css, .json); other files (a .mo) map to None."""
     target = Path(target)
     if target.suffix == '.zip':
         with zipfile.ZipFile(target) as z:
-            return {n: z.read(n).decode() for n in z.namelist() if not n.endswith('/')}
-    return {str(p.relative_to(target)): p.read_text() for p in sorted(target.rglob('*')) if p.is_file()}
+            return {n: z.read(n).decode() if n.endswith(TEXT_SUFFIXES) else None
+                    for n in z.namelist() if not n.endswith('/')}
+    return {str(p.relative_to(target)): p.read_text() if p.suffix in TEXT_SUFFIXES else None
+            for p in sorted(target.rglob('*')) if p.is_file()}
 
 
 def main():
@@ -411,7 +431,7 @@ def main():
     if findings:
         sys.exit(1)
     print(f'ok: {len(files)} files, no finding (sync-call, eval, top-level, constructor, enable-disable, '
-          'metadata, stylesheet)')
+          'metadata, stylesheet, locale)')
 
 
 if __name__ == '__main__':

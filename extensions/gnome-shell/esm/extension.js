@@ -5,14 +5,18 @@ import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';
 import St from 'gi://St';
 import * as Main from 'resource:///org/gnome/shell/ui/main.js';
-import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
+import {Extension, gettext, ngettext} from 'resource:///org/gnome/shell/extensions/extension.js';
 import {BlockerShell} from './core.js';
 
 export default class BlockerExtension extends Extension {
     enable() {
+        // metadata.json's gettext-domain, blocker-gnome-shell, from the locale/
+        // folder beside this file (the shell's base class may have done so already).
+        this.initTranslations();
         this._core = new BlockerShell({
             Gio, GLib, St, Clutter, Main, global,
             log: message => console.warn(message), debug: message => console.debug(message),
+            gettext, ngettext,
         });
         this._core.enable();
     }

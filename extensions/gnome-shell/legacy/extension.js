@@ -4,11 +4,14 @@
 // the legacy importer cannot read a module with `export`, but import() can.
 /* exported init */
 const {Clutter, Gio, GLib, St} = imports.gi;
+const ExtensionUtils = imports.misc.extensionUtils;
 const Main = imports.ui.main;
 
 class BlockerLegacyEntry {
     constructor(meta) {
         this._coreURI = meta.dir.get_child('core.js').get_uri();
+        // metadata.json's gettext-domain, bound by init() to the locale/ folder beside this file.
+        this._words = imports.gettext.domain(meta.metadata['gettext-domain']);
         this._core = null;
         this._enabled = false;
     }
@@ -22,6 +25,7 @@ class BlockerLegacyEntry {
             this._core = new core.BlockerShell({
                 Gio, GLib, St, Clutter, Main, global,
                 log, debug: message => console.debug(message),
+                gettext: this._words.gettext, ngettext: this._words.ngettext,
             });
             this._core.enable();
         }).catch(e => logError(e, 'blocker: cannot load core.js'));
@@ -39,5 +43,6 @@ class BlockerLegacyEntry {
 }
 
 function init(meta) {
+    ExtensionUtils.initTranslations();
     return new BlockerLegacyEntry(meta);
 }

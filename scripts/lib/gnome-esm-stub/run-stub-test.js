@@ -5,9 +5,13 @@
 // gi:// are the real libraries; `global` is a stub display; D-Bus is a real
 // private bus ($DBUS_SESSION_BUS_ADDRESS) where this script plays blockerd's
 // io.github.blockerd.Focus on a connection of its own and records each Report.
-// Checks: enable() reports through core.js on the name's appearance, on
-// focus and title changes (not the old window's), owns io.github.blockerd.Cover;
-// disable() lets every signal and name go. Prints "ok: …" lines; exit 1 on failure.
+// Checks: core.js's English words are BlockerCore's; enable() hands core.js
+// the extension's text domain (metadata.json's gettext-domain, the installed
+// locale/: French with LANGUAGE=fr), reports through core.js on the name's
+// appearance, on focus and title changes (not the old window's), owns
+// io.github.blockerd.Cover; disable() lets every signal and name go. Prints
+// "ok: …" lines; exit 1 on failure. Run with LANG=C.UTF-8 (LANGUAGE counts
+// for no "C" locale).
 import Gio from 'gi://Gio';
 import GLib from 'gi://GLib';
 import {fail, ok, until, pause, otherConnection, hasOwner} from './harness.js';
@@ -87,8 +91,26 @@ async function run() {
     ok(`core.js words match BlockerCore's (${words.length} cases)`);
 
     const {default: BlockerExtension} = await import(`file://${extensionDir}/extension.js`);
-    const extension = new BlockerExtension({uuid: core.UUID, path: extensionDir});
+    const [, json] = GLib.file_get_contents(`${extensionDir}/metadata.json`);
+    const extension = new BlockerExtension({...JSON.parse(new TextDecoder().decode(json)), path: extensionDir});
     extension.enable();
+    // From here on core.js speaks the installed French. Set once: glibc keeps
+    // a text it has translated, whatever LANGUAGE says later.
+    GLib.setenv('LANGUAGE', 'fr', true);
+    const friday = () => ({weekday: 5, hour: 9, minute: 5, weekdayName: 'ven.'});
+    const french = [
+        [core.reasonText({reason: 'balance', until_ms: 0}, 0, null), 'Temps gagné épuisé'],
+        [core.reasonText({reason: 'timed-block', until_ms: 90_000_000}, 0, friday), 'Bloqué jusqu’à ven. 09:05'],
+        [core.reasonText({reason: 'daily-limit', group: 'social', until_ms: 0}, 0, null), 'Limite du jour atteinte pour social'],
+        [core.durationText(3_900_000), '1 h 05 min'],
+        [core.passOffer(1), 'Utiliser un pass · 1 restant cette semaine'],
+        [core.passOffer(2), 'Utiliser un pass · 2 restants cette semaine'],
+        [core.parseReps('0').error, 'De 1 à 1000 répétitions'],
+    ];
+    for (const [got, want] of french)
+        if (got !== want)
+            fail(`core.js says "${got}" in French, not "${want}"`);
+    ok(`enable(): core.js speaks the extension's text domain (${french.length} French cases from locale/fr, plural forms too)`);
     // blockerd takes its name after the extension started: a report follows.
     Gio.bus_own_name_on_connection(blockerd, 'io.github.blockerd.Focus', Gio.BusNameOwnerFlags.NONE, null, null);
     await until(() => reports.length >= 1, 3000, 'a report when io.github.blockerd.Focus appeared');

@@ -44,6 +44,21 @@ function textOf(root, styleClass) {
     return actor === null ? null : actor.text ?? actor.get_text?.() ?? actor.label ?? null;
 }
 
+// What a person reads under ROOT, in order: each shown label's text, button's
+// label and field's text (its hint while empty). Hidden parts say nothing.
+function shownWords(root, words = []) {
+    if (!root.mapped)
+        return words;
+    switch (root.constructor.$gtype?.name) {
+    case 'StLabel': words.push(root.text); return words;
+    case 'StButton': words.push(root.label); return words;
+    case 'StEntry': words.push(root.text || root.hint_text); return words;
+    }
+    for (const child of root.get_children())
+        shownWords(child, words);
+    return words;
+}
+
 function matches(window, name) {
     const wanted = name.toLowerCase();
     return [window.get_wm_class(), window.get_gtk_application_id()].some(v => v && v.toLowerCase() === wanted);
@@ -113,6 +128,7 @@ class TestDriver {
             cover_countdown: covers.length ? textOf(covers[0], 'blocker-countdown') : null,
             cover_pass: covers.length ? textOf(covers[0], 'blocker-use-pass') : null,
             cover_pass_shown: covers.some(a => actorOf(a, 'blocker-use-pass')?.mapped === true),
+            cover_words: covers.length ? shownWords(covers[0]).filter(w => w) : [],
             key_focus_in_cover: covers.some(a => a.contains(global.stage.key_focus)),
             switcher: Main.layoutManager.uiGroup.get_children().some(a => a.constructor?.name?.includes('Switcher') && a.visible),
         });
