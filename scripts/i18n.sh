@@ -21,6 +21,7 @@ pot)
     grep -rlE '\b(tr|trn|N_)\(' Sources --include='*.swift' | grep -v '^Sources/blocker-bench/' | LC_ALL=C sort >po/POTFILES
     xgettext --language=C --from-code=UTF-8 --no-wrap --sort-by-file --add-location=file --add-comments=Translators \
         --keyword= --keyword=tr:1 --keyword=trn:1,2 --keyword=N_:1 \
+        --flag=tr:1:no-c-format --flag=trn:1:no-c-format --flag=trn:2:no-c-format --flag=N_:1:no-c-format \
         --package-name=blocker --package-version="$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/BlockerCore/Version.swift)" \
         --msgid-bugs-address=https://github.com/blockerd/blocker/issues \
         --files-from=po/POTFILES --output="$out" 2>&1 | { grep -v 'unterminated' || true; } >&2

@@ -15,7 +15,9 @@
 #      LANG=C (and an unknown locale) is English;
 #   3. times: 24-hour in French, 12-hour (AM/PM) in en_US;
 #   4. the overlay's cover on X11 in French (the card's words from its log,
-#      docs/overlay-fr.png).
+#      docs/overlay-fr.png);
+#   5. blockerd in a French session: its refusal (an unknown exercise) reaches
+#      blockerctl in French, whatever blockerctl's own locale.
 # Exit 0 pass, 1 fail; a missing tool, locale or server is a failure.
 set -euo pipefail
 # shellcheck source=lib/overlay-env.sh
@@ -123,4 +125,12 @@ french=$(words fr_FR.UTF-8 "Out of earned time")
 sleep 0.5
 import -window root docs/overlay-fr.png
 fx_note "4. the cover on X11 in French: \"${said#*says: }\" (docs/overlay-fr.png)"
+
+# 5. blockerd's own words: a refusal in its session's language.
+oe_stop_blockerd
+oe_start_blockerd x11 LANG=fr_FR.UTF-8 BLOCKER_LOCALEDIR="$prefix/share/locale"
+if LANG=C ctl earn 1 lunges 2>"$fx_dir/refused.err"; then fail "an unknown exercise was credited"; fi
+refusal=$(words fr_FR.UTF-8 "unknown exercise {name}; configured: {exercises} (add it under [earn] in {file})")
+grep -qF "${refusal%%\{*}" "$fx_dir/refused.err" || fail "blockerd's refusal is not in French: $(cat "$fx_dir/refused.err")"
+fx_note "5. blockerd in French: \"$(head -c 90 "$fx_dir/refused.err")…\""
 fx_note "pass"

@@ -147,7 +147,15 @@ public final class BlockerExport {
 
     // MARK: calls
 
+    /// The language a refusal is worded in: the person's (blockerd's
+    /// session locale), for the call only.
+    public var callerLanguage: any TranslationCatalog = EnglishCatalog()
+
     private func answer(_ call: BusMessage) -> Result<BusMessage, BusErrorReply> {
+        Translations.$scoped.withValue(callerLanguage) { answerInLanguage(call) }
+    }
+
+    private func answerInLanguage(_ call: BusMessage) -> Result<BusMessage, BusErrorReply> {
         let member = call.member ?? ""
         do throws(MethodError) {
             try checkCaller(call, member: member)

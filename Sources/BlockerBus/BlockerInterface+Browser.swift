@@ -31,11 +31,10 @@ extension BlockerInterface {
         },
         check: { (arguments: (tab: BrowserTab, focused: Bool, caller: String)) -> MethodError? in
             guard let site = arguments.tab.site else { return nil }
-            if let long = tooLong(site, what: "a site", outcome: "the tab was not reported") { return long }
+            if let long = tooLong(site, what: tr("a site"), outcome: tr("the tab was not reported")) { return long }
             // What blockerd keeps is a site as a config names one: ASCII, no scheme, path or port.
             guard SitePattern(site)?.description == site else {
-                return .invalidArgument("\"\(site.prefix(100))\" is not a site in ASCII form (example: youtube.com); "
-                    + "the tab was not reported")
+                return .invalidArgument(tr("\"{site}\" is not a site in ASCII form (example: youtube.com); the tab was not reported", ["site": "\(site.prefix(100))"]))
             }
             return nil
         },

@@ -12,7 +12,7 @@ extension BlockerInterface {
         member: "UsePass", inputs: [BusArgument("group", "s")], outputs: [BusArgument("until_ms", "x")],
         writeArguments: { (group: String, call: BusMessage) throws(SystemdError) in try call.append(group) },
         readArguments: { (call: BusMessage) throws(SystemdError) in try call.readString() },
-        check: { (group: String) -> MethodError? in tooLong(group, what: "a group name", outcome: "no pass was used") },
+        check: { (group: String) -> MethodError? in tooLong(group, what: tr("a group name"), outcome: tr("no pass was used")) },
         perform: { (handler: any BlockerMethods, group: String) throws(MethodError) in try handler.usePass(group: group) },
         writeReply: { (until: WallInstant, reply: BusMessage) throws(SystemdError) in try reply.append(until) },
         readReply: { (reply: BusMessage) throws(WireMismatch) -> WallInstant in
@@ -33,10 +33,10 @@ extension BlockerInterface {
         },
         readArguments: { (call: BusMessage) throws(SystemdError) in (try call.readString(), try call.readBool(), try call.readString()) },
         check: { (arguments: (group: String, open: Bool, reason: String)) -> MethodError? in
-            if let long = tooLong(arguments.group, what: "a group name", outcome: "the pause stays") { return long }
+            if let long = tooLong(arguments.group, what: tr("a group name"), outcome: tr("the pause stays")) { return long }
             let bytes = arguments.reason.utf8.count
             guard bytes <= BlockerLimits.reasonBytes else {
-                return .invalidArgument("a reason is at most \(BlockerLimits.reasonBytes) bytes, not \(bytes); the pause stays")
+                return .invalidArgument(tr("a reason is at most {limit} bytes, not {bytes}; the pause stays", ["limit": "\(BlockerLimits.reasonBytes)", "bytes": "\(bytes)"]))
             }
             return nil
         },
@@ -53,7 +53,7 @@ extension BlockerInterface {
         writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
         readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
         check: { (days: UInt32) -> MethodError? in
-            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("opens cover 1 to 366 days (got \(days))")
+            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument(tr("opens cover 1 to 366 days (got {days})", ["days": "\(days)"]))
         },
         perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.opens(days: days) },
         writeReply: { (rows: [OpenDaySummary], reply: BusMessage) throws(SystemdError) in

@@ -33,7 +33,7 @@ public enum BlockerInterface {
         },
         readArguments: { (call: BusMessage) throws(SystemdError) in (try call.readString(), try call.readUInt32()) },
         check: { (arguments: (exercise: String, reps: UInt32)) -> MethodError? in
-            if let long = tooLong(arguments.exercise, what: "an exercise name", outcome: "nothing was credited") {
+            if let long = tooLong(arguments.exercise, what: tr("an exercise name"), outcome: tr("nothing was credited")) {
                 return long
             }
             guard BlockerLimits.reps.contains(arguments.reps) else {
@@ -72,8 +72,7 @@ public enum BlockerInterface {
         },
         check: { (arguments: (requestID: String, exercise: String, reps: UInt32)) -> MethodError? in
             guard BlockerLimits.requestIDBytes.contains(arguments.requestID.utf8.count) else {
-                return .invalidArgument("a request id is 1 to \(BlockerLimits.requestIDBytes.upperBound) bytes "
-                    + "(got \(arguments.requestID.utf8.count)); nothing was credited")
+                return .invalidArgument(tr("a request id is 1 to {limit} bytes (got {bytes}); nothing was credited", ["limit": "\(BlockerLimits.requestIDBytes.upperBound)", "bytes": "\(arguments.requestID.utf8.count)"]))
             }
             return earn.check((arguments.exercise, arguments.reps))
         },
@@ -93,7 +92,7 @@ public enum BlockerInterface {
         },
         readArguments: { (call: BusMessage) throws(SystemdError) in (try call.readString(), try call.readUInt64()) },
         check: { (arguments: (target: String, seconds: UInt64)) -> MethodError? in
-            if let long = tooLong(arguments.target, what: "a target", outcome: "nothing was blocked") { return long }
+            if let long = tooLong(arguments.target, what: tr("a target"), outcome: tr("nothing was blocked")) { return long }
             let seconds = arguments.seconds
             guard BlockerLimits.blockSeconds.contains(seconds) else {
                 let shown = seconds <= 1_000_000_000 ? DurationText.format(.seconds(Int64(seconds))) : "\(seconds) seconds"
@@ -115,7 +114,7 @@ public enum BlockerInterface {
         member: "Unblock", inputs: [BusArgument("target", "s")], outputs: [],
         writeArguments: { (target: String, call: BusMessage) throws(SystemdError) in try call.append(target) },
         readArguments: { (call: BusMessage) throws(SystemdError) in try call.readString() },
-        check: { (target: String) -> MethodError? in tooLong(target, what: "a target", outcome: "nothing was unblocked") },
+        check: { (target: String) -> MethodError? in tooLong(target, what: tr("a target"), outcome: tr("nothing was unblocked")) },
         perform: { (handler: any BlockerMethods, target: String) throws(MethodError) in try handler.unblock(target: target) },
         writeReply: { (_: Void, _: BusMessage) throws(SystemdError) in },
         readReply: { (_: BusMessage) throws(WireMismatch) in })
@@ -126,7 +125,7 @@ public enum BlockerInterface {
         writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
         readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
         check: { (days: UInt32) -> MethodError? in
-            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("history covers 1 to 366 days (got \(days))")
+            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument(tr("history covers 1 to 366 days (got {days})", ["days": "\(days)"]))
         },
         perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.history(days: days) },
         writeReply: { (rows: [HistoryRow], reply: BusMessage) throws(SystemdError) in
@@ -205,7 +204,7 @@ public enum BlockerInterface {
         writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
         readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
         check: { (days: UInt32) -> MethodError? in
-            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("gaps cover 1 to 366 days (got \(days))")
+            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument(tr("gaps cover 1 to 366 days (got {days})", ["days": "\(days)"]))
         },
         perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.gaps(days: days) },
         writeReply: { (rows: [Gap], reply: BusMessage) throws(SystemdError) in
@@ -234,7 +233,7 @@ public enum BlockerInterface {
         writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
         readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
         check: { (days: UInt32) -> MethodError? in
-            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("gaps cover 1 to 366 days (got \(days))")
+            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument(tr("gaps cover 1 to 366 days (got {days})", ["days": "\(days)"]))
         },
         perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.gapsEx(days: days) },
         writeReply: { (rows: [Gap], reply: BusMessage) throws(SystemdError) in
@@ -285,7 +284,7 @@ public enum BlockerInterface {
         writeArguments: { (days: UInt32, call: BusMessage) throws(SystemdError) in try call.append(days) },
         readArguments: { (call: BusMessage) throws(SystemdError) in try call.readUInt32() },
         check: { (days: UInt32) -> MethodError? in
-            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument("notes cover 1 to 366 days (got \(days))")
+            BlockerLimits.historyDays.contains(days) ? nil : .invalidArgument(tr("notes cover 1 to 366 days (got {days})", ["days": "\(days)"]))
         },
         perform: { (handler: any BlockerMethods, days: UInt32) throws(MethodError) in try handler.notes(days: days) },
         writeReply: { (rows: [IntegrityNote], reply: BusMessage) throws(SystemdError) in
@@ -346,6 +345,6 @@ public enum BlockerInterface {
     static func tooLong(_ text: String, what: String, outcome: String) -> MethodError? {
         let bytes = text.utf8.count
         guard bytes > BlockerLimits.nameBytes else { return nil }
-        return .invalidArgument("\(what) is at most \(BlockerLimits.nameBytes) bytes, not \(bytes); \(outcome)")
+        return .invalidArgument(tr("{what} is at most {limit} bytes, not {bytes}; {outcome}", ["what": "\(what)", "limit": "\(BlockerLimits.nameBytes)", "bytes": "\(bytes)", "outcome": "\(outcome)"]))
     }
 }

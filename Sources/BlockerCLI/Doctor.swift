@@ -90,9 +90,12 @@ enum Doctor {
         var seen = Set<String>()
         return (["WAYLAND_DISPLAY", "DISPLAY"] + ProbeRegistry.sessionVariables).filter { seen.insert($0).inserted }
     }()
-    static let managerFix = "log in through a session that starts systemd --user "
-        + "(loginctl enable-linger $USER keeps it running)"
-    static let installFix = "install the units: make install (into ~/.config/systemd/user), then systemctl --user daemon-reload"
+    static var managerFix: String {
+        tr("log in through a session that starts systemd --user (loginctl enable-linger $USER keeps it running)")
+    }
+    static var installFix: String {
+        tr("install the units: make install (into ~/.config/systemd/user), then systemctl --user daemon-reload")
+    }
 
     static func verdicts(_ facts: DoctorFacts) -> [DoctorCheck] {
         var checks = [session(facts), probe(facts)]
@@ -115,9 +118,9 @@ enum Doctor {
     /// stall, another environment, strict mode on the ledger's config.
     static func integrity(_ facts: DoctorFacts) -> DoctorCheck? {
         guard let notes = facts.integrityNotes else { return nil }
-        guard !notes.isEmpty else { return DoctorCheck(.ok, "integrity", "nothing recorded in the last 7 days") }
+        guard !notes.isEmpty else { return DoctorCheck(.ok, "integrity", tr("nothing recorded in the last 7 days")) }
         return DoctorCheck(.warn, "integrity", notes.joined(separator: "; "),
-                           fix: "see blockerctl history and blockerctl logs")
+                           fix: tr("see blockerctl history and blockerctl logs"))
     }
 
     /// Hand edits of blocker.db: blocker runs on, and says so here.
@@ -125,12 +128,12 @@ enum Doctor {
         switch facts.ledgerEdits {
         case nil: return nil
         case let .failure(error)?:
-            return DoctorCheck(.warn, "edits", "\(error)", fix: "see blockerctl logs")
+            return DoctorCheck(.warn, "edits", "\(error)", fix: tr("see blockerctl logs"))
         case let .success(edits)? where edits.isEmpty:
-            return DoctorCheck(.ok, "edits", "the ledger was written by blocker alone")
+            return DoctorCheck(.ok, "edits", tr("the ledger was written by blocker alone"))
         case let .success(edits)?:
             return DoctorCheck(.warn, "edits", edits.map { "the ledger was edited outside blocker \($0)" }.joined(separator: "; "),
-                               fix: "nothing stops blocker from running; this stays as the record of the edit")
+                               fix: tr("nothing stops blocker from running; this stays as the record of the edit"))
         }
     }
 
@@ -140,25 +143,28 @@ enum Doctor {
     static func blind(_ facts: DoctorFacts) -> DoctorCheck? {
         guard let stretches = facts.blindStretches else { return nil }
         guard let longest = stretches.max(by: { $0.to - $0.from < $1.to - $1.from }) else {
-            return DoctorCheck(.ok, "blind", "the probe answered throughout the last \(blindDays) days")
+            return DoctorCheck(.ok, "blind", tr("the probe answered throughout the last {days} days", ["days": "\(blindDays)"]))
         }
         let total = stretches.reduce(Milliseconds.zero) { $0 + max($1.to - $1.from, 0) }
-        let count = stretches.count == 1 ? "1 stretch" : "\(stretches.count) stretches"
-        return DoctorCheck(.warn, "blind", "in the last \(blindDays) days the probe could not see for "
-                           + "\(DurationText.format(total)) in \(count); the longest: \(Gap.blindReason(longest.reason) ?? longest.reason)",
-                           fix: "see blockerctl logs (probe-error) and blockerctl probe; blockerctl history shows when")
+        return DoctorCheck(.warn, "blind", trn("in the last {days} days the probe could not see for {total} in {count} stretch; the longest: {longest}",
+                                               "in the last {days} days the probe could not see for {total} in {count} stretches; the longest: {longest}",
+                                               count: stretches.count,
+                                               ["days": "\(blindDays)", "total": DurationText.format(total),
+                                                "longest": Gap.blindReason(longest.reason) ?? longest.reason]),
+                           fix: tr("see blockerctl logs (probe-error) and blockerctl probe; blockerctl history shows when"))
     }
 
     /// Strict mode, when blockerd has it on: the delay and what waits.
     static func strict(_ facts: DoctorFacts) -> DoctorCheck? {
         guard case let .success(report) = facts.daemon, let delay = report.strictDelayMs else { return nil }
         if let problem = report.configProblem {
-            return DoctorCheck(.warn, "strict", "on, running on the config in force from the ledger: \(problem)",
-                               fix: "fix blocker.toml (blockerctl config check), then blockerctl reload")
+            return DoctorCheck(.warn, "strict", tr("on, running on the config in force from the ledger: {problem}", ["problem": "\(problem)"]),
+                               fix: tr("fix blocker.toml (blockerctl config check), then blockerctl reload"))
         }
-        let pending = report.pendingChanges == 0 ? "nothing pending"
-            : "\(report.pendingChanges) config \(report.pendingChanges == 1 ? "change" : "changes") pending (see: blockerctl config pending)"
-        return DoctorCheck(.ok, "strict", "on: changes that loosen wait \(DurationText.format(delay)); \(pending)")
+        let pending = report.pendingChanges == 0 ? tr("nothing pending")
+            : trn("{count} config change pending (see: blockerctl config pending)",
+                  "{count} config changes pending (see: blockerctl config pending)", count: Int(report.pendingChanges))
+        return DoctorCheck(.ok, "strict", tr("on: changes that loosen wait {delay}; {pending}", ["delay": DurationText.format(delay), "pending": "\(pending)"]))
     }
 
     static func session(_ facts: DoctorFacts) -> DoctorCheck {
@@ -167,33 +173,33 @@ enum Doctor {
         let wayland = env["WAYLAND_DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         let display = env["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
         if let wayland {
-            return DoctorCheck(.ok, "session", "wayland (WAYLAND_DISPLAY=\(wayland)" + (display.map { ", XWayland DISPLAY=\($0)" } ?? "") + ")")
+            return DoctorCheck(.ok, "session", display.map { tr("wayland (WAYLAND_DISPLAY={wayland}, XWayland DISPLAY={display})", ["wayland": wayland, "display": $0]) }
+                ?? tr("wayland (WAYLAND_DISPLAY={wayland})", ["wayland": wayland]))
         }
         if let display {
             if type == "wayland" {
-                return DoctorCheck(.warn, "session", "XDG_SESSION_TYPE=wayland but only DISPLAY=\(display) is set: "
-                                   + "an X11 probe sees XWayland windows only",
-                                   fix: "run blockerctl doctor from a terminal of the Wayland session")
+                return DoctorCheck(.warn, "session", tr("XDG_SESSION_TYPE=wayland but only DISPLAY={display} is set: an X11 probe sees XWayland windows only", ["display": "\(display)"]),
+                                   fix: tr("run blockerctl doctor from a terminal of the Wayland session"))
             }
-            return DoctorCheck(.ok, "session", "x11 (DISPLAY=\(display))")
+            return DoctorCheck(.ok, "session", tr("x11 (DISPLAY={display})", ["display": "\(display)"]))
         }
-        let what = type.map { "XDG_SESSION_TYPE=\($0), and " } ?? "XDG_SESSION_TYPE, "
-        return DoctorCheck(.warn, "session", "no graphical session here (\(what)WAYLAND_DISPLAY and DISPLAY are unset)",
-                           fix: "run blockerctl doctor from a terminal inside your desktop session")
+        let unset = type.map { tr("no graphical session here (XDG_SESSION_TYPE={type}, and WAYLAND_DISPLAY and DISPLAY are unset)", ["type": $0]) }
+            ?? tr("no graphical session here (XDG_SESSION_TYPE, WAYLAND_DISPLAY and DISPLAY are unset)")
+        return DoctorCheck(.warn, "session", unset,
+                           fix: tr("run blockerctl doctor from a terminal inside your desktop session"))
     }
 
     static func probe(_ facts: DoctorFacts) -> DoctorCheck {
         let name = facts.probeChoice == .auto ? "auto → \(facts.probeName)" : facts.probeName
         switch facts.probeSample {
         case let .window(front, _):
-            return DoctorCheck(.ok, "probe", "\(name) answers: \(front.app) is in front")
+            return DoctorCheck(.ok, "probe", tr("{name} answers: {app} is in front", ["name": "\(name)", "app": "\(front.app)"]))
         case .nothing:
-            return DoctorCheck(.ok, "probe", "\(name) answers: nothing is in front")
+            return DoctorCheck(.ok, "probe", tr("{name} answers: nothing is in front", ["name": "\(name)"]))
         case let .failed(message) where message.contains(FocusReport.nameTaken):
             // blockerd's own gnome/kde probe holds the name the shell reports to:
             // doctor cannot sample beside it, and the daemon line says how it does.
-            return DoctorCheck(.ok, "probe", "\(name): blockerd holds \(FocusReport.busName) and hears the shell "
-                               + "(its probe is in the daemon line)")
+            return DoctorCheck(.ok, "probe", tr("{name}: blockerd holds {busName} and hears the shell (its probe is in the daemon line)", ["name": "\(name)", "busName": "\(FocusReport.busName)"]))
         case let .failed(message):
             let skipped = facts.probePassedOver.filter { !message.contains($0) }
             let detail = "\(name) cannot sample: \(message)" + (skipped.isEmpty ? "" : " (passed over: \(skipped.joined(separator: "; ")))")
@@ -206,11 +212,8 @@ enum Doctor {
     /// right on average (see PollSchedule), not exactly. Its stream mode is exact.
     static func sampling(_ facts: DoctorFacts) -> DoctorCheck? {
         guard facts.probeName == ProbeChoice.command.rawValue, facts.probeCommandMode == .once else { return nil }
-        return DoctorCheck(.warn, "sampling", "probe-command-mode = \"once\" asks your program about once a poll, at a "
-                           + "random moment: time is charged right on average, but a window in front for less than a poll "
-                           + "may be charged more, or nothing",
-                           fix: "if your program can print one JSON line per focus change, set probe-command-mode = \"stream\" "
-                           + "under [daemon]: every change is then charged exactly")
+        return DoctorCheck(.warn, "sampling", tr("probe-command-mode = \"once\" asks your program about once a poll, at a random moment: time is charged right on average, but a window in front for less than a poll may be charged more, or nothing"),
+                           fix: tr("if your program can print one JSON line per focus change, set probe-command-mode = \"stream\" under [daemon]: every change is then charged exactly"))
     }
 
     /// The fix when what the probe lacks is the desktop's own plugin: the
@@ -240,8 +243,8 @@ enum Doctor {
         case let .exited(status, _):
             return DoctorCheck(.fail, "user manager", "systemctl --user cannot reach it (exit \(status))", fix: managerFix)
         case let .couldNotRun(reason):
-            return DoctorCheck(.fail, "user manager", "cannot run systemctl: \(reason)",
-                               fix: "blocker runs under systemd's user manager; install systemd")
+            return DoctorCheck(.fail, "user manager", tr("cannot run systemctl: {reason}", ["reason": "\(reason)"]),
+                               fix: tr("blocker runs under systemd's user manager; install systemd"))
         }
     }
 
@@ -252,7 +255,7 @@ enum Doctor {
 
     static func unitChecks(_ facts: DoctorFacts) -> [DoctorCheck] {
         guard managerReachable(facts) else {
-            return [DoctorCheck(.fail, "units", "not checked: the user manager is unreachable (see above)")]
+            return [DoctorCheck(.fail, "units", tr("not checked: the user manager is unreachable (see above)"))]
         }
         return facts.units.map { unit in
             let required = units.first { $0.name == unit.name }?.required ?? true
@@ -268,12 +271,12 @@ enum Doctor {
         let notRunning: DoctorCheck.Level = required ? .fail : .warn
         switch enabled {
         case "not-found", "":
-            return DoctorCheck(.fail, name, "not installed", fix: installFix)
+            return DoctorCheck(.fail, name, tr("not installed"), fix: installFix)
         case "masked", "masked-runtime":
-            return DoctorCheck(.fail, name, "masked: it cannot start", fix: "systemctl --user unmask \(name)")
+            return DoctorCheck(.fail, name, tr("masked: it cannot start"), fix: "systemctl --user unmask \(name)")
         case "disabled":
             if running {
-                return DoctorCheck(.warn, name, "active, but disabled: it will not start at the next login",
+                return DoctorCheck(.warn, name, tr("active, but disabled: it will not start at the next login"),
                                    fix: "systemctl --user enable \(name)")
             }
             return DoctorCheck(notRunning, name, "installed, but disabled and \(active)",
@@ -288,34 +291,34 @@ enum Doctor {
     static func importedEnvironment(_ facts: DoctorFacts) -> DoctorCheck {
         let subject = "session environment"
         guard managerReachable(facts), case let .exited(_, text) = facts.managerEnvironment else {
-            return DoctorCheck(.warn, subject, "not checked: the user manager is unreachable")
+            return DoctorCheck(.warn, subject, tr("not checked: the user manager is unreachable"))
         }
         let manager = parseEnvironment(text)
         let mine = sessionVariables.compactMap { key in facts.environment[key].flatMap { $0.isEmpty ? nil : (key, $0) } }
-        let importFix = "systemctl --user import-environment \(sessionVariables.joined(separator: " ")) "
-            + "(in your session startup), then systemctl --user restart blockerd"
+        let importFix = tr("{command} (in your session startup), then systemctl --user restart blockerd",
+                           ["command": "systemctl --user import-environment " + sessionVariables.joined(separator: " ")])
         if let why = ProbeRegistry.backend(facts.probeChoice)?.needsNoSessionEnvironment {
-            return DoctorCheck(.ok, subject, "not needed: \(why)")
+            return DoctorCheck(.ok, subject, tr("not needed: {why}", ["why": "\(why)"]))
         }
         if mine.isEmpty {
             let has = ["WAYLAND_DISPLAY", "DISPLAY"].compactMap { key in manager[key].map { "\(key)=\($0)" } }
             if has.isEmpty {
-                return DoctorCheck(.warn, subject, "the user manager has neither WAYLAND_DISPLAY nor DISPLAY: blockerd cannot see windows",
+                return DoctorCheck(.warn, subject, tr("the user manager has neither WAYLAND_DISPLAY nor DISPLAY: blockerd cannot see windows"),
                                    fix: importFix)
             }
-            return DoctorCheck(.ok, subject, "the user manager has \(has.joined(separator: ", "))")
+            return DoctorCheck(.ok, subject, tr("the user manager has {variables}", ["variables": has.joined(separator: ", ")]))
         }
         let missing = mine.filter { manager[$0.0] == nil }.map(\.0)
         if !missing.isEmpty {
-            return DoctorCheck(.fail, subject, "the user manager lacks \(missing.joined(separator: ", ")): blockerd cannot see this session's windows",
+            return DoctorCheck(.fail, subject, tr("the user manager lacks {variables}: blockerd cannot see this session's windows", ["variables": missing.joined(separator: ", ")]),
                                fix: importFix)
         }
         let different = mine.filter { manager[$0.0] != $0.1 }
         if !different.isEmpty {
             let text = different.map { "\($0.0)=\(manager[$0.0]!) (this terminal: \($0.1))" }.joined(separator: ", ")
-            return DoctorCheck(.warn, subject, "the user manager has \(text)", fix: importFix)
+            return DoctorCheck(.warn, subject, tr("the user manager has {text}", ["text": "\(text)"]), fix: importFix)
         }
-        return DoctorCheck(.ok, subject, "imported: " + mine.map { "\($0.0)=\($0.1)" }.joined(separator: ", "))
+        return DoctorCheck(.ok, subject, tr("imported: {variables}", ["variables": mine.map { "\($0.0)=\($0.1)" }.joined(separator: ", ")]))
     }
 
     /// blockerd.service runs with PrivateTmp= (its own /tmp, the X11 socket
@@ -324,7 +327,7 @@ enum Doctor {
     static func sandbox(_ facts: DoctorFacts) -> DoctorCheck {
         let subject = "sandbox"
         guard managerReachable(facts), case let .exited(_, text) = facts.managerEnvironment else {
-            return DoctorCheck(.warn, subject, "not checked: the user manager is unreachable")
+            return DoctorCheck(.warn, subject, tr("not checked: the user manager is unreachable"))
         }
         let manager = parseEnvironment(text)
         var problems: [(what: String, setting: String)] = []
@@ -335,14 +338,11 @@ enum Doctor {
             problems.append(("the session bus is an abstract socket (\(bus)), which PrivateNetwork= cuts off", "PrivateNetwork=no"))
         }
         guard !problems.isEmpty else {
-            return DoctorCheck(.ok, subject, "blockerd.service's sandbox reaches the X authority and the session bus")
+            return DoctorCheck(.ok, subject, tr("blockerd.service's sandbox reaches the X authority and the session bus"))
         }
         let settings = problems.map(\.setting).joined(separator: " ")
         return DoctorCheck(.warn, subject, problems.map(\.what).joined(separator: "; "),
-                           fix: "mkdir -p ~/.config/systemd/user/blockerd.service.d && printf '[Service]\\n%s\\n' "
-                               + "\(problems.map(\.setting).joined(separator: "\\n")) "
-                               + ">~/.config/systemd/user/blockerd.service.d/sandbox.conf && systemctl --user daemon-reload "
-                               + "&& systemctl --user restart blockerd (\(settings))")
+                           fix: "mkdir -p ~/.config/systemd/user/blockerd.service.d && printf '[Service]\\n%s\\n' \(problems.map(\.setting).joined(separator: "\\n")) >~/.config/systemd/user/blockerd.service.d/sandbox.conf && systemctl --user daemon-reload && systemctl --user restart blockerd (\(settings))")
     }
 
     static func config(_ facts: DoctorFacts) -> DoctorCheck {
@@ -356,7 +356,7 @@ enum Doctor {
             }
             return DoctorCheck(.ok, "config", summary)
         case let .failure(error):
-            return DoctorCheck(.fail, "config", error.description, fix: "fix it, then: blockerctl config check && blockerctl reload")
+            return DoctorCheck(.fail, "config", error.description, fix: tr("fix it, then: blockerctl config check && blockerctl reload"))
         }
     }
 
@@ -364,24 +364,24 @@ enum Doctor {
         let path = facts.ledgerPath
         switch facts.ledger {
         case .missing:
-            return DoctorCheck(.warn, "ledger", "\(path) does not exist yet (blockerd creates it when it first starts)",
+            return DoctorCheck(.warn, "ledger", tr("{path} does not exist yet (blockerd creates it when it first starts)", ["path": "\(path)"]),
                                fix: BusFailureText.startFix)
         case let .unusable(reason):
-            return DoctorCheck(.fail, "ledger", "cannot look at \(path): \(reason)", fix: "check the state directory's permissions")
+            return DoctorCheck(.fail, "ledger", tr("cannot look at {path}: {reason}", ["path": "\(path)", "reason": "\(reason)"]), fix: tr("check the state directory's permissions"))
         case let .present(status, readFailure):
             guard status.isRegularFile else {
-                return DoctorCheck(.fail, "ledger", "\(path) is not a regular file", fix: "move it away; blockerd creates a new ledger")
+                return DoctorCheck(.fail, "ledger", tr("{path} is not a regular file", ["path": "\(path)"]), fix: tr("move it away; blockerd creates a new ledger"))
             }
             if let readFailure {
-                return DoctorCheck(.fail, "ledger", "cannot read \(path): \(readFailure)",
+                return DoctorCheck(.fail, "ledger", tr("cannot read {path}: {readFailure}", ["path": "\(path)", "readFailure": "\(readFailure)"]),
                                    fix: "chown $USER \(path) && chmod 600 \(path)")
             }
             if status.ownerUID != facts.userID {
-                return DoctorCheck(.fail, "ledger", "\(path) belongs to uid \(status.ownerUID), not to you (uid \(facts.userID))",
+                return DoctorCheck(.fail, "ledger", tr("{path} belongs to uid {ownerUID}, not to you (uid {userID})", ["path": "\(path)", "ownerUID": "\(status.ownerUID)", "userID": "\(facts.userID)"]),
                                    fix: "chown $USER \(path)")
             }
             if status.permissions != 0o600 {
-                return DoctorCheck(.warn, "ledger", "\(path) has mode \(octal(status.permissions)); the ledger should be private (0600)",
+                return DoctorCheck(.warn, "ledger", tr("{path} has mode {mode}; the ledger should be private (0600)", ["path": "\(path)", "mode": octal(status.permissions)]),
                                    fix: "chmod 600 \(path)")
             }
             return DoctorCheck(.ok, "ledger", "\(path) (0600)")
@@ -392,20 +392,20 @@ enum Doctor {
         let fix = "add yourself to the systemd-journal group, or make the journal persistent (Storage=persistent in journald.conf)"
         switch facts.journal {
         case .exited(0, _):
-            return DoctorCheck(.ok, "journal", "journalctl --user answers")
+            return DoctorCheck(.ok, "journal", tr("journalctl --user answers"))
         case let .exited(status, _):
-            return DoctorCheck(.warn, "journal", "journalctl --user -n 0 failed (exit \(status)): blockerctl logs will show nothing", fix: fix)
+            return DoctorCheck(.warn, "journal", tr("journalctl --user -n 0 failed (exit {status}): blockerctl logs will show nothing", ["status": "\(status)"]), fix: fix)
         case let .couldNotRun(reason):
-            return DoctorCheck(.warn, "journal", "cannot run journalctl: \(reason)", fix: "journalctl comes with systemd")
+            return DoctorCheck(.warn, "journal", tr("cannot run journalctl: {reason}", ["reason": "\(reason)"]), fix: tr("journalctl comes with systemd"))
         }
     }
 
     static func daemon(_ facts: DoctorFacts) -> DoctorCheck {
         switch facts.daemon {
         case let .success(report) where report.probeOK:
-            return DoctorCheck(.ok, "daemon", "answering: balance \(DurationText.format(report.balanceMs)), probe \(report.probeName) ok")
+            return DoctorCheck(.ok, "daemon", tr("answering: balance {balance}, probe {probe} ok", ["balance": DurationText.format(report.balanceMs), "probe": report.probeName]))
         case let .success(report):
-            return DoctorCheck(.warn, "daemon", "answering, but its \(report.probeName) probe fails: \(report.probeError ?? "no reason given")",
+            return DoctorCheck(.warn, "daemon", tr("answering, but its {probe} probe fails: {why}", ["probe": report.probeName, "why": report.probeError ?? tr("no reason given")]),
                                fix: shellPluginFix(report.probeError ?? "")
                                    ?? "see blockerctl logs; blockerd needs the session environment (see above)")
         case let .failure(failure):

@@ -29,7 +29,7 @@ struct DoctorCommand: BlockerCommand {
         for line in Doctor.render(checks, printer: context.out) { context.out.line(line) }
         let failed = checks.filter { $0.level == .fail }.count
         if failed > 0 {
-            throw CommandFailure("\(failed) of \(checks.count) checks failed (the FAIL lines above say how to fix them)")
+            throw CommandFailure(tr("{failed} of {count} checks failed (the FAIL lines above say how to fix them)", ["failed": "\(failed)", "count": "\(checks.count)"]))
         }
     }
 }

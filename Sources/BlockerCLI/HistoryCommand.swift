@@ -211,10 +211,14 @@ enum HistoryGaps {
     /// nil (logind did not say) add nothing.
     static func describe(_ part: Part, duration: (Milliseconds) -> String = DurationText.format) -> String {
         if let why = Gap.blindReason(part.reason) {
-            return "probe blind \(duration(part.end - part.start)) (\(why))"
+            return tr("probe blind {duration} ({why})", ["duration": duration(part.end - part.start), "why": why])
         }
-        let unguarded = part.unguardedMs.flatMap { $0 > 0 ? "; \(duration($0)) unguarded" : nil } ?? ""
-        return "off \(duration(part.end - part.start)) (\(part.reason)\(unguarded))"
+        // The reason is the word the ledger keeps (stopped, crashed…): as it is.
+        let values = ["duration": duration(part.end - part.start), "reason": part.reason]
+        if let unguarded = part.unguardedMs, unguarded > 0 {
+            return tr("off {duration} ({reason}; {unguarded} unguarded)", values.merging(["unguarded": duration(unguarded)]) { $1 })
+        }
+        return tr("off {duration} ({reason})", values)
     }
 
     static let csvHeader = ["day", "start_ms", "end_ms", "reason", "unguarded_ms"]
@@ -305,8 +309,9 @@ enum HistoryCSV {
 /// cell), one earned and one used bar per day, on a scale shared by all days.
 enum HistoryChart {
     /// Left to right: 2025-06-02 Mon, a space, "earned", a space, the bar, a space, the duration.
-    static let dayWidth = 15
-    static let seriesWidth = 7
+    /// The day's label and the series' words are as wide as the language makes them.
+    static var dayWidth: Int { 11 + (Translations.current.conventions.weekdayAbbreviations.map(\.count).max() ?? 3) + 1 }
+    static var seriesWidth: Int { max(tr("earned").count, tr("used").count) + 1 }
     static let valueWidth = 8
     static let minimumBar = 4
 
@@ -325,15 +330,15 @@ enum HistoryChart {
     }
 
     static func render(_ days: [HistoryDay], columns: Int, printer: Printer, off: [CivilDate: [String]] = [:]) -> [String] {
-        guard !days.isEmpty else { return ["no history yet: nothing earned or used in these days"] }
+        guard !days.isEmpty else { return [tr("no history yet: nothing earned or used in these days")] }
         let width = barWidth(columns: columns)
         let scale = days.map { max($0.earnedMs, $0.usedMs) }.max() ?? 0
         var lines: [String] = []
         for day in days {
             let label = dayLabel(day.day).padding(to: dayWidth)
             let blank = String(repeating: " ", count: dayWidth)
-            lines.append(label + row("earned", day.earnedMs, scale: scale, width: width, style: .green, printer: printer))
-            lines.append(blank + row("used", day.usedMs, scale: scale, width: width, style: .yellow, printer: printer))
+            lines.append(label + row(tr("earned"), day.earnedMs, scale: scale, width: width, style: .green, printer: printer))
+            lines.append(blank + row(tr("used"), day.usedMs, scale: scale, width: width, style: .yellow, printer: printer))
             if !day.groups.isEmpty {
                 let groups = day.groups.map { "\($0.name) \(DurationText.format($0.usedMs))" }.joined(separator: ", ")
                 let room = max(8, columns - 1 - dayWidth - seriesWidth)
@@ -346,7 +351,8 @@ enum HistoryChart {
         }
         let earned = days.reduce(0) { $0 + $1.earnedMs }, used = days.reduce(0) { $0 + $1.usedMs }
         lines.append("")
-        lines.append("\(days.count) \(days.count == 1 ? "day" : "days"): earned \(DurationText.format(earned)), used \(DurationText.format(used))")
+        lines.append(trn("{count} day: earned {earned}, used {used}", "{count} days: earned {earned}, used {used}", count: days.count,
+                         ["earned": DurationText.format(earned), "used": DurationText.format(used)]))
         return lines
     }
 
@@ -374,5 +380,5 @@ enum HistoryChart {
     static let partialBlocks = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
 
     /// "2025-06-02 Mon".
-    static func dayLabel(_ day: CivilDate) -> String { "\(day) \(day.weekdayName)" }
+    static func dayLabel(_ day: CivilDate) -> String { "\(day) \(day.localWeekdayName)" }
 }

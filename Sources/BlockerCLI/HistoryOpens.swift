@@ -28,28 +28,31 @@ enum HistoryOpens {
 
     /// The chart's line for a group's day: "social: 4 opens · 3 paused · 1 not now (33 %) · 1 capped · 1 pass · why: bored".
     static func line(_ row: OpenDaySummary) -> String {
-        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
-        var parts = [count(row.opens, "open", "opens")]
+        var parts = [trn("{count} open", "{count} opens", count: row.opens)]
         if row.paused > 0 {
             // The share of pauses given up: what the study of "one sec" reports.
             let givenUp = row.givenUp * 100 / row.paused
-            parts.append("\(row.paused) paused")
-            parts.append("\(row.notNow) not now, \(row.left) left (\(givenUp) % given up)")
+            parts.append(trn("{count} paused", "{count} paused", count: row.paused))
+            parts.append(tr("{not_now} not now, {left} left ({percent} % given up)",
+                            ["not_now": "\(row.notNow)", "left": "\(row.left)", "percent": "\(givenUp)"]))
         }
-        if row.capped > 0 { parts.append("\(row.capped) capped") }
-        if row.passes > 0 { parts.append(count(row.passes, "pass", "passes")) }
-        if !row.reasons.isEmpty { parts.append("why: " + row.reasons.joined(separator: "; ")) }
+        if row.capped > 0 { parts.append(trn("{count} capped", "{count} capped", count: row.capped)) }
+        if row.passes > 0 { parts.append(trn("{count} pass", "{count} passes", count: row.passes)) }
+        if !row.reasons.isEmpty { parts.append(tr("why: {reasons}", ["reasons": row.reasons.joined(separator: "; ")])) }
         return "\(row.group): " + parts.joined(separator: " · ")
     }
 
     /// The report's shorter line (two of its list's lines): "social: 4 opens, 1 of 3 paused given up, 1 capped, 1 pass; why: bored".
     static func shortLine(_ row: OpenDaySummary) -> String {
-        var parts = ["\(row.opens) \(row.opens == 1 ? "open" : "opens")"]
-        if row.paused > 0 { parts.append("\(row.givenUp) of \(row.paused) paused given up") }
-        if row.capped > 0 { parts.append("\(row.capped) capped") }
-        if row.passes > 0 { parts.append("\(row.passes) \(row.passes == 1 ? "pass" : "passes")") }
+        var parts = [trn("{count} open", "{count} opens", count: row.opens)]
+        if row.paused > 0 {
+            parts.append(trn("{given_up} of {count} paused given up", "{given_up} of {count} paused given up", count: row.paused,
+                             ["given_up": "\(row.givenUp)"]))
+        }
+        if row.capped > 0 { parts.append(trn("{count} capped", "{count} capped", count: row.capped)) }
+        if row.passes > 0 { parts.append(trn("{count} pass", "{count} passes", count: row.passes)) }
         return "\(row.group): " + parts.joined(separator: ", ")
-            + (row.reasons.isEmpty ? "" : "; why: " + row.reasons.joined(separator: "; "))
+            + (row.reasons.isEmpty ? "" : "; " + tr("why: {reasons}", ["reasons": row.reasons.joined(separator: "; ")]))
     }
 
     /// Each day's lines for the chart.

@@ -119,12 +119,13 @@ extension ReportLayout {
 
     /// "off 3h 05m in 2 gaps".
     static func offTotal(_ ms: Milliseconds, gaps: Int) -> String {
-        "off \(duration(ms)) in \(gaps) \(gaps == 1 ? "gap" : "gaps")"
+        trn("off {time} in {count} gap", "off {time} in {count} gaps", count: gaps, ["time": duration(ms)])
     }
 
     /// "2 integrity notes (25m)"; notes of an instant only: "1 integrity note".
     static func noteTotal(_ count: Int, ms: Milliseconds, duration: (Milliseconds) -> String = duration) -> String {
-        "\(count) integrity \(count == 1 ? "note" : "notes")" + (ms > 0 ? " (\(duration(ms)))" : "")
+        ms > 0 ? trn("{count} integrity note ({time})", "{count} integrity notes ({time})", count: count, ["time": duration(ms)])
+            : trn("{count} integrity note", "{count} integrity notes", count: count)
     }
 
     /// A square of `size` px at x, y in the notes' color with a white "!" on it.
@@ -135,7 +136,13 @@ extension ReportLayout {
     }
 
     /// `06-02`: a day on the chart, its year in the heading.
-    static func monthDay(_ day: CivilDate) -> String { String(day.description.suffix(5)) }
+    /// `06-02`, or as the locale orders a day and its month (`02/06` in French).
+    static func monthDay(_ day: CivilDate) -> String {
+        let conventions = Translations.current.conventions
+        let (month, dayOfMonth) = (zeroPadded(day.month, width: 2), zeroPadded(day.day, width: 2))
+        return conventions.dayBeforeMonth ? dayOfMonth + conventions.dateSeparator + month
+            : month + conventions.dateSeparator + dayOfMonth
+    }
 
     /// A list under the groups: `title` in bold at `heading`, then a line
     /// each 15 px, a row's date (MM-DD) on its first, its words wrapped to two
@@ -163,7 +170,8 @@ extension ReportLayout {
             listed += 1
         }
         if listed < rows.count {
-            texts.append(Text(text: "and \(rows.count - listed) more (see blockerctl history)", x: left,
+            texts.append(Text(text: trn("and {count} more (see blockerctl history)", "and {count} more (see blockerctl history)",
+                                        count: rows.count - listed), x: left,
                               y: first + line * G.listLineHeight, size: 11, color: Palette.dimText))
             line += 1
         }

@@ -147,18 +147,20 @@ struct ReportLayout: Equatable {
 
         // Heading: the range, then today's balance and the busiest group.
         let range = days.first.map { first in
-            first.day == days[days.count - 1].day ? "\(first.day)" : "\(first.day) to \(days[days.count - 1].day)"
-        } ?? "no days"
-        texts.append(Text(text: "blocker: earned and used, \(range)", x: G.margin, y: 38, size: 20, bold: true))
-        let busiest = busiestGroup.map { "busiest group \($0.name) (\(Self.duration($0.usedMs)) used)" }
-            ?? "no group used"
-        texts.append(Text(text: "balance today \(Self.duration(balanceMs))  ·  \(busiest)  ·  "
-                          + "earned \(Self.duration(earnedMs)), used \(Self.duration(usedMs)) in "
-                          + "\(days.count) \(days.count == 1 ? "day" : "days")"
+            first.day == days[days.count - 1].day ? "\(first.day)"
+                : tr("{first} to {last}", ["first": "\(first.day)", "last": "\(days[days.count - 1].day)"])
+        } ?? tr("no days")
+        texts.append(Text(text: tr("blocker: earned and used, {range}", ["range": range]), x: G.margin, y: 38, size: 20, bold: true))
+        let busiest = busiestGroup.map { tr("busiest group {group} ({time} used)", ["group": $0.name, "time": Self.duration($0.usedMs)]) }
+            ?? tr("no group used")
+        let totals = trn("earned {earned}, used {used} in {count} day", "earned {earned}, used {used} in {count} days",
+                         count: days.count, ["earned": Self.duration(earnedMs), "used": Self.duration(usedMs)])
+        texts.append(Text(text: [tr("balance today {time}", ["time": Self.duration(balanceMs)]), busiest, totals]
+                          .joined(separator: "  ·  ")
                           + (offGaps > 0 ? "  ·  " + Self.offTotal(offMs, gaps: offGaps) : ""),
                           x: G.margin, y: 64, size: 14, color: Palette.dimText))
         // Legend; the gaps' mark and the notes' badge only when there are some.
-        for (index, (label, color)) in [("earned", Palette.earned), ("used", Palette.used)].enumerated() {
+        for (index, (label, color)) in [(tr("earned"), Palette.earned), (tr("used"), Palette.used)].enumerated() {
             let x = plotLeft + index * 96
             rects.append(Rect(x: x, y: 84, width: 12, height: 12, color: color, role: .legend))
             texts.append(Text(text: label, x: x + 18, y: 95, size: 13))
@@ -166,14 +168,14 @@ struct ReportLayout: Equatable {
         if offGaps > 0 {
             let x = plotLeft + 2 * 96
             rects.append(Rect(x: x, y: 88, width: 12, height: G.offStripHeight, color: Palette.off, role: .legend))
-            texts.append(Text(text: "blockerd off", x: x + 18, y: 95, size: 13))
+            texts.append(Text(text: tr("blockerd off"), x: x + 18, y: 95, size: 13))
         }
         if noteCount > 0 {
             // After "blockerd off", which is longer than "earned" and "used".
             let x = plotLeft + 2 * 96 + (offGaps > 0 ? 120 : 0)
             let (square, mark) = Self.noteBadge(x: x, y: 84, size: 12, role: .legend)
             rects.append(square)
-            texts += [mark, Text(text: "integrity note", x: x + 18, y: 95, size: 13)]
+            texts += [mark, Text(text: tr("integrity note"), x: x + 18, y: 95, size: 13)]
         }
 
         // The scale: a gridline and a label at every step, the baseline last.
@@ -227,7 +229,7 @@ struct ReportLayout: Equatable {
             let isToday = index == days.count - 1
             let center = plotLeft + index * pitch + pitch / 2
             if index % labelEvery == (days.count - 1) % labelEvery {
-                texts.append(Text(text: isToday ? "today" : day.day.weekdayName, x: center, y: baseline + 18, size: 12,
+                texts.append(Text(text: isToday ? tr("today") : day.day.localWeekdayName, x: center, y: baseline + 18, size: 12,
                                   bold: isToday, anchor: .middle))
                 texts.append(Text(text: Self.monthDay(day.day), x: center, y: baseline + 33, size: 11,
                                   color: Palette.dimText, anchor: .middle))
@@ -241,10 +243,10 @@ struct ReportLayout: Equatable {
         }
 
         // Per group: the days' use, busiest first, on a scale of the busiest.
-        texts.append(Text(text: "used per group", x: panelLeft, y: G.plotTop - 4, size: 14, bold: true))
+        texts.append(Text(text: tr("used per group"), x: panelLeft, y: G.plotTop - 4, size: 14, bold: true))
         let shown = groups.prefix(G.shownGroups)
         if shown.isEmpty {
-            texts.append(Text(text: "no group used in these days", x: panelLeft, y: G.plotTop + 24, size: 12,
+            texts.append(Text(text: tr("no group used in these days"), x: panelLeft, y: G.plotTop + 24, size: 12,
                               color: Palette.dimText))
         }
         let panelBarWidth = G.groupPanelWidth
@@ -261,7 +263,8 @@ struct ReportLayout: Equatable {
         var panelBottom = shown.isEmpty ? G.plotTop + 24 : G.plotTop + shown.count * G.groupRowHeight - 2
         if groups.count > shown.count {
             panelBottom = G.plotTop + 12 + shown.count * G.groupRowHeight + 2
-            texts.append(Text(text: "and \(groups.count - shown.count) more (see blockerctl history --csv)",
+            texts.append(Text(text: trn("and {count} more (see blockerctl history --csv)", "and {count} more (see blockerctl history --csv)",
+                                        count: groups.count - shown.count),
                               x: panelLeft, y: panelBottom, size: 11, color: Palette.dimText))
         }
 
@@ -277,8 +280,8 @@ struct ReportLayout: Equatable {
         let offRows = days.flatMap { day in
             (offByDay[day.day] ?? []).map { (day: day.day, words: HistoryGaps.describe($0, duration: Self.duration)) }
         }
-        let lists = [(Self.noteTotal(noteCount, ms: noteMs), noteRows), ("opens, pauses and passes", openRows),
-                     ("blockerd off", offRows)].filter { !$0.1.isEmpty }
+        let lists = [(Self.noteTotal(noteCount, ms: noteMs), noteRows), (tr("opens, pauses and passes"), openRows),
+                     (tr("blockerd off"), offRows)].filter { !$0.1.isEmpty }
         let bottom = height - 8
         var above = panelBottom
         for (index, (title, rows)) in lists.enumerated() {

@@ -109,7 +109,7 @@ func floorModulo(_ a: Int64, _ b: Int64) -> Int64 {
 
 /// `value` in decimal, zeros in front up to `width` digits; the sign of a negative value is dropped
 /// (every caller pads a count that cannot be negative).
-func zeroPadded<Value: BinaryInteger>(_ value: Value, width: Int) -> String {
+public func zeroPadded<Value: BinaryInteger>(_ value: Value, width: Int) -> String {
     // Written digit by digit: a date or a clock time is formatted several
     // times a tick, and String(value) plus padding cost a few thousand instructions.
     let magnitude = UInt64(value.magnitude)

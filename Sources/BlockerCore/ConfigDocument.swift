@@ -17,12 +17,12 @@ public indirect enum ConfigValue: Equatable, Sendable {
     /// How a value is named in an error message: `integer 5`, `string "x"`, `an array`.
     public var kindDescription: String {
         switch self {
-        case .string(let text): "string \"\(text)\""
-        case .integer(let number): "integer \(number)"
-        case .float(let number): "number \(number)"
-        case .bool(let flag): "boolean \(flag)"
-        case .array: "an array"
-        case .table: "a table"
+        case .string(let text): tr("string \"{text}\"", ["text": text])
+        case .integer(let number): tr("integer {number}", ["number": "\(number)"])
+        case .float(let number): tr("number {number}", ["number": "\(number)"])
+        case .bool(let flag): tr("boolean {value}", ["value": "\(flag)"])
+        case .array: tr("an array")
+        case .table: tr("a table")
         }
     }
 }

@@ -26,12 +26,12 @@ struct ConfigSection {
     }
 
     func typeError(_ key: String, expected: String, example: String, found: ConfigValue) -> ConfigError {
-        error(key, "expected \(expected) (example: \(example)), found \(found.kindDescription)")
+        error(key, tr("expected {expected} (example: {example}), found {found}", ["expected": "\(expected)", "example": "\(example)", "found": "\(found.kindDescription)"]))
     }
 
     func rejectUnknownKeys(known: [String]) throws(ConfigError) {
         for key in table.keys.sorted() where !known.contains(key) {
-            throw error(Self.quoted(key), "unknown key \"\(key)\" (known: \(known.joined(separator: ", ")))")
+            throw error(Self.quoted(key), tr("unknown key \"{key}\" (known: {value})", ["key": "\(key)", "value": "\(known.joined(separator: ", "))"]))
         }
     }
 
@@ -40,8 +40,7 @@ struct ConfigSection {
         let key = declared.key
         guard let value = table[key] else { return nil }
         guard case .table(let contents) = value else {
-            throw error(key, "expected a table (write it as \(declared.header) on a line of its own), "
-                + "found \(value.kindDescription)")
+            throw error(key, tr("expected a table (write it as {header} on a line of its own), found {found}", ["header": "\(declared.header)", "found": "\(value.kindDescription)"]))
         }
         return ConfigSection(table: contents, path: keyPath(key), file: file)
     }
@@ -50,22 +49,21 @@ struct ConfigSection {
     func tableArray(_ declared: ConfigTable) throws(ConfigError) -> [ConfigSection]? {
         let key = declared.key
         guard let value = table[key] else { return nil }
-        let fix = "write \(declared.header) (double brackets) before each one"
+        let fix = tr("write {header} (double brackets) before each one", ["header": declared.header])
         switch value {
         case .table:
-            throw error(key, "expected an array of tables, found a single table; "
-                + "write \(declared.header) instead of [\(declared.path)], once before each one")
+            throw error(key, tr("expected an array of tables, found a single table; write {header} instead of [{path}], once before each one", ["header": "\(declared.header)", "path": "\(declared.path)"]))
         case .array(let elements):
             var sections: [ConfigSection] = []
             for (index, element) in elements.enumerated() {
                 guard case .table(let contents) = element else {
-                    throw error("\(key)[\(index)]", "expected a table (\(fix)), found \(element.kindDescription)")
+                    throw error("\(key)[\(index)]", tr("expected a table ({fix}), found {found}", ["fix": "\(fix)", "found": "\(element.kindDescription)"]))
                 }
                 sections.append(ConfigSection(table: contents, path: keyPath("\(key)[\(index)]"), file: file))
             }
             return sections
         default:
-            throw error(key, "expected an array of tables (\(fix)), found \(value.kindDescription)")
+            throw error(key, tr("expected an array of tables ({fix}), found {found}", ["fix": "\(fix)", "found": "\(value.kindDescription)"]))
         }
     }
 
@@ -80,7 +78,7 @@ struct ConfigSection {
     func bool(_ key: String, example: String) throws(ConfigError) -> Bool? {
         guard let value = table[key] else { return nil }
         guard case .bool(let flag) = value else {
-            throw typeError(key, expected: "true or false", example: example, found: value)
+            throw typeError(key, expected: tr("true or false"), example: example, found: value)
         }
         return flag
     }
@@ -93,7 +91,7 @@ struct ConfigSection {
         var strings: [String] = []
         for (index, element) in elements.enumerated() {
             guard case .string(let text) = element else {
-                throw typeError("\(key)[\(index)]", expected: "a string", example: example, found: element)
+                throw typeError("\(key)[\(index)]", expected: tr("a string"), example: example, found: element)
             }
             strings.append(text)
         }
@@ -102,7 +100,7 @@ struct ConfigSection {
 
     /// The text as written (for messages) and its value.
     func duration(_ key: String, example: String) throws(ConfigError) -> (String, Milliseconds)? {
-        guard let text = try string(key, expected: "a duration string", example: example) else { return nil }
+        guard let text = try string(key, expected: tr("a duration string"), example: example) else { return nil }
         return (text, try parseDuration(text, at: key))
     }
 
@@ -116,7 +114,7 @@ struct ConfigSection {
 
     /// `"HH:MM"`, or a TOML local time (`22:30:00`), which arrives as a string.
     func timeOfDay(_ key: String, example: String) throws(ConfigError) -> (text: String, minutes: Int)? {
-        guard let text = try string(key, expected: "a time of day \"HH:MM\"", example: example) else {
+        guard let text = try string(key, expected: tr("a time of day \"HH:MM\""), example: example) else {
             return nil
         }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -126,25 +124,24 @@ struct ConfigSection {
         }
         guard (2...3).contains(parts.count), let hours = number(parts[0], digits: 1...2),
               let minutes = number(parts[1], digits: 2...2) else {
-            throw error(key, "\"\(text)\" is not a time of day; write \"HH:MM\" (example: \(example))")
+            throw error(key, tr("\"{text}\" is not a time of day; write \"HH:MM\" (example: {example})", ["text": "\(text)", "example": "\(example)"]))
         }
         if parts.count == 3 {
             // A TOML local time: "SS" or "SS.fraction", which must be zero.
             let seconds = parts[2].split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
             let isDigits = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
             guard seconds[0].count == 2, seconds.allSatisfy(isDigits) else {
-                throw error(key, "\"\(text)\" is not a time of day; write \"HH:MM\" (example: \(example))")
+                throw error(key, tr("\"{text}\" is not a time of day; write \"HH:MM\" (example: {example})", ["text": "\(text)", "example": "\(example)"]))
             }
             guard seconds.allSatisfy({ $0.allSatisfy { $0 == "0" } }) else {
-                throw error(key, "\"\(text)\" has seconds; schedules are in whole minutes (example: \(example))")
+                throw error(key, tr("\"{text}\" has seconds; schedules are in whole minutes (example: {example})", ["text": "\(text)", "example": "\(example)"]))
             }
         }
         guard hours <= 23 else {
-            throw error(key, "\"\(text)\" is not a time of day: hours go from 00 to 23 "
-                + "(for midnight, use \"00:00\")")
+            throw error(key, tr("\"{text}\" is not a time of day: hours go from 00 to 23 (for midnight, use \"00:00\")", ["text": "\(text)"]))
         }
         guard minutes <= 59 else {
-            throw error(key, "\"\(text)\" is not a time of day: minutes go from 00 to 59 (example: \(example))")
+            throw error(key, tr("\"{text}\" is not a time of day: minutes go from 00 to 59 (example: {example})", ["text": "\(text)", "example": "\(example)"]))
         }
         return (text, hours * 60 + minutes)
     }

@@ -7,7 +7,7 @@ extension Config {
     /// `file` only names the file in error messages.
     public init(document: ConfigValue, file: String) throws(ConfigError) {
         guard case .table(let rootTable) = document else {
-            throw ConfigError(file: file, message: "the document is not a TOML table")
+            throw ConfigError(file: file, message: tr("the document is not a TOML table"))
         }
         let root = ConfigSection(table: rootTable, path: "", file: file)
         try root.rejectUnknownKeys(known: ConfigKeys.root.keys)
@@ -56,11 +56,10 @@ extension Config {
             let value = earn.table[name]!
             let key = ConfigSection.quoted(name)
             guard !name.isEmpty else {
-                throw earn.error(key, "an exercise needs a name (example: \(example))")
+                throw earn.error(key, tr("an exercise needs a name (example: {example})", ["example": "\(example)"]))
             }
             if let first = seen[name.lowercased()] {
-                throw earn.error(key, "duplicate exercise name \"\(name)\" (also \(first)); "
-                    + "exercise names must differ, ignoring case")
+                throw earn.error(key, tr("duplicate exercise name \"{name}\" (also {first}); exercise names must differ, ignoring case", ["name": "\(name)", "first": "\(first)"]))
             }
             seen[name.lowercased()] = earn.keyPath(key)
             let minutes: String
@@ -73,13 +72,12 @@ extension Config {
                 minutes = "\(fraction)"
                 perRep = fraction > 0 && fraction <= 1440 ? Milliseconds(ms: Int64((fraction * 60_000).rounded())) : 0
             default:
-                throw earn.typeError(key, expected: "a number of minutes per repetition",
+                throw earn.typeError(key, expected: tr("a number of minutes per repetition"),
                                      example: example, found: value)
             }
             // Zero also catches a positive value too small to be worth a millisecond.
             guard perRep > 0 else {
-                throw earn.error(key, "\(minutes) minutes per repetition is out of range: it must be "
-                    + "more than 0 and at most 1440 (one day) (example: \(example))")
+                throw earn.error(key, tr("{minutes} minutes per repetition is out of range: it must be more than 0 and at most 1440 (one day) (example: {example})", ["minutes": "\(minutes)", "example": "\(example)"]))
             }
             exercises.append(Exercise(name: name, perRep: perRep))
         }
@@ -89,7 +87,7 @@ extension Config {
     private static func warnBefore(_ warn: ConfigSection) throws(ConfigError) -> [Milliseconds] {
         try warn.rejectUnknownKeys(known: ConfigKeys.warn.keys)
         let example = "before = [\"5m\", \"1m\"]"
-        guard let texts = try warn.stringArray("before", expected: "an array of durations", example: example)
+        guard let texts = try warn.stringArray("before", expected: tr("an array of durations"), example: example)
         else { return [] }
         var seen: [Milliseconds: Int] = [:]  // duration → index of its first use
         var result: [Milliseconds] = []
@@ -97,12 +95,10 @@ extension Config {
             let key = "before[\(index)]"
             let ms = try warn.parseDuration(text, at: key)
             guard ms > 0 else {
-                throw warn.error(key, "\"\(text)\" is out of range: a warning must come more than 0 "
-                    + "before the balance runs out (example: \(example))")
+                throw warn.error(key, tr("\"{text}\" is out of range: a warning must come more than 0 before the balance runs out (example: {example})", ["text": "\(text)", "example": "\(example)"]))
             }
             if let first = seen[ms] {
-                throw warn.error(key, "\"\(text)\" repeats warn.before[\(first)] (\"\(texts[first])\"); "
-                    + "remove one")
+                throw warn.error(key, tr("\"{text}\" repeats warn.before[{first}] (\"{value}\"); remove one", ["text": "\(text)", "first": "\(first)", "value": "\(texts[first])"]))
             }
             seen[ms] = index
             result.append(ms)
@@ -117,16 +113,14 @@ extension EarnLimits {
         let capExample = "max-per-day = \"2h\""
         if let (text, ms) = try earn.duration("max-per-day", example: capExample) {
             guard ms > 0 && ms <= 86_400_000 else {
-                throw earn.error("max-per-day", "\"\(text)\" is out of range: max-per-day must be more than 0 "
-                    + "and at most 24h; leave it out for no cap (example: \(capExample))")
+                throw earn.error("max-per-day", tr("\"{text}\" is out of range: max-per-day must be more than 0 and at most 24h; leave it out for no cap (example: {example})", ["text": "\(text)", "example": "\(capExample)"]))
             }
             maxPerDay = ms
         }
         let gapExample = "min-gap = \"1m\""
         if let (text, ms) = try earn.duration("min-gap", example: gapExample) {
             guard ms > 0 && ms <= 86_400_000 else {
-                throw earn.error("min-gap", "\"\(text)\" is out of range: min-gap must be more than 0 "
-                    + "and at most 24h; leave it out for no spacing (example: \(gapExample))")
+                throw earn.error("min-gap", tr("\"{text}\" is out of range: min-gap must be more than 0 and at most 24h; leave it out for no spacing (example: {example})", ["text": "\(text)", "example": "\(gapExample)"]))
             }
             minGap = ms
         }
@@ -140,8 +134,7 @@ extension StrictSettings {
         let example = "delay = \"24h\""
         if let (text, ms) = try strict.duration("delay", example: example) {
             guard (Self.minimumDelay...Self.maximumDelay).contains(ms) else {
-                throw strict.error("delay", "\"\(text)\" is out of range: delay must be from 1s to 30d; "
-                    + "leave [strict] out to apply every change at once (example: \(example))")
+                throw strict.error("delay", tr("\"{text}\" is out of range: delay must be from 1s to 30d; leave [strict] out to apply every change at once (example: {example})", ["text": "\(text)", "example": "\(example)"]))
             }
             delay = ms
         }
@@ -153,58 +146,52 @@ extension DaemonSettings {
         try daemon.rejectUnknownKeys(known: ConfigKeys.daemon.keys)
         self.init()
         let choices = ProbeChoice.allCases.map(\.rawValue).joined(separator: ", ")
-        if let name = try daemon.string("probe", expected: "a probe name", example: "probe = \"auto\"") {
+        if let name = try daemon.string("probe", expected: tr("a probe name"), example: "probe = \"auto\"") {
             guard let probe = ProbeChoice(rawValue: name) else {
-                throw daemon.error("probe", "\"\(name)\" is not a probe (choose one of: \(choices))")
+                throw daemon.error("probe", tr("\"{name}\" is not a probe (choose one of: {choices})", ["name": "\(name)", "choices": "\(choices)"]))
             }
             self.probe = probe
         }
         let pollExample = "poll-interval = \"1s\""
         if let (text, ms) = try daemon.duration("poll-interval", example: pollExample) {
             guard (200...10_000).contains(ms) else {
-                throw daemon.error("poll-interval", "\"\(text)\" is out of range: poll-interval must be "
-                    + "from 200ms to 10s (example: \(pollExample))")
+                throw daemon.error("poll-interval", tr("\"{text}\" is out of range: poll-interval must be from 200ms to 10s (example: {example})", ["text": "\(text)", "example": "\(pollExample)"]))
             }
             self.pollInterval = ms
         }
         let commandExample = "probe-command = [\"/usr/local/bin/my-probe\", \"--json\"]"
-        if let argv = try daemon.stringArray("probe-command", expected: "an array of strings (the program and its arguments)",
+        if let argv = try daemon.stringArray("probe-command", expected: tr("an array of strings (the program and its arguments)"),
                                              example: commandExample) {
             guard let program = argv.first else {
-                throw daemon.error("probe-command", "the command is empty; give the program and its "
-                    + "arguments (example: \(commandExample))")
+                throw daemon.error("probe-command", tr("the command is empty; give the program and its arguments (example: {example})", ["example": "\(commandExample)"]))
             }
             guard !program.isEmpty else {
-                throw daemon.error("probe-command[0]", "the program path is empty (example: \(commandExample))")
+                throw daemon.error("probe-command[0]", tr("the program path is empty (example: {example})", ["example": "\(commandExample)"]))
             }
             self.probeCommand = argv
         }
         let modeExample = "probe-command-mode = \"stream\""
-        if let mode = try daemon.string("probe-command-mode", expected: "once or stream", example: modeExample) {
+        if let mode = try daemon.string("probe-command-mode", expected: tr("once or stream"), example: modeExample) {
             guard let parsed = ProbeCommandMode(rawValue: mode) else {
-                throw daemon.error("probe-command-mode", "\"\(mode)\" is not a mode: once runs probe-command at "
-                    + "every sample, stream runs it once and reads a line per change (example: \(modeExample))")
+                throw daemon.error("probe-command-mode", tr("\"{mode}\" is not a mode: once runs probe-command at every sample, stream runs it once and reads a line per change (example: {example})", ["mode": "\(mode)", "example": "\(modeExample)"]))
             }
             self.probeCommandMode = parsed
         }
         // probe-command without probe = "command" is fine: `blockerd --probe command` may pick it.
         if probe == .command && probeCommand.isEmpty {
-            throw daemon.error("probe-command", "probe = \"command\" needs probe-command, the program that "
-                + "prints the window in front (example: \(commandExample))")
+            throw daemon.error("probe-command", tr("probe = \"command\" needs probe-command, the program that prints the window in front (example: {example})", ["example": "\(commandExample)"]))
         }
         let idleExample = "idle-after = \"10m\""
         if let (text, ms) = try daemon.duration("idle-after", example: idleExample) {
             guard ms > 0 else {
-                throw daemon.error("idle-after", "\"\(text)\" is out of range: idle-after must be more than 0; "
-                    + "leave it out to keep spending while idle (example: \(idleExample))")
+                throw daemon.error("idle-after", tr("\"{text}\" is out of range: idle-after must be more than 0; leave it out to keep spending while idle (example: {example})", ["text": "\(text)", "example": "\(idleExample)"]))
             }
             self.idleAfter = ms
         }
         let zoneExample = "time-zone = \"Europe/Paris\""
-        if let zone = try daemon.string("time-zone", expected: "a time zone name", example: zoneExample) {
+        if let zone = try daemon.string("time-zone", expected: tr("a time zone name"), example: zoneExample) {
             guard !zone.isEmpty, !zone.hasPrefix("/"), !zone.contains(".."), !zone.contains(where: \.isWhitespace) else {
-                throw daemon.error("time-zone", "\"\(zone)\" is not a time zone name: give one of "
-                    + "`timedatectl list-timezones` (example: \(zoneExample))")
+                throw daemon.error("time-zone", tr("\"{zone}\" is not a time zone name: give one of `timedatectl list-timezones` (example: {example})", ["zone": "\(zone)", "example": "\(zoneExample)"]))
             }
             self.timeZone = zone
         }

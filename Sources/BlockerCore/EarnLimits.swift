@@ -46,20 +46,21 @@ public struct EarnLimits: Sendable, Equatable {
         public func message(now: WallInstant, zone: TimeZoneRules) -> String {
             switch self {
             case let .tooSoon(gap, at):
-                return "too soon: [earn] min-gap is \(DurationText.format(gap)) between earnings; "
-                    + "earn again in \(DurationText.format(max(at - now, 1000))) (at \(Self.clock(at, zone: zone))); nothing was credited"
+                return tr("too soon: [earn] min-gap is {gap} between earnings; earn again in {wait} (at {time}); nothing was credited",
+                          ["gap": DurationText.format(gap), "wait": DurationText.format(max(at - now, 1000)),
+                           "time": Self.clock(at, zone: zone)])
             case let .dailyCap(cap, left, nextDay):
-                let more = left > 0 ? "only \(DurationText.format(left)) more may be earned today; log fewer reps, or "
-                    : "today's earnings reached it; "
-                return "over the daily cap: [earn] max-per-day is \(DurationText.format(cap)); \(more)"
-                    + "earn again from \(Self.clock(nextDay, zone: zone)) (the next day); nothing was credited"
+                let values = ["cap": DurationText.format(cap), "left": DurationText.format(left), "time": Self.clock(nextDay, zone: zone)]
+                return left > 0
+                    ? tr("over the daily cap: [earn] max-per-day is {cap}; only {left} more may be earned today; log fewer reps, or earn again from {time} (the next day); nothing was credited", values)
+                    : tr("over the daily cap: [earn] max-per-day is {cap}; today's earnings reached it; earn again from {time} (the next day); nothing was credited", values)
             }
         }
 
         /// `Thu 00:00`, `14:35:20`: with seconds when it is close, the day when it is not today.
         static func clock(_ instant: WallInstant, zone: TimeZoneRules) -> String {
             let (date, second) = zone.local(at: instant)
-            return "\(date.weekdayName) \(date) \(ClockText.hoursMinutesSeconds(secondOfDay: second))"
+            return "\(date.localWeekdayName) \(date) \(ClockText.hoursMinutesSeconds(secondOfDay: second))"
         }
     }
 

@@ -6,8 +6,7 @@ extension Config {
         for section in sections {
             let group = try AppGroup(section)
             if let other = groups.firstIndex(where: { $0.name.lowercased() == group.name.lowercased() }) {
-                throw section.error("name", "duplicate group name \"\(group.name)\" (group[\(other)] is "
-                    + "\"\(groups[other].name)\"); group names must differ, ignoring case")
+                throw section.error("name", tr("duplicate group name \"{name}\" (group[{other}] is \"{value}\"); group names must differ, ignoring case", ["name": "\(group.name)", "other": "\(other)", "value": "\(groups[other].name)"]))
             }
             groups.append(group)
         }
@@ -36,9 +35,7 @@ extension Config {
                     "group[\(index)] \"\(group.name)\" (metered = \(group.metered))"
                 }
                 throw root.error("group[\(index)].\(key)[\(nameIndex)]",
-                    "\(kind) \"\(name)\" is in \(describe(other, otherIndex)) and in \(describe(group, index)); "
-                    + "a window is either metered or not: keep the \(kind) in one group, "
-                    + "or give both groups the same metered")
+                    tr("{kind} \"{name}\" is in {value} and in {valueb}; a window is either metered or not: keep the {kind} in one group, or give both groups the same metered", ["kind": "\(kind)", "name": "\(name)", "value": "\(describe(other, otherIndex))", "valueb": "\(describe(group, index))"]))
             }
         }
     }
@@ -49,45 +46,41 @@ extension AppGroup {
         try group.rejectUnknownKeys(known: ConfigKeys.group.keys)
 
         let nameExample = "name = \"social\""
-        guard let name = try group.string("name", expected: "a string", example: nameExample) else {
-            throw group.error("name", "every group needs a name (example: \(nameExample))")
+        guard let name = try group.string("name", expected: tr("a string"), example: nameExample) else {
+            throw group.error("name", tr("every group needs a name (example: {example})", ["example": "\(nameExample)"]))
         }
-        guard !name.isEmpty else { throw group.error("name", "the name is empty (example: \(nameExample))") }
+        guard !name.isEmpty else { throw group.error("name", tr("the name is empty (example: {example})", ["example": "\(nameExample)"])) }
 
         let appsExample = "apps = [\"discord\", \"org.telegram.desktop\"]"
         let sitesExample = "sites = [\"youtube.com\", \"*.twitch.tv\"]"
-        let apps = try group.stringArray("apps", expected: "an array of strings", example: appsExample)
-        let siteTexts = try group.stringArray("sites", expected: "an array of sites", example: sitesExample)
+        let apps = try group.stringArray("apps", expected: tr("an array of strings"), example: appsExample)
+        let siteTexts = try group.stringArray("sites", expected: tr("an array of sites"), example: sitesExample)
         guard apps != nil || siteTexts != nil else {
-            throw group.error("apps", "every group needs apps (the app ids, WM_CLASS or program names it "
-                + "covers, example: \(appsExample)) or sites (websites, with blocker's browser extension, "
-                + "example: \(sitesExample))")
+            throw group.error("apps", tr("every group needs apps (the app ids, WM_CLASS or program names it covers, example: {apps_example}) or sites (websites, with blocker's browser extension, example: {sites_example})",
+                                           ["apps_example": appsExample, "sites_example": sitesExample]))
         }
         if let apps, apps.isEmpty {
-            throw group.error("apps", "the list is empty; name at least one app (example: \(appsExample))")
+            throw group.error("apps", tr("the list is empty; name at least one app (example: {example})", ["example": "\(appsExample)"]))
         }
         if let empty = apps?.firstIndex(of: "") {
-            throw group.error("apps[\(empty)]", "the app name is empty (example: \(appsExample))")
+            throw group.error("apps[\(empty)]", tr("the app name is empty (example: {example})", ["example": "\(appsExample)"]))
         }
         if let siteTexts, siteTexts.isEmpty {
-            throw group.error("sites", "the list is empty; name at least one site (example: \(sitesExample))")
+            throw group.error("sites", tr("the list is empty; name at least one site (example: {example})", ["example": "\(sitesExample)"]))
         }
         var sites: [SitePattern] = []
         for (index, text) in (siteTexts ?? []).enumerated() {
             guard let site = SitePattern(text) else {
-                throw group.error("sites[\(index)]", "\"\(text.prefix(200))\" is not a site: give a domain "
-                    + "such as youtube.com, or *.twitch.tv for it and every site under it; no scheme, path or "
-                    + "port (example: \(sitesExample))")
+                throw group.error("sites[\(index)]", tr("\"{value}\" is not a site: give a domain such as youtube.com, or *.twitch.tv for it and every site under it; no scheme, path or port (example: {example})", ["value": "\(text.prefix(200))", "example": "\(sitesExample)"]))
             }
             if let first = sites.firstIndex(of: site) {
-                throw group.error("sites[\(index)]", "\"\(site)\" is listed twice (sites[\(first)]); "
-                    + "keep one (example: \(sitesExample))")
+                throw group.error("sites[\(index)]", tr("\"{site}\" is listed twice (sites[{first}]); keep one (example: {example})", ["site": "\(site)", "first": "\(first)", "example": "\(sitesExample)"]))
             }
             sites.append(site)
         }
 
         let titlesExample = "titles = [\"YouTube\", \"Twitch\"]"
-        let titleSources = try group.stringArray("titles", expected: "an array of regexes", example: titlesExample)
+        let titleSources = try group.stringArray("titles", expected: tr("an array of regexes"), example: titlesExample)
         var titles: [TitlePattern] = []
         for (index, source) in (titleSources ?? []).enumerated() {
             do {
@@ -96,12 +89,9 @@ extension AppGroup {
                 switch error {
                 case .tooLong(let characters):
                     // Not echoed: it may be a megabyte.
-                    throw group.error("titles[\(index)]", "this regex is \(characters) characters long, more "
-                        + "than \(TitlePattern.maximumLength); a title regex names what to look for "
-                        + "(example: \(titlesExample))")
+                    throw group.error("titles[\(index)]", tr("this regex is {characters} characters long, more than {maximumLength}; a title regex names what to look for (example: {example})", ["characters": "\(characters)", "maximumLength": "\(TitlePattern.maximumLength)", "example": "\(titlesExample)"]))
                 case .invalid(let reason):
-                    throw group.error("titles[\(index)]", "\"\(source)\" is not a valid regex: \(reason) "
-                        + "(example: \(titlesExample))")
+                    throw group.error("titles[\(index)]", tr("\"{source}\" is not a valid regex: {reason} (example: {example})", ["source": "\(source)", "reason": "\(reason)", "example": "\(titlesExample)"]))
                 }
             }
         }
@@ -112,18 +102,16 @@ extension AppGroup {
         var dailyLimit: Milliseconds?
         if let (text, ms) = try group.duration("daily-limit", example: limitExample) {
             guard ms > 0 && ms <= 86_400_000 else {
-                throw group.error("daily-limit", "\"\(text)\" is out of range: daily-limit must be more than 0 "
-                    + "and at most 24h (example: \(limitExample))")
+                throw group.error("daily-limit", tr("\"{text}\" is out of range: daily-limit must be more than 0 and at most 24h (example: {example})", ["text": "\(text)", "example": "\(limitExample)"]))
             }
             dailyLimit = ms
         }
 
         let opensExample = "opens-per-day = 5"
         var opensPerDay: Int?
-        if let count = try group.wholeNumber("opens-per-day", expected: "a whole number of opens", example: opensExample) {
+        if let count = try group.wholeNumber("opens-per-day", expected: tr("a whole number of opens"), example: opensExample) {
             guard (1...1000).contains(count) else {
-                throw group.error("opens-per-day", "\(count) is out of range: opens-per-day must be from 1 to 1000; "
-                    + "leave it out for no cap (example: \(opensExample))")
+                throw group.error("opens-per-day", tr("{count} is out of range: opens-per-day must be from 1 to 1000; leave it out for no cap (example: {example})", ["count": "\(count)", "example": "\(opensExample)"]))
             }
             opensPerDay = Int(count)
         }
@@ -145,12 +133,11 @@ extension Schedule {
         try schedule.rejectUnknownKeys(known: ConfigKeys.schedule.keys)
 
         var days = Weekdays.all
-        if let text = try schedule.string("days", expected: "a string of days", example: "days = \"Mon-Fri\"") {
+        if let text = try schedule.string("days", expected: tr("a string of days"), example: "days = \"Mon-Fri\"") {
             switch Weekdays.parse(text) {
             case .success(let parsed): days = parsed
             case .failure(let unknown):
-                throw schedule.error("days", "unknown day \"\(unknown.word)\" (use Mon Tue Wed Thu Fri Sat Sun, "
-                    + "a range like Mon-Fri, a list like Sat,Sun, or daily / weekdays / weekends)")
+                throw schedule.error("days", tr("unknown day \"{word}\" (use Mon Tue Wed Thu Fri Sat Sun, a range like Mon-Fri, a list like Sat,Sun, or daily / weekdays / weekends)", ["word": "\(unknown.word)"]))
             }
         }
 
@@ -160,23 +147,21 @@ extension Schedule {
         let windowExample = "from = \"22:30\" and to = \"07:00\", or all-day = true"
 
         if allDay && (from != nil || to != nil) {
-            throw schedule.error("all-day", "all-day = true cannot be combined with from or to; "
-                + "keep either all-day = true or from/to")
+            throw schedule.error("all-day", tr("all-day = true cannot be combined with from or to; keep either all-day = true or from/to"))
         }
         switch (from, to) {
         case (nil, nil):
-            guard allDay else { throw schedule.error(nil, "a schedule needs a window: \(windowExample)") }
+            guard allDay else { throw schedule.error(nil, tr("a schedule needs a window: {example}", ["example": "\(windowExample)"])) }
             self.init(days: days, span: .allDay)
         case (.some(let from), .some(let to)):
             guard from.minutes != to.minutes else {
-                throw schedule.error("to", "from and to are both \"\(to.text)\", which is no window; "
-                    + "to block the whole day, use all-day = true")
+                throw schedule.error("to", tr("from and to are both \"{text}\", which is no window; to block the whole day, use all-day = true", ["text": "\(to.text)"]))
             }
             self.init(days: days, span: .between(from: from.minutes, to: to.minutes))
         case (.some(let from), nil):
-            throw schedule.error("to", "from = \"\(from.text)\" needs a to (example: to = \"07:00\")")
+            throw schedule.error("to", tr("from = \"{text}\" needs a to (example: to = \"07:00\")", ["text": "\(from.text)"]))
         case (nil, .some(let to)):
-            throw schedule.error("from", "to = \"\(to.text)\" needs a from (example: from = \"22:30\")")
+            throw schedule.error("from", tr("to = \"{text}\" needs a from (example: from = \"22:30\")", ["text": "\(to.text)"]))
         }
     }
 }

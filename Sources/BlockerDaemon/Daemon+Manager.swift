@@ -97,12 +97,15 @@ extension Daemon {
     /// The desktop notifications this state calls for (the snapshot's view of it).
     func sendNotifications(app: String?, crossed: [Milliseconds], raised: Shield?, now: WallInstant) {
         guard let notify else { return }
-        let text = raised.map {
-            ShieldText.reason($0.reason, group: $0.group, until: $0.until, now: now, zone: meter.zone)
+        let requests = Translations.$scoped.withValue(personLanguage) {
+            let text = raised.map {
+                ShieldText.reason($0.reason, group: $0.group, until: $0.until, now: now, zone: meter.zone)
+            }
+            let tick = NotificationPlan.Tick(app: app, metered: state.decision.metered, locked: state.locked,
+                                             balance: state.balanceMs, crossed: crossed, shieldRaised: raised, shieldText: text)
+            return notificationPlan.plan(tick)
         }
-        let tick = NotificationPlan.Tick(app: app, metered: state.decision.metered, locked: state.locked,
-                                         balance: state.balanceMs, crossed: crossed, shieldRaised: raised, shieldText: text)
-        for request in notificationPlan.plan(tick) { notify(request) }
+        for request in requests { notify(request) }
     }
 
     /// The balance as of `monotonic`: the ledger's, less what the interval

@@ -163,8 +163,7 @@ extension Daemon {
         let countdown = config.group(named: key).flatMap(config.pauseRule(for:))?.seconds ?? 0
         let ends = pausing.at + countdown
         if open && wall < ends {
-            throw .tooSoon("the pause before \(key) ends at \(ShieldText.clock(ends, now: wall, zone: meter.zone)); "
-                           + "\"Open\" works from then")
+            throw .tooSoon(tr("the pause before {group} ends at {time}; \"Open\" works from then", ["group": "\(key)", "time": ShieldText.clock(ends, now: wall, zone: meter.zone)]))
         }
         let said = String(reason.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         if !open, let window = meter.lastWindow {

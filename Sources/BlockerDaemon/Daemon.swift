@@ -94,6 +94,8 @@ public final class Daemon {
     public internal(set) var locked = false
     /// Where desktop notifications go (the session bus); nil: none are sent.
     public var notify: ((NotificationRequest) -> Void)?
+    /// The language notifications are worded in (the session's); English until set.
+    public var personLanguage: any TranslationCatalog = EnglishCatalog()
     var notificationPlan: NotificationPlan
     /// A reload storm logs one line per 10 s, not one per reload.
     var reloadLines = LogRateLimit<Monotonic>(interval: .seconds(10))

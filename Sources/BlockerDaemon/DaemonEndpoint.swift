@@ -97,7 +97,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     private static func methodError(_ error: EarnFailure) -> MethodError {
         switch error {
         case let .refused(_, message): .refused(message)
-        case let .storage(error): .storageError("nothing was credited: \(error)")
+        case let .storage(error): .storageError(tr("nothing was credited: {error}", ["error": "\(error)"]))
         }
     }
 
@@ -110,7 +110,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         }
         let until: WallInstant
         do { until = try daemon.block(target: key, until: end, wall: wall) } catch {
-            throw .storageError("nothing was blocked: \(error)")
+            throw .storageError(tr("nothing was blocked: {error}", ["error": "\(error)"]))
         }
         ledgerChanged()
         return until
@@ -120,11 +120,10 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
         let key = try Self.resolveTarget(target, config: daemon.config, configPath: daemon.configFile.path)
         if let refusal = daemon.strictRefusal(unblock: key) { throw .refused(refusal) }
         let lifted: Bool
-        do { lifted = try daemon.unblock(target: key) } catch { throw .storageError("the block stays: \(error)") }
+        do { lifted = try daemon.unblock(target: key) } catch { throw .storageError(tr("the block stays: {error}", ["error": "\(error)"])) }
         if lifted { ledgerChanged() }
         guard lifted else {
-            throw .invalidArgument("no timed block on \(key); unblock lifts only timed blocks "
-                + "(schedules and daily limits come from the config)")
+            throw .invalidArgument(tr("no timed block on {key}; unblock lifts only timed blocks (schedules and daily limits come from the config)", ["key": "\(key)"]))
         }
     }
 
@@ -140,7 +139,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
 
     public func reload() throws(MethodError) {
         if case let .failure(error) = reloadConfig() {
-            throw .configError("\(error) (the previous configuration stays in force)")
+            throw .configError(tr("{error} (the previous configuration stays in force)", ["error": "\(error)"]))
         }
     }
 
@@ -150,7 +149,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
 
     public func cancelPending() throws(MethodError) -> UInt32 {
         do { return UInt32(clamping: try daemon.cancelPendingConfig()) } catch {
-            throw .storageError("the pending changes stay: \(error)")
+            throw .storageError(tr("the pending changes stay: {error}", ["error": "\(error)"]))
         }
     }
 
@@ -164,7 +163,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             switch error {
             case let .unknownGroup(message): throw .unknownTarget(message)
             case let .refused(message): throw .refused(message)
-            case let .storage(error): throw .storageError("no pass was used: \(error)")
+            case let .storage(error): throw .storageError(tr("no pass was used: {error}", ["error": "\(error)"]))
             }
         }
         ledgerChanged()
@@ -176,7 +175,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             switch error {
             case let .noPause(message): throw .invalidArgument(message)
             case let .tooSoon(message): throw .refused(message)
-            case let .storage(error): throw .storageError("the pause stays: \(error)")
+            case let .storage(error): throw .storageError(tr("the pause stays: {error}", ["error": "\(error)"]))
             }
         }
         ledgerChanged()
@@ -209,15 +208,15 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             if refusedCallers.count < 64, refusedCallers.insert(caller).inserted {
                 daemon.coverRefused("CoverShown(\(shown)) from \(claim)")
             }
-            throw MethodError(.accessDenied, "only \(daemon.options.overlayExecutable ?? OverlayIdentity.name) draws "
-                + "blocker's cover; \(claim) is not it")
+            throw MethodError(.accessDenied, tr("only {program} draws blocker's cover; {claim} is not it", ["program": daemon.options.overlayExecutable ?? OverlayIdentity.name, "claim": "\(claim)"]))
         }
         if coverClients[caller] == nil {
             coverClients[caller] = try? connection.watchOwner(of: caller) { [unowned self] owner in
                 if owner.isEmpty { self.coverClientLeft(caller) }
             }
         }
-        daemon.coverReported(client: caller, pid: pid, drawn: shown)
+        // What it records (an uncovered stretch's note) is kept in English, whoever asks.
+        Translations.$scoped.withValue(EnglishCatalog()) { daemon.coverReported(client: caller, pid: pid, drawn: shown) }
         // It may have closed before the watch was in place.
         if connection.ownerPID(of: caller) == nil { coverClientLeft(caller) }
         ledgerChanged()
@@ -237,8 +236,7 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             if refusedCallers.count < 64, refusedCallers.insert(caller).inserted {
                 daemon.logNotice("Refused a browser tab report from \(who): only \(daemon.options.browserHostExecutable ?? "blockerctl") browser-host, started by the browser, reports tabs")
             }
-            throw MethodError(.accessDenied, "only blocker's native messaging host (\(daemon.options.browserHostExecutable ?? "blockerctl") "
-                + "browser-host, started by the browser) reports a browser's tab; \(who) is not it")
+            throw MethodError(.accessDenied, tr("only blocker's native messaging host ({program} browser-host, started by the browser) reports a browser's tab; {who} is not it", ["program": daemon.options.browserHostExecutable ?? "blockerctl", "who": "\(who)"]))
         }
         if browserHosts[caller] == nil {
             browserHosts[caller] = try? connection.watchOwner(of: caller) { [unowned self] owner in
@@ -353,16 +351,14 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
     static func resolveExercise(_ name: String, config: Config, configPath: String) throws(MethodError) -> Exercise {
         let names = config.exercises.map(\.name)
         guard !names.isEmpty else {
-            throw .unknownExercise("no exercises are configured; add one under [earn] in \(configPath) "
-                + "(for example: pushups = 0.5) and run: blockerctl reload")
+            throw .unknownExercise(tr("no exercises are configured; add one under [earn] in {file} (for example: pushups = 0.5) and run: blockerctl reload", ["file": "\(configPath)"]))
         }
         if name.isEmpty {
             if config.exercises.count == 1 { return config.exercises[0] }
-            throw .unknownExercise("say which exercise: one of \(names.joined(separator: ", "))")
+            throw .unknownExercise(tr("say which exercise: one of {exercises}", ["exercises": names.joined(separator: ", ")]))
         }
         if let exercise = config.exercise(named: name) { return exercise }
-        throw .unknownExercise("unknown exercise \(BlockerLimits.quoted(name)); configured: \(names.joined(separator: ", ")) "
-            + "(add it under [earn] in \(configPath))")
+        throw .unknownExercise(tr("unknown exercise {name}; configured: {exercises} (add it under [earn] in {file})", ["name": BlockerLimits.quoted(name), "exercises": names.joined(separator: ", "), "file": "\(configPath)"]))
     }
 
     /// A block target: a group's name, or an app listed in some group's `apps`.
@@ -373,10 +369,10 @@ public final class DaemonEndpoint: BlockerMethods, DaemonObserver {
             return key
         }
         let groups = config.groups.map(\.name)
-        let known = groups.isEmpty ? "no groups are configured in \(configPath)"
-            : "groups: \(groups.joined(separator: ", "))"
-        let shown = target.isEmpty ? "an empty name" : BlockerLimits.quoted(target)
-        throw .unknownTarget("\(shown) is neither a group nor an app listed in one; \(known)")
+        let known = groups.isEmpty ? tr("no groups are configured in {file}", ["file": configPath])
+            : tr("groups: {groups}", ["groups": groups.joined(separator: ", ")])
+        let shown = target.isEmpty ? tr("an empty name") : BlockerLimits.quoted(target)
+        throw .unknownTarget(tr("{shown} is neither a group nor an app listed in one; {known}", ["shown": "\(shown)", "known": "\(known)"]))
     }
 
     /// One totals row (group "") per day from `first` to `last`, oldest first,

@@ -144,11 +144,14 @@ public final class DaemonLoop {
     /// Starts blockerd in the order its promises need: the bus name first (a
     /// second daemon leaves without touching the state lock or the ledger),
     /// then the config, the lock and the ledger, then the loop.
-    public static func start(options: DaemonOptions, log: LogSink,
-                             environment: [String: String]) throws(StartFailure) -> DaemonLoop {
+    /// `personLanguage`: what notifications and refusals are worded in (the
+    /// journal and the ledger's notes stay English).
+    public static func start(options: DaemonOptions, log: LogSink, environment: [String: String],
+                             personLanguage: any TranslationCatalog = EnglishCatalog()) throws(StartFailure) -> DaemonLoop {
         var server: BlockerExport?
         do {
             server = try BlockerExport.claim(environment: environment)
+            server?.callerLanguage = personLanguage
         } catch let failure {
             switch failure {
             case .nameTaken: throw .nameTaken(failure)
@@ -159,6 +162,7 @@ public final class DaemonLoop {
             }
         }
         let daemon = try Daemon(options: options, log: log, environment: environment, anchors: JournalAnchorStore())
+        daemon.personLanguage = personLanguage
         do { return try DaemonLoop(daemon: daemon, server: server) } catch { throw .system("\(error)") }
     }
 

@@ -11,9 +11,16 @@ public struct GettextCatalog: TranslationCatalog {
     /// Binds the domain, reads the locale's conventions and installs the
     /// catalog for the whole process. Call once, first thing in main.
     public static func install(environment: [String: String]) {
+        Translations.install(open(environment: environment))
+    }
+
+    /// The person's catalog, bound but not installed: blockerd speaks it only
+    /// where a person reads (`Translations.$scoped`), and writes what it keeps
+    /// (integrity notes, the journal) in English.
+    public static func open(environment: [String: String]) -> GettextCatalog {
         let directory = environment["BLOCKER_LOCALEDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? besideProgram()
         _ = clinux_gettext_open(domain, directory)
-        Translations.install(GettextCatalog(conventions: personConventions()))
+        return GettextCatalog(conventions: personConventions())
     }
 
     // Untranslated, gettext hands back the very pointer it was given: the
@@ -54,6 +61,13 @@ public struct GettextCatalog: TranslationCatalog {
         let twelve = ["%r", "%I", "%l"].contains { timeFormat.contains($0) }
         let am = word(1).flatMap { $0.isEmpty ? nil : $0 } ?? "AM"
         let pm = word(2).flatMap { $0.isEmpty ? nil : $0 } ?? "PM"
-        return LocaleConventions(uses24HourClock: !twelve, amPM: (am, pm), weekdayAbbreviations: Array(sundayFirst.dropFirst()) + [sundayFirst[0]])
+        // D_FMT: "%d/%m/%Y" (fr), "%d-%m-%Y" (nl), "%m/%d/%Y" (en_US).
+        let dateFormat = word(4) ?? ""
+        let dayAt = dateFormat.firstRange(of: "%d")?.lowerBound, monthAt = dateFormat.firstRange(of: "%m")?.lowerBound
+        let separator = dayAt.flatMap { at in dateFormat[at...].dropFirst(2).first }.map(String.init) ?? "-"
+        return LocaleConventions(uses24HourClock: !twelve, amPM: (am, pm),
+                                 weekdayAbbreviations: Array(sundayFirst.dropFirst()) + [sundayFirst[0]],
+                                 dayBeforeMonth: dayAt != nil && monthAt != nil && dayAt! < monthAt!,
+                                 dateSeparator: [".", "/", "-"].contains(separator) ? separator : "-")
     }
 }

@@ -1,4 +1,4 @@
-/// How the person's locale writes times and weekdays (LC_TIME), read from
+/// How the person's locale writes times, weekdays and short dates (LC_TIME), read from
 /// glibc's locale data by the installed catalog. (blocker shows no decimals.)
 public struct LocaleConventions: Sendable, Equatable {
     /// `14:35` (most of Europe) or `2:35 PM` (en_US).
@@ -6,10 +6,16 @@ public struct LocaleConventions: Sendable, Equatable {
     public var amPM: (am: String, pm: String)
     /// Monday … Sunday, abbreviated: `Mon`, `lun.`, `ma`.
     public var weekdayAbbreviations: [String]
+    /// A short date without its year: `02/06` (day first: most of Europe) or `06-02`.
+    public var dayBeforeMonth: Bool
+    public var dateSeparator: String
 
-    public init(uses24HourClock: Bool, amPM: (am: String, pm: String), weekdayAbbreviations: [String]) {
+    public init(uses24HourClock: Bool, amPM: (am: String, pm: String), weekdayAbbreviations: [String],
+                dayBeforeMonth: Bool = false, dateSeparator: String = "-") {
         self.uses24HourClock = uses24HourClock
         self.amPM = amPM
+        self.dayBeforeMonth = dayBeforeMonth
+        self.dateSeparator = dateSeparator
         self.weekdayAbbreviations = weekdayAbbreviations
     }
 
@@ -19,5 +25,6 @@ public struct LocaleConventions: Sendable, Equatable {
 
     public static func == (a: LocaleConventions, b: LocaleConventions) -> Bool {
         a.uses24HourClock == b.uses24HourClock && a.amPM == b.amPM && a.weekdayAbbreviations == b.weekdayAbbreviations
+            && a.dayBeforeMonth == b.dayBeforeMonth && a.dateSeparator == b.dateSeparator
     }
 }

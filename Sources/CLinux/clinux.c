@@ -59,6 +59,7 @@ const char *clinux_locale_word(int item) {
     case 0: which = T_FMT; break;
     case 1: which = AM_STR; break;
     case 2: which = PM_STR; break;
+    case 4: which = D_FMT; break;
     default:
         if (item < 10 || item > 16) return NULL;
         which = ABDAY_1 + (item - 10);

@@ -10,20 +10,7 @@ import Glibc
 // The cover's words in the session's language (LANG, LC_MESSAGES).
 GettextCatalog.install(environment: Environment.current())
 
-let usage = """
-    usage: \(OverlayIdentity.name) [--earn]
-
-    Covers the app in front while blockerd's shield is up, on every monitor,
-    with a form to log reps when the balance is spent. Everything it shows
-    (the shield, the exercises) comes from blockerd on the session bus. Runs
-    in the graphical session (systemctl --user start \(OverlayIdentity.name)).
-
-      --earn          open the "\(LogExercise.title)" window instead: the same form to
-                      log reps, in an ordinary window, whether or not anything is
-                      covered; it runs beside the cover (Escape closes it)
-      -h, --help      this text
-      --version       print the version
-    """
+let usage = tr("usage: {program} [--earn]\n\nCovers the app in front while blockerd's shield is up, on every monitor,\nwith a form to log reps when the balance is spent. Everything it shows\n(the shield, the exercises) comes from blockerd on the session bus. Runs\nin the graphical session (systemctl --user start {program}).\n\n  --earn          open the \"{window}\" window instead: the same form to\n                  log reps, in an ordinary window, whether or not anything is\n                  covered; it runs beside the cover (Escape closes it)\n  -h, --help      this text\n  --version       print the version", ["program": OverlayIdentity.name, "window": LogExercise.title])
 
 func fail(_ message: String, status: Int32) -> Never {
     var line = Array("\(OverlayIdentity.name): \(message)\n".utf8)
@@ -45,14 +32,14 @@ for argument in CommandLine.arguments.dropFirst() {
         print("\(OverlayIdentity.name) \(BlockerVersion.current)")
         exit(0)
     default:
-        fail("unknown argument \"\(argument)\"\n\n\(usage)", status: 2)
+        fail(tr("unknown argument \"{argument}\"", ["argument": argument]) + "\n\n" + usage, status: 2)
     }
 }
 
 if logExercise {
     // Its own name (WM_CLASS, app id): the probes must not take it for the cover.
     guard Gtk.start(programName: LogExercise.appID) else {
-        fail("cannot open a display (DISPLAY / WAYLAND_DISPLAY); run it inside the graphical session", status: 1)
+        fail(tr("cannot open a display (DISPLAY / WAYLAND_DISPLAY); run it inside the graphical session"), status: 1)
     }
     do {
         try Gtk.applyStyleSheet(CoverStyle.css)
@@ -68,7 +55,7 @@ if logExercise {
 // The program's name is its WM_CLASS (instance and class) and app id: the
 // probes recognise the cover by it and keep reporting the app beneath.
 guard Gtk.start(programName: OverlayIdentity.name) else {
-    fail("cannot open a display (DISPLAY / WAYLAND_DISPLAY); run it inside the graphical session", status: 1)
+    fail(tr("cannot open a display (DISPLAY / WAYLAND_DISPLAY); run it inside the graphical session"), status: 1)
 }
 guard let display = Display() else { fail("GTK has no default display", status: 1) }
 do {

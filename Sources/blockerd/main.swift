@@ -12,8 +12,6 @@ import Glibc
 signal(SIGPIPE, SIG_IGN)
 
 let environment = Environment.current()
-// Notifications in the session's language; the journal's words stay English (for bug reports).
-GettextCatalog.install(environment: environment)
 let log = LogDestination.automatic(environment: environment)
 
 func fail(_ message: String, status: Int32) -> Never {
@@ -52,6 +50,7 @@ if recordStop {
 }
 // This very binary, even after an upgrade replaced the file.
 options.probeLauncher = "/proc/self/exe"
+
 // The cover blockerd accepts and supervises: the blocker-overlay installed
 // beside it (none, when its own path cannot be read).
 func besideBlockerd(_ name: String) -> String {
@@ -62,7 +61,9 @@ options.overlayExecutable = besideBlockerd(OverlayIdentity.name)
 options.browserHostExecutable = besideBlockerd("blockerctl")
 
 do throws(StartFailure) {
-    let loop = try DaemonLoop.start(options: options, log: log, environment: environment)
+    // Notifications and refusals in the session's language; the journal and the ledger's notes stay English.
+    let loop = try DaemonLoop.start(options: options, log: log, environment: environment,
+                                    personLanguage: GettextCatalog.open(environment: environment))
     let daemon = loop.daemon
     log.write(LogEvent(.start, "blockerd started (probe \(daemon.probe.name), config \(daemon.configFile.path))",
                        fields: [("PROBE", daemon.probe.name), ("BALANCE_MS", "\(daemon.ledger.balance)")]))

@@ -10,7 +10,7 @@ import TestSupport
 /// the data shown (app, group, exercise names).
 @Suite struct TranslatedOutputTests {
     static let commandWords = Set(BlockerCtl.commands.flatMap { $0.spec.path })
-    static let data: Set<Substring> = ["firefox", "YouTube", "Mozilla", "Firefox", "video", "squats", "pushups", "x11", "social",
+    static let data: Set<Substring> = ["firefox", "YouTube", "Mozilla", "Firefox", "video", "squats", "pushups", "x11", "social", "work", "deep",
                                        "discord"]
 
     static func typedAsIs(_ word: Substring) -> Bool {
@@ -63,6 +63,29 @@ import TestSupport
             let away = blockerctl(["earn", "10"])
             #expect(away.status == 1)
             expectAllMarked(away.stderr.replacingOccurrences(of: "no session bus in this test", with: ""), "earn, blockerd away")
+        }
+    }
+
+    @Test func historysChartAndTheReportsPicture() {
+        let june2: WallInstant = 1_748_822_400_000
+        let gaps = [Gap(from: june2 - .hours(12), to: june2 - .hours(6), reason: "stopped", unguardedSince: june2 - .hours(7)),
+                    Gap(from: june2 + .hours(1), to: june2 + .hours(2), reason: Gap.blind("x11: no display"))]
+        let opens = ["2025-06-02": [OpenDaySummary(day: "2025-06-02", group: "social", opens: 4, paused: 3, notNow: 1, left: 0,
+                                                   capped: 1, passes: 1, reasons: ["bored"])]] as [CivilDate: [OpenDaySummary]]
+        PseudoCatalog.speaking {
+            let service = RecordingCalls()
+            service.historyRows = knownRows()
+            service.gapRows = gaps
+            service.openRows = opens.values.flatMap { $0 }
+            // "stopped" and "bored" are what the ledger keeps, as they were written.
+            expectAllMarked(blockerctl(["history"], service: service).stdout
+                .replacingOccurrences(of: "stopped", with: "").replacingOccurrences(of: "bored", with: ""), "history")
+            #expect(blockerctl(["history"], service: RecordingCalls()).stdout.contains("⟦no history yet"))
+            let layout = ReportLayout(days: HistoryDay.days(from: knownRows()), balanceMs: knownBalance, gaps: gaps,
+                                      opens: opens, zone: .utc)
+            let words = layout.texts.map(\.text).joined(separator: "\n")
+            expectAllMarked(words.replacingOccurrences(of: "stopped", with: "").replacingOccurrences(of: "bored", with: ""),
+                            "the report's picture")
         }
     }
 

@@ -33,6 +33,28 @@ import BlockerCore
         #expect(stale.isEmpty, "po/\(language).po has texts the template no longer has: \(stale.sorted())")
     }
 
+    /// The GNOME Shell extension's cover says what blocker-overlay's says, in the same words.
+    @Test(arguments: languages)
+    func theExtensionsCatalogUsesTheSameWordsForTheSameTexts(_ language: String) throws {
+        let extensionEntries = try POFile.read("po/gnome-shell/\(language).po").entries
+        let ours = Dictionary(try POFile.read("po/\(language).po").entries.map { ($0.msgid, $0) }, uniquingKeysWith: { a, _ in a })
+        var shared = 0
+        for entry in extensionEntries {
+            guard let own = ours[entry.msgid], (own.msgidPlural == nil) == (entry.msgidPlural == nil) else { continue }
+            shared += 1
+            #expect(entry.msgstr == own.msgstr, "\"\(entry.msgid)\": the extension says \(entry.msgstr), blocker \(own.msgstr)")
+        }
+        #expect(shared > 20, "the cover's texts are shared")
+    }
+
+    /// The desktop entry's name is the window's title ("Log exercise") in each language.
+    @Test(arguments: languages)
+    func theDesktopEntrysNameIsTheWindowsTitle(_ language: String) throws {
+        let title = try POFile.read("po/\(language).po").entries.first { $0.msgid == "Log exercise" }
+        let entry = try RepositoryFile.text("data/io.github.blockerd.LogExercise.desktop")
+        #expect(entry.split(separator: "\n").contains("Name[\(language)]=\(title?.msgstr.first ?? "?")"))
+    }
+
     @Test func theReaderSeesAMissingTextAFuzzyOneAndABrokenPlaceholder() throws {
         let file = POFile(parsing: """
             msgid ""

@@ -113,8 +113,9 @@ oe_open_foots() {
 
 oe_ctl() { "$bin/blockerctl" "$@"; }
 
-oe_start_blockerd() { # PROBE
-    "$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state" --probe "$1" \
+# oe_start_blockerd PROBE [VAR=VALUE…] — VAR=VALUE in blockerd's environment only.
+oe_start_blockerd() { # PROBE [VAR=VALUE…]
+    env "${@:2}" "$bin/blockerd" --config "$fx_dir/blocker.toml" --state-dir "$fx_dir/state" --probe "$1" \
         > >(fx_stamp >>"$fx_dir/blockerd.log") 2>&1 &
     oe_blockerd_pid=$!
     fx_track $oe_blockerd_pid

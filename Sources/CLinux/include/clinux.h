@@ -25,5 +25,5 @@ const char *clinux_dngettext(const char *domain, const char *singular, const cha
 
 /// The person's locale's word for `item` (LC_TIME): read through newlocale,
 /// so nothing global changes for the C libraries in the process.
-/// item: 0 T_FMT, 1 AM_STR, 2 PM_STR, 10 + n ABDAY_(n+1) (n = 0 Sunday).
+/// item: 0 T_FMT, 1 AM_STR, 2 PM_STR, 4 D_FMT, 10 + n ABDAY_(n+1) (n = 0 Sunday).
 const char *clinux_locale_word(int item);

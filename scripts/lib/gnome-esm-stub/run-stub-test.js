@@ -100,12 +100,12 @@ async function run() {
     const friday = () => ({weekday: 5, hour: 9, minute: 5, weekdayName: 'ven.'});
     const french = [
         [core.reasonText({reason: 'balance', until_ms: 0}, 0, null), 'Temps gagné épuisé'],
-        [core.reasonText({reason: 'timed-block', until_ms: 90_000_000}, 0, friday), 'Bloqué jusqu’à ven. 09:05'],
-        [core.reasonText({reason: 'daily-limit', group: 'social', until_ms: 0}, 0, null), 'Limite du jour atteinte pour social'],
-        [core.durationText(3_900_000), '1 h 05 min'],
+        [core.reasonText({reason: 'timed-block', until_ms: 90_000_000}, 0, friday), "Bloqué jusqu'à ven. 09:05"],
+        [core.reasonText({reason: 'daily-limit', group: 'social', until_ms: 0}, 0, null), 'Limite quotidienne atteinte pour social'],
+        [core.durationText(3_900_000), '1h 05m'],
         [core.passOffer(1), 'Utiliser un pass · 1 restant cette semaine'],
         [core.passOffer(2), 'Utiliser un pass · 2 restants cette semaine'],
-        [core.parseReps('0').error, 'De 1 à 1000 répétitions'],
+        [core.parseReps('0').error, 'Les répétitions vont de 1 à 1000'],
     ];
     for (const [got, want] of french)
         if (got !== want)
