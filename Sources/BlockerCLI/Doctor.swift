@@ -132,7 +132,7 @@ enum Doctor {
         case let .success(edits)? where edits.isEmpty:
             return DoctorCheck(.ok, "edits", tr("the ledger was written by blocker alone"))
         case let .success(edits)?:
-            return DoctorCheck(.warn, "edits", edits.map { "the ledger was edited outside blocker \($0)" }.joined(separator: "; "),
+            return DoctorCheck(.warn, "edits", edits.map { tr("the ledger was edited outside blocker {what}", ["what": $0]) }.joined(separator: "; "),
                                fix: tr("nothing stops blocker from running; this stays as the record of the edit"))
         }
     }
@@ -202,9 +202,11 @@ enum Doctor {
             return DoctorCheck(.ok, "probe", tr("{name}: blockerd holds {busName} and hears the shell (its probe is in the daemon line)", ["name": "\(name)", "busName": "\(FocusReport.busName)"]))
         case let .failed(message):
             let skipped = facts.probePassedOver.filter { !message.contains($0) }
-            let detail = "\(name) cannot sample: \(message)" + (skipped.isEmpty ? "" : " (passed over: \(skipped.joined(separator: "; ")))")
+            let values = ["name": name, "message": message, "skipped": skipped.joined(separator: "; ")]
+            let detail = skipped.isEmpty ? tr("{name} cannot sample: {message}", values)
+                : tr("{name} cannot sample: {message} (passed over: {skipped})", values)
             return DoctorCheck(.fail, "probe", detail,
-                               fix: shellPluginFix(message) ?? "see blockerctl probe; set [daemon] probe in blocker.toml")
+                               fix: shellPluginFix(message) ?? tr("see blockerctl probe; set [daemon] probe in blocker.toml"))
         }
     }
 
@@ -222,26 +224,29 @@ enum Doctor {
     /// as soon as it reports).
     static func shellPluginFix(_ probeMessage: String) -> String? {
         if probeMessage.contains("GNOME Shell has not loaded it yet") {
-            return "log out and back in: GNOME Shell on Wayland loads a newly installed extension only at login "
-                + "(then blockerctl doctor again)"
+            return tr("log out and back in: GNOME Shell on Wayland loads a newly installed extension only at login (then blockerctl doctor again)")
         }
         if probeMessage.contains(KWinShell.scriptProblemMarker) { return kwinScriptFix }
         if probeMessage.contains(GnomeShell.notEnabledMarker) { return gnomeExtensionFix }
         return nil
     }
 
-    static let gnomeExtensionFix = "gnome-extensions enable \(GnomeShell.extensionUUID) (or turn blocker on in the "
-        + "Extensions app); blockerd follows it at once"
+    static var gnomeExtensionFix: String {
+        tr("{command} (or turn blocker on in the Extensions app); blockerd follows it at once",
+           ["command": "gnome-extensions enable \(GnomeShell.extensionUUID)"])
+    }
 
-    static let kwinScriptFix = "make install (installs, enables and loads the KWin script), or enable \"blocker\" in "
-        + "System Settings → Window Management → KWin Scripts"
+    static var kwinScriptFix: String {
+        tr("make install (installs, enables and loads the KWin script), or enable \"blocker\" in System Settings → Window Management → KWin Scripts")
+    }
 
     static func manager(_ facts: DoctorFacts) -> DoctorCheck {
         switch facts.managerEnvironment {
         case .exited(0, _):
-            return DoctorCheck(.ok, "user manager", "systemctl --user answers")
+            return DoctorCheck(.ok, "user manager", tr("systemctl --user answers"))
         case let .exited(status, _):
-            return DoctorCheck(.fail, "user manager", "systemctl --user cannot reach it (exit \(status))", fix: managerFix)
+            return DoctorCheck(.fail, "user manager", tr("systemctl --user cannot reach it (exit {status})", ["status": "\(status)"]),
+                               fix: managerFix)
         case let .couldNotRun(reason):
             return DoctorCheck(.fail, "user manager", tr("cannot run systemctl: {reason}", ["reason": "\(reason)"]),
                                fix: tr("blocker runs under systemd's user manager; install systemd"))
@@ -279,12 +284,14 @@ enum Doctor {
                 return DoctorCheck(.warn, name, tr("active, but disabled: it will not start at the next login"),
                                    fix: "systemctl --user enable \(name)")
             }
-            return DoctorCheck(notRunning, name, "installed, but disabled and \(active)",
+            // enabled, disabled, active…: systemd's own words, as systemctl prints them.
+            return DoctorCheck(notRunning, name, tr("installed, but disabled and {active}", ["active": active]),
                                fix: "systemctl --user enable --now \(name)")
         default:
             if running { return DoctorCheck(.ok, name, "\(enabled), \(active)") }
-            let why = name == "blockerd.service" ? "; see why with: blockerctl logs" : "; see why with: journalctl --user -u \(name)"
-            return DoctorCheck(notRunning, name, "\(enabled), but \(active)", fix: "systemctl --user start \(name)" + why)
+            let why = name == "blockerd.service" ? "blockerctl logs" : "journalctl --user -u \(name)"
+            return DoctorCheck(notRunning, name, tr("{enabled}, but {active}", ["enabled": enabled, "active": active]),
+                               fix: tr("{command}; see why with: {logs}", ["command": "systemctl --user start \(name)", "logs": why]))
         }
     }
 
@@ -315,7 +322,7 @@ enum Doctor {
         }
         let different = mine.filter { manager[$0.0] != $0.1 }
         if !different.isEmpty {
-            let text = different.map { "\($0.0)=\(manager[$0.0]!) (this terminal: \($0.1))" }.joined(separator: ", ")
+            let text = different.map { tr("{variable}={value} (this terminal: {here})", ["variable": $0.0, "value": manager[$0.0]!, "here": $0.1]) }.joined(separator: ", ")
             return DoctorCheck(.warn, subject, tr("the user manager has {text}", ["text": "\(text)"]), fix: importFix)
         }
         return DoctorCheck(.ok, subject, tr("imported: {variables}", ["variables": mine.map { "\($0.0)=\($0.1)" }.joined(separator: ", ")]))
@@ -332,10 +339,11 @@ enum Doctor {
         let manager = parseEnvironment(text)
         var problems: [(what: String, setting: String)] = []
         if let authority = manager["XAUTHORITY"], authority.hasPrefix("/tmp/") {
-            problems.append(("XAUTHORITY=\(authority) is under /tmp, which blockerd's PrivateTmp= hides", "PrivateTmp=no"))
+            problems.append((tr("XAUTHORITY={path} is under /tmp, which blockerd's PrivateTmp= hides", ["path": authority]), "PrivateTmp=no"))
         }
         if let bus = manager["DBUS_SESSION_BUS_ADDRESS"], bus.contains("unix:abstract=") {
-            problems.append(("the session bus is an abstract socket (\(bus)), which PrivateNetwork= cuts off", "PrivateNetwork=no"))
+            problems.append((tr("the session bus is an abstract socket ({address}), which PrivateNetwork= cuts off", ["address": bus]),
+                             "PrivateNetwork=no"))
         }
         guard !problems.isEmpty else {
             return DoctorCheck(.ok, subject, tr("blockerd.service's sandbox reaches the X authority and the session bus"))
@@ -348,10 +356,10 @@ enum Doctor {
     static func config(_ facts: DoctorFacts) -> DoctorCheck {
         switch facts.config {
         case let .success(counts):
-            let summary = "\(facts.configPath): \(counted(counts.groups, "group")), \(counted(counts.exercises, "exercise"))"
+            let summary = "\(facts.configPath): " + ConfigCheckCommand.summary(groups: counts.groups, exercises: counts.exercises)
             if let userFile = facts.missingUserConfig {
-                return DoctorCheck(.warn, "config", summary + ", the system's default: you have no \(userFile), "
-                                   + "so blocker observes and records but meters nothing",
+                return DoctorCheck(.warn, "config", tr("{summary}, the system's default: you have no {file}, so blocker observes and records but meters nothing",
+                                                       ["summary": summary, "file": userFile]),
                                    fix: SystemDefaultConfig.howToStart(systemFile: facts.configPath, userFile: userFile))
             }
             return DoctorCheck(.ok, "config", summary)

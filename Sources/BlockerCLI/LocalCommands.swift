@@ -22,19 +22,20 @@ struct ConfigCheckCommand: BlockerCommand {
         let path = file ?? BlockerPaths.configFile(environment: context.environment)
         do {
             let config = try Config.load(path: path)
-            context.out.line("\(path): " + context.out.paint("ok", .green) + " (\(Self.summary(config)))")
+            context.out.line(tr("{file}: {ok} ({summary})", ["file": path, "ok": context.out.paint(tr("ok"), .green),
+                                                             "summary": Self.summary(config)]))
         } catch {
             throw CommandFailure(error.description)
         }
     }
 
     /// "2 groups, 1 exercise"
-    static func summary(_ config: Config) -> String {
-        "\(counted(config.groups.count, "group")), \(counted(config.exercises.count, "exercise"))"
+    static func summary(_ config: Config) -> String { summary(groups: config.groups.count, exercises: config.exercises.count) }
+
+    static func summary(groups: Int, exercises: Int) -> String {
+        trn("{count} group", "{count} groups", count: groups) + ", " + trn("{count} exercise", "{count} exercises", count: exercises)
     }
 }
-
-func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 /// `blockerctl logs [-f]`
 struct LogsCommand: BlockerCommand {

@@ -24,6 +24,6 @@ public enum SystemDefaultConfig {
 
     /// How to start metering, for the journal, `status` and `doctor`.
     public static func howToStart(systemFile: String, userFile: String) -> String {
-        "to start: copy \(systemFile) to \(userFile), edit it, then blockerctl reload"
+        tr("to start: copy {system_file} to {file}, edit it, then blockerctl reload", ["system_file": systemFile, "file": userFile])
     }
 }

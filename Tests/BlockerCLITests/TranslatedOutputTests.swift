@@ -89,6 +89,29 @@ import TestSupport
         }
     }
 
+    @Test func doctorsLines() {
+        PseudoCatalog.speaking {
+            var facts = DoctorVerdictTests.healthy()
+            var details = Doctor.verdicts(facts).map(\.detail)
+            facts.environment = [:]
+            facts.probeSample = .failed("x11: no display")
+            facts.units = Doctor.units.map { .init(name: $0.name, enabled: .exited(0, "disabled\n"), active: .exited(3, "inactive\n")) }
+            facts.ledger = .present(.init(isRegularFile: true, isDirectory: false, permissions: 0o644, ownerUID: 1000), readFailure: nil)
+            facts.journal = .exited(1, "")
+            details += Doctor.verdicts(facts).map(\.detail)
+            facts.managerEnvironment = .exited(1, "")
+            details += Doctor.verdicts(facts).map(\.detail)
+            // Names a person reads as they are: systemd's states, variables, paths, units, the probe's own words.
+            let asIs: Set<Substring> = ["auto", "x11", "firefox", "enabled", "disabled", "active", "inactive", "display", "no"]
+            for detail in details {
+                let words = PseudoCatalog.unmarkedWords(in: detail) { word in
+                    Self.typedAsIs(word) || asIs.contains(word) || word.contains("/") || word.contains("=") || word.contains(".")
+                }
+                #expect(words.isEmpty, "doctor: \(words) in \(detail)")
+            }
+        }
+    }
+
     @Test func jsonIsTheSameInEveryLanguage() {
         let english = blockerctl(["status", "--json"], service: RecordingCalls()).stdout
         var pseudo = ""
