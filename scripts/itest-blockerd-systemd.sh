@@ -31,7 +31,8 @@ cp "$here/scripts/render-units.sh" "$here/scripts/enable-units.sh" "$here/script
     "$here/scripts/install-kwin-script.sh" "$here/scripts/browser-extension.sh" "$src/scripts/"
 cp "$bin" "$(dirname "$bin")/blockerctl" "$(dirname "$bin")/blocker-overlay" "$src/bin/"
 cp -r "$here/data" "$src/"
-cp "$here/scripts/render-desktop.sh" "$src/scripts/"
+cp "$here/scripts/render-desktop.sh" "$here/scripts/i18n.sh" "$src/scripts/"
+cp -r "$here/po" "$src/"
 chown -R "$UM_UID:$UM_GID" "$src"
 install_as_user() { um_run make --no-print-directory -C "$src" install-files BINSRC="$src/bin"; }
 install_as_user >"$UM_HOME/.cache-install.log" 2>&1 || { cat "$UM_HOME/.cache-install.log" >&2; fail "make install-files"; }
@@ -51,6 +52,13 @@ docs=("$share"/man/man1/{blockerctl.1,blocker-overlay.1} "$share/man/man5/blocke
     "$share/bash-completion/completions/blockerctl" "$share/zsh/site-functions/_blockerctl"
     "$share/fish/vendor_completions.d/blockerctl.fish")
 for f in "${docs[@]}"; do [ -s "$f" ] || fail "make install-files did not install $f"; done
+# The translations beside ~/.local/bin: the installed blockerctl finds them by itself.
+for po in "$here"/po/*.po; do
+    mo=$share/locale/$(basename "$po" .po)/LC_MESSAGES/blocker.mo
+    [ -s "$mo" ] || fail "make install-files did not install $mo"
+done
+um_run env LANG=fr_FR.UTF-8 "$UM_HOME/.local/bin/blockerctl" --help | grep -q "^commandes" ||
+    fail "the installed blockerctl does not speak French with LANG=fr_FR.UTF-8: $(um_run env LANG=fr_FR.UTF-8 "$UM_HOME/.local/bin/blockerctl" --help | head -5)"
 um_run "$src/bin/blockerctl" man | cmp -s - "$share/man/man1/blockerctl.1" || fail "the installed blockerctl.1 is not what blockerctl man prints"
 cmp -s "$src/docs/man/blockerd.8" "$share/man/man8/blockerd.8" || fail "the installed blockerd.8 differs from docs/man/blockerd.8"
 page=$(um_run env MANPAGER=cat MANWIDTH=80 man blockerctl 2>&1) || fail "man blockerctl (found through PATH=~/.local/bin) failed: $page"
@@ -69,7 +77,7 @@ echo '# mine' | um_write .config/blocker/blocker.toml
 install_as_user >/dev/null 2>&1 || fail "make install-files, second run"
 [ "$(cat "$UM_HOME/.config/blocker/blocker.toml")" = "# mine" ] || fail "a second make install overwrote the user's config"
 um_systemctl stop blockerd-watchdog.timer blockerd.service blocker-overlay.service || fail "stop after install"
-ok "make install: programs, units (ExecStart= rendered), man pages, completions, the browser extension's host and manifests, default config only when none, enabled and started"
+ok "make install: programs, units (ExecStart= rendered), man pages, completions, translations (blockerctl in French), the browser extension's host and manifests, default config only when none, enabled and started"
 
 # The command probe reads what "is in front" from a file the test writes.
 printf '%s\n' '[daemon]' 'probe = "command"' 'poll-interval = "1s"' \
@@ -228,8 +236,9 @@ stop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$stop_ms" -lt 1000 ] || fail "systemctl stop took $stop_ms ms (SIGTERM must exit within 1 s)"
 ok "systemctl stop (SIGTERM → flush → exit 0) took $stop_ms ms"
 um_run make --no-print-directory -C "$src" uninstall >/dev/null 2>&1 || fail "make uninstall"
-for f in "$UM_HOME"/.local/bin/{blockerd,blockerctl,blocker-overlay} "${units[@]/#/$UM_UNIT_DIR/}" "${docs[@]}"; do
+for f in "$UM_HOME"/.local/bin/{blockerd,blockerctl,blocker-overlay} "${units[@]/#/$UM_UNIT_DIR/}" "${docs[@]}" \
+    "$share"/locale/*/LC_MESSAGES/blocker.mo; do
     [ ! -e "$f" ] || fail "make uninstall left $f"
 done
 [ -e "$UM_HOME/.config/blocker/blocker.toml" ] || fail "make uninstall removed the user's config"
-ok "make uninstall removed programs, units, man pages and completions, kept the config"
+ok "make uninstall removed programs, units, man pages, completions and translations, kept the config"
