@@ -1,5 +1,5 @@
 /// The one door to blocker's translations. Programs install a catalog once at
-/// start (gettext, text domain `blocker`, `BlockerSystem.Gettext`); until then,
+/// start (gettext, text domain `blocker`: BlockerSystem's `GettextCatalog`); until then,
 /// and for `LANG=C`, every text is its English msgid.
 ///
 /// Words are marked where they are written, for `xgettext` (`make pot`):
@@ -41,7 +41,7 @@ public func tr(_ msgid: String, _ values: [String: String] = [:]) -> String {
 }
 
 /// The plural form for `count` in the current language (`{count}` is filled
-/// with it, in the locale's digits), other `{name}`s from `values`.
+/// with it), other `{name}`s from `values`.
 public func trn(_ singular: String, _ plural: String, count: Int, _ values: [String: String] = [:]) -> String {
     var all = values
     all["count"] = String(count)

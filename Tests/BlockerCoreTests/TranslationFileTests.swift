@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TestSupport
 import BlockerCore
@@ -53,6 +54,23 @@ import BlockerCore
         let title = try POFile.read("po/\(language).po").entries.first { $0.msgid == "Log exercise" }
         let entry = try RepositoryFile.text("data/io.github.blockerd.LogExercise.desktop")
         #expect(entry.split(separator: "\n").contains("Name[\(language)]=\(title?.msgstr.first ?? "?")"))
+    }
+
+    /// A dictionary literal with one key twice traps when it is built: a `tr`
+    /// call with two `{example}`s once crashed `config check` that way.
+    @Test func noMarkedTextGivesAPlaceholderTwoValues() throws {
+        let sources = FileManager.default.enumerator(atPath: RepositoryFile.root + "/Sources")!
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(sources.count > 100)
+        let key = #/"([a-z_]+)": /#
+        for path in sources {
+            // Each call from `tr(` to the `])` that closes its values, over as many lines as it takes.
+            let text = try RepositoryFile.text("Sources/" + path)
+            for call in text.matches(of: #/tr\((.*?)\]\)/#.dotMatchesNewlines()) {
+                let keys = call.1.matches(of: key).map { String($0.1) }
+                #expect(Set(keys).count == keys.count, "Sources/\(path) names a placeholder twice: \(keys) in \(call.0.prefix(80))")
+            }
+        }
     }
 
     @Test func theReaderSeesAMissingTextAFuzzyOneAndABrokenPlaceholder() throws {
