@@ -60,14 +60,10 @@ enum StatusBar {
         if let front = report.foreground { tooltip.append(tr("front") + " " + StatusText.describe(front)) }
         if report.locked { tooltip.append(tr("screen locked")) }
         if report.shield.active {
-            var shield = tr("shield") + " " + tr("up")
-            if !report.shield.app.isEmpty { shield += " " + tr("over {app}", ["app": report.shield.app]) }
-            if let reason = report.shield.reason { shield += " — " + StatusText.reasonText(reason, group: report.shield.group) }
-            if let until = report.shield.until { shield += " " + tr("until {time}", ["time": clock.describe(until, now: now)]) }
-            tooltip.append(shield)
+            tooltip.append(tr("shield") + " " + tr("up")
+                           + StatusText.shieldDetail(report.shield, clock: clock, now: now, naming: .noSite))
         }
-        tooltip.append(tr("today") + " " + tr("{used} used, {earned} earned", ["used": DurationText.format(report.todayUsedMs),
-                                                                             "earned": DurationText.format(report.todayEarnedMs)]))
+        tooltip.append(tr("today") + " " + StatusText.today(report))
         let percentage = Int(min(100, (max(0, report.balanceMs) * 100).count(of: fullBalanceMs)))
         return Line(text: state == .shielded ? tr("{balance} (covered)", ["balance": balance]) : balance,
                     tooltip: tooltip.joined(separator: "\n"), state: state, percentage: percentage)

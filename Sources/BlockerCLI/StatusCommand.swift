@@ -196,19 +196,13 @@ enum StatusText {
                         ? tr("{yes} (a metered app is in front)", ["yes": printer.paint(tr("yes"), .yellow)])
                         : report.metered && report.shield.active ? tr("no (the app in front is covered)") : tr("no")))
 
-        let shield = report.shield
-        if shield.active {
-            var text = printer.paint(tr("up"), .red)
-            if !shield.app.isEmpty { text += " " + tr("over {app}", ["app": shield.app]) }
-            if let site = shield.site { text += " " + tr("(the tab on {site}, covered by the browser extension)", ["site": site]) }
-            if let reason = shield.reason { text += " — " + reasonText(reason, group: shield.group) }
-            if let until = shield.until { text += " " + tr("until {time}", ["time": clock.describe(until, now: now)]) }
-            rows.append((tr("shield"), text))
+        if report.shield.active {
+            rows.append((tr("shield"), printer.paint(tr("up"), .red)
+                         + shieldDetail(report.shield, clock: clock, now: now, naming: .site)))
         } else {
             rows.append((tr("shield"), tr("down")))
         }
-        rows.append((tr("today"), tr("{used} used, {earned} earned", ["used": DurationText.format(report.todayUsedMs),
-                                                                        "earned": DurationText.format(report.todayEarnedMs)])))
+        rows.append((tr("today"), today(report)))
         rows.append((tr("earn"), report.exercises.isEmpty ? tr("no exercises configured ([earn] in blocker.toml)")
                         : tr("{exercises} a rep", ["exercises": report.exercises.map { "\($0.name) \(DurationText.format($0.perRep))" }
                                                     .joined(separator: ", ")])))
@@ -232,6 +226,26 @@ enum StatusText {
         }
         if let problem = report.configProblem { rows.append((tr("config"), printer.paint(problem, .red))) }
         return AlignedRows.render(rows)
+    }
+
+    /// What `status` and the bar's tooltip say after "up": over what, why, until when.
+    enum ShieldDetail { case site, noSite }
+
+    static func shieldDetail(_ shield: ShieldState, clock: LocalClock, now: WallInstant, naming: ShieldDetail) -> String {
+        var text = ""
+        if !shield.app.isEmpty { text += " " + tr("over {app}", ["app": shield.app]) }
+        if naming == .site, let site = shield.site {
+            text += " " + tr("(the tab on {site}, covered by the browser extension)", ["site": site])
+        }
+        if let reason = shield.reason { text += " — " + reasonText(reason, group: shield.group) }
+        if let until = shield.until { text += " " + tr("until {time}", ["time": clock.describe(until, now: now)]) }
+        return text
+    }
+
+    /// "25m 00s used, 30m 00s earned".
+    static func today(_ report: StatusReport) -> String {
+        tr("{used} used, {earned} earned", ["used": DurationText.format(report.todayUsedMs),
+                                             "earned": DurationText.format(report.todayEarnedMs)])
     }
 
     static func describe(_ front: StatusReport.Foreground) -> String {

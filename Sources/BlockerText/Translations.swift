@@ -52,9 +52,7 @@ public func trn(_ singular: String, _ plural: String, count: Int, _ values: [Str
 public func N_(_ msgid: String) -> String { msgid }
 
 /// A text marked elsewhere with `N_`, translated now.
-public func tr(dynamic msgid: String, _ values: [String: String] = [:]) -> String {
-    PlaceholderText.fill(Translations.current.translate(msgid), values)
-}
+public func tr(dynamic msgid: String, _ values: [String: String] = [:]) -> String { tr(msgid, values) }
 
 /// `{name}` placeholders: how a translated text takes its values.
 public enum PlaceholderText {

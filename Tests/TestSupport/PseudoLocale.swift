@@ -1,4 +1,5 @@
 import BlockerCore
+import Foundation
 
 /// A pseudo-locale, as translators' tools make one: every marked text comes
 /// back inside ⟦…⟧, with a 12-hour clock and weekday names no locale has. A
@@ -32,16 +33,8 @@ public struct PseudoCatalog: TranslationCatalog {
             default: if depth == 0 { outside.append(character) } else if depth < 0 { return ["unbalanced ⟧"] }
             }
         }
-        return outside.split(whereSeparator: { $0.isWhitespace }).map { $0.trimmingCharacters(in: "()[],;:.—·\"'") }
+        let punctuation = CharacterSet(charactersIn: "()[],;:.—·\"'")
+        return outside.split(whereSeparator: { $0.isWhitespace }).map { Substring($0.trimmingCharacters(in: punctuation)) }
             .filter { word in word.contains { $0.isLetter } && !allowed(word) }
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> Substring {
-        var word = self
-        while let first = word.first, set.contains(first) { word = word.dropFirst() }
-        while let last = word.last, set.contains(last) { word = word.dropLast() }
-        return word
     }
 }
