@@ -29,7 +29,7 @@ fx_need Xvfb openbox xterm xdotool import msgfmt xgettext gettext dbus-daemon py
 # 0. The template and the translations.
 scripts/i18n.sh pot "$fx_dir/blocker.pot" >/dev/null
 cmp -s "$fx_dir/blocker.pot" po/blocker.pot \
-    || fail "po/blocker.pot is not what the sources mark (run make pot): $(diff <(grep '^msgid' po/blocker.pot) <(grep '^msgid' "$fx_dir/blocker.pot") | head -5)"
+    || fail "po/blocker.pot is not what the sources mark (run make pot): $(diff -u po/blocker.pot "$fx_dir/blocker.pot" | head -12 || true)"
 scripts/i18n.sh check >"$fx_dir/msgfmt.log" 2>&1 || { cat "$fx_dir/msgfmt.log" >&2; fail "msgfmt --check refuses a translation"; }
 grep -q 'untranslated\|fuzzy' "$fx_dir/msgfmt.log" && fail "a translation is incomplete: $(cat "$fx_dir/msgfmt.log")"
 fx_note "0. po/blocker.pot current, msgfmt --check clean: $(tr '\n' ' ' <"$fx_dir/msgfmt.log")"
