@@ -48,6 +48,12 @@ public final class X11Probe: ForegroundProbe {
     /// The request whose reply `cached`'s `_NET_ACTIVE_WINDOW` is; nil when
     /// nothing cached (then every change of it counts).
     private var lastActiveRead: XCookie<XProperty?>?
+    /// `_NET_ACTIVE_WINDOW` asked for as soon as an event said it changed
+    /// (`drainEventsMayHaveChanged`): the server answers while the daemon's
+    /// tick gets to the sample, which finds the reply there instead of
+    /// sleeping until it comes (a wake-up less per focus change). It is
+    /// `lastActiveRead` already; a change after it makes it stale (discarded).
+    private var activeAsked: XCookie<XProperty?>?
     /// Requests with replies sent so far, over every connection (tests).
     var requestsSent: Int { previousConnectionsRequests + (connection?.requestsSent ?? 0) }
     private var previousConnectionsRequests = 0
@@ -143,7 +149,14 @@ public final class X11Probe: ForegroundProbe {
     public func drainEventsMayHaveChanged() -> Bool {
         guard let c = connection else { return true }
         let relevant = drainPending(c)
-        if relevant { cached = nil }
+        if relevant {
+            cached = nil
+            if activeAsked == nil {
+                activeAsked = c.requestProperty(c.root, atoms.netActiveWindow, maxBytes: 4)
+                lastActiveRead = activeAsked
+                c.flush()
+            }
+        }
         // A hung-up socket stays readable forever: drop it so the loop stops watching it.
         if let error = c.error {
             _ = lose(error)
@@ -185,6 +198,7 @@ public final class X11Probe: ForegroundProbe {
         cached = nil
         saverState = nil
         lastActiveRead = nil                   // sequence numbers are per connection
+        activeAsked = nil
         return nil
     }
 
@@ -228,6 +242,7 @@ public final class X11Probe: ForegroundProbe {
         cached = nil
         saverState = nil
         lastActiveRead = nil                   // sequence numbers are per connection
+        activeAsked = nil
         return ProbeFailure(link.downBecause)
     }
 
@@ -262,6 +277,7 @@ public final class X11Probe: ForegroundProbe {
                 // sets it twice per focus change, and a second look was a round trip.
                 if atom == atoms.netActiveWindow, lastActiveRead?.wasHandledAfter(eventSequence: sequence) != true {
                     relevant = true
+                    forgetAsked(c)
                 }
             case let .propertyNotify(window, atom, _) where recent.contains(window):
                 guard [XAtom.wmClass, .wmName, atoms.netWMName, atoms.netWMPID].contains(atom) else { break }
@@ -281,6 +297,13 @@ public final class X11Probe: ForegroundProbe {
         return relevant
     }
 
+    /// Drops the early `_NET_ACTIVE_WINDOW` request: what it reads may be out of date.
+    private func forgetAsked(_ c: XConnection) {
+        guard let asked = activeAsked else { return }
+        c.discard(asked)
+        activeAsked = nil
+    }
+
     /// Follows property changes of the active window, and of the few before
     /// it while they stay in `recent`; the one pushed out is no longer followed.
     private func watch(_ window: XWindow, _ c: XConnection) {
@@ -294,7 +317,8 @@ public final class X11Probe: ForegroundProbe {
     }
 
     private func observe(_ c: XConnection, deadline: Deadline) -> Result<Observation, XRequestFailure> {
-        let activeCookie = c.requestProperty(c.root, atoms.netActiveWindow, maxBytes: 4)
+        let activeCookie = activeAsked ?? c.requestProperty(c.root, atoms.netActiveWindow, maxBytes: 4)
+        activeAsked = nil
         // With the same round trip, the first time: its notify events follow it.
         let saverCookie = saverState == nil ? c.requestScreenSaverInfo() : nil
         let active = c.reply(activeCookie, deadline: deadline)
@@ -374,6 +398,7 @@ public final class X11Probe: ForegroundProbe {
         // Iconified, it is no longer in front: the next sample looks again.
         defer {
             _ = drainPending(c)
+            forgetAsked(c)
             cached = nil
         }
         c.sendToWindowManager(about: target, type: atoms.wmChangeState, data: [Self.iconicState])

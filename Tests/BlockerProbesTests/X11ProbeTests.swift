@@ -157,6 +157,39 @@ struct X11Scene {
         #expect(try switchTo(alpha.window)?.title == "alpha renamed")
     }
 
+    /// The event that says the active window changed sends the request for
+    /// it at once: blockerd's tick then finds the reply there rather than
+    /// sleeping for it (before, the sample asked, a wake-up more per change).
+    @Test func aFocusChangeIsAskedForAsItsEventIsRead() throws {
+        let x = try X11Scene(Self.twoTerms)
+        let (server, probe, alpha, beta) = (x.server, x.probe, x.alpha, x.terms[1])
+        #expect(try x.front()?.title == "alpha window")
+        try server.activate(beta.window)
+        #expect(try x.front()?.title == "beta window")
+        try settle(probe)
+        _ = try x.front()
+        let sent = probe.requestsSent
+        try server.activate(alpha.window)
+        #expect(try awaitRelevantEvent(probe))
+        #expect(probe.requestsSent == sent + 1, "\(probe.requestsSent - sent) requests sent as the event was read")
+        #expect(try x.front()?.title == "alpha window")
+        #expect(probe.requestsSent == sent + 1, "the sample asked again: \(probe.requestsSent - sent) requests")
+    }
+
+    /// A change after the early request makes its answer stale: the sample reads again.
+    @Test func aChangeAfterTheEarlyRequestIsReadAgain() throws {
+        let x = try X11Scene(Self.twoTerms)
+        let (server, probe, alpha, beta) = (x.server, x.probe, x.alpha, x.terms[1])
+        #expect(try x.front()?.title == "alpha window")
+        try settle(probe)
+        try server.activate(beta.window)
+        #expect(try awaitRelevantEvent(probe))             // asks for the active window: beta
+        try server.activate(alpha.window)                  // its events wait in the socket
+        let fd = try #require(probe.eventDescriptor)
+        #expect(isReadable(fd, timeoutMs: 2000))
+        #expect(try x.front()?.title == "alpha window")
+    }
+
     @Test func xmessageGetsItsPidFromXResource() throws {
         let x = try X11Scene()
         let xmessage = try x.server.spawn(["xmessage", "no _NET_WM_PID here"])
