@@ -56,8 +56,8 @@ extension Daemon {
     /// A browser in front with no word from the extension while sites are
     /// configured: its tabs count by apps and titles only. Said once a browser.
     private func noteWithoutExtension(_ window: Window) {
-        guard browsersWithoutExtension.count < 8, !window.identifiers.isDisjoint(with: BrowserTab.knownBrowsers),
-              config.groups.contains(where: { !$0.sites.isEmpty }),
+        guard browsersWithoutExtension.count < 8, config.groups.contains(where: { !$0.sites.isEmpty }),
+              !window.identifiers.isDisjoint(with: BrowserTab.knownBrowsers),
               browsersWithoutExtension.insert(window.app).inserted else { return }
         log.write(LogEvent(priority: .notice, "\(window.app) is in front without blocker's browser extension "
             + "reporting: its tabs' sites are not counted, only apps and titles (README, \"Websites\")"))

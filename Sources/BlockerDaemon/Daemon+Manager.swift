@@ -19,7 +19,10 @@ extension Daemon {
     public func tick(monotonic: MonotonicInstant = MonotonicClock.now, boottime: BoottimeInstant? = nil,
                      wall: WallInstant = WallClock.now, lock: SessionState? = nil) {
         applyDueConfigVersions(wall: wall)
-        checkLedgerIfChanged(wall: wall)
+        if ledgerCheckedAt.map({ monotonic - $0 >= Self.ledgerCheckEveryMs || monotonic < $0 }) ?? true {
+            ledgerCheckedAt = monotonic
+            checkLedgerIfChanged(wall: wall)
+        }
         touchRun(wall: wall)
         noteLedgerEdits()
         let sample = probe.sample()
@@ -51,11 +54,12 @@ extension Daemon {
                                  monotonic: monotonic)
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
             // Batched: a transaction once spending has gone uncommitted for
-            // commitEveryMs, and at once where the ledger decides something (a
+            // commitEveryMs (or nearly, at a tick that runs anyway:
+            // `coalescing`), and at once where the ledger decides something (a
             // shield, a warning) or a write failed.
             let boundary = outcome.decision.shield != shield || !outcome.warnings.isEmpty || storageError != nil
             let since = uncommittedSince ?? monotonic
-            let due = boundary || monotonic - since >= Self.commitEveryMs || monotonic < since
+            let due = boundary || monotonic - since >= Self.commitEveryMs - coalescing || monotonic < since
             committing = due
             do {
                 let debit = try ledger.record(record, commit: due, available: sync == nil ? nil : spendable)

@@ -71,6 +71,19 @@ public final class Daemon {
     /// earning and at stop): a kill -9 may lose up to this much *debit*, in the
     /// user's favour, and never an earning, which is committed on its own.
     public static let commitEveryMs: Milliseconds = .seconds(10)
+    /// With a probe that pushes its changes, a write due within this long (a
+    /// commit, the run's sign of life) is made by a tick that runs anyway:
+    /// while focus moves, a tick every couple of seconds, the heartbeat
+    /// costs no wake-up of its own. A polled probe ticks on time anyway.
+    static let coalesceMs: Milliseconds = .seconds(2)
+    var coalescing: Milliseconds { probe.eventDescriptor != nil ? Self.coalesceMs : 0 }
+    /// A tick looks for another connection's commit (a hand edit) at most
+    /// this often; an earning and every write of blocker's own look at
+    /// once. A focus change does not touch SQLite (its read lock was a
+    /// tenth of the CPU of one).
+    static let ledgerCheckEveryMs: Milliseconds = .seconds(10)
+    /// When a tick last looked (`ledgerCheckEveryMs`).
+    var ledgerCheckedAt: MonotonicInstant?
     /// Since when spending has gone uncommitted; the interval open while
     /// something is charged counts from its start.
     var uncommittedSince: MonotonicInstant?

@@ -59,8 +59,6 @@ public final class DaemonLoop {
     /// A tick on the next iteration, after the lock state changed or an
     /// earning or a block changed the ledger (from inside a bus dispatch).
     private var soonTimer: EventTimer!
-    /// Reads a burst of probe events once it is over (`eventBurstUs`).
-    private var burstTimer: EventTimer!
     /// The probe's own question (KWin: does the script still run?), asked
     /// without a tick: only an answer that changes something ticks.
     private var checkTimer: EventTimer!
@@ -75,13 +73,8 @@ public final class DaemonLoop {
     private weak var watchedSync: SyncLink?
     /// The probe's session lock whose connections this loop processes.
     private weak var watchedSession: SessionLock?
-    /// WatchdogSec in µs; nil when systemd expects no pings.
-    private let watchdogUs: UInt64?
-    /// When WATCHDOG=1 went out last (CLOCK_MONOTONIC µs).
-    private var lastPingUs: UInt64?
-    private var lastStatus = ""
-    /// The daemon's state version `lastStatus` was worded from.
-    private var statusVersion = -1
+    /// WATCHDOG=1 and STATUS=, as ticks complete.
+    private var serviceNotes: ServiceNotes
     private var ignoredSignalsSaid: Set<Int32> = []
     /// Draws each poll's delay (`PollSchedule`): a switching loop cannot guess it.
     private var pollRandom = SystemRandomNumberGenerator()
@@ -91,14 +84,10 @@ public final class DaemonLoop {
     public init(daemon: Daemon, server: BlockerExport? = nil) throws(SystemdError) {
         self.daemon = daemon
         loop = try EventLoop()
-        watchdogUs = ServiceManager.watchdogInterval
+        serviceNotes = ServiceNotes(watchdogUs: ServiceManager.watchdogInterval)
         pollTimer = try loop.timer { [unowned self] in self.tick() }
         wakeTimer = try loop.timer { [unowned self] in self.tick() }
         soonTimer = try loop.timer { [unowned self] in self.tick() }
-        burstTimer = try loop.timer { [unowned self] in
-            self.probeSource?.isEnabled = true
-            self.readProbeEvents()
-        }
         checkTimer = try loop.timer { [unowned self] in
             self.daemon.probe.check()
             self.armCheck()
@@ -201,9 +190,6 @@ public final class DaemonLoop {
     /// random phase, see `PollSchedule`) when it is needed (see
     /// `needsPolling`); otherwise only for the watchdog.
     public func tick() {
-        // The sample reads the probe's events so far, a burst's included.
-        burstTimer.disarm()
-        probeSource?.isEnabled = true
         daemon.tick(monotonic: MonotonicClock.now, boottime: BoottimeClock.now, lock: daemon.session?.read())
         // A strict-mode change applies at its wall instant, as a rule would.
         let configAt = monotonic(wall: daemon.nextConfigApply)
@@ -219,23 +205,13 @@ public final class DaemonLoop {
         }
         watchProbe()
         watchSync()
-        // STATUS= only when its text changed (worded only when the state did);
-        // WATCHDOG=1 after a completed tick, but at most once per half
-        // WatchdogSec: a ping a tick was most of an idle tick's syscalls.
-        var state: [String] = []
-        if let watchdogUs, lastPingUs.map({ loop.now &- $0 >= watchdogUs / 2 }) ?? true {
-            state.append("WATCHDOG=1")
-            lastPingUs = loop.now
+        let polling = needsPolling
+        if let notes = serviceNotes.afterTick(nowUs: loop.now, polling: polling, stateVersion: daemon.stateVersion,
+                                              state: daemon.state) {
+            ServiceManager.notify(notes)
         }
-        if daemon.stateVersion != statusVersion {
-            statusVersion = daemon.stateVersion
-            let status = daemon.state.statusLine
-            if status != lastStatus { state.append("STATUS=\(status)") }
-            lastStatus = status
-        }
-        if !state.isEmpty { ServiceManager.notify(state.joined(separator: "\n")) }
         armCheck()
-        if needsPolling {
+        if polling {
             pollTimer.arm(atMicroseconds: loop.now + PollSchedule.nextDelayUs(pollInterval: daemon.config.daemon.pollInterval,
                                                                               using: &pollRandom))
         } else if let at = [nextCommitUs, nextPingUs, nextRunTouchUs].compactMap({ $0 }).min() {
@@ -276,12 +252,7 @@ public final class DaemonLoop {
         UInt64(max(instant.ms, 0)) * 1000
     }
 
-    /// Half a WatchdogSec after the last ping, so pings stay at most half the
-    /// watchdog apart however the ticks fell.
-    private var nextPingUs: UInt64? {
-        guard let watchdogUs, let lastPingUs else { return nil }
-        return lastPingUs + watchdogUs / 2
-    }
+    private var nextPingUs: UInt64? { serviceNotes.nextPingUs }
 
     /// Whether the next sample must come from the poll timer. An event-driven
     /// probe wakes us on every change, and lock changes come as signals, so
@@ -297,6 +268,12 @@ public final class DaemonLoop {
 
     /// Event-driven probes: a focus change is handled at once (or when its
     /// burst of events is over), not on the next poll.
+    ///
+    /// A burst is waited out in place, not with a timer: the rest of it
+    /// arrives in the socket meanwhile, waking nobody, and the loop runs one
+    /// iteration per focus change instead of two, without the timer's four
+    /// syscalls (disable, arm, enable, re-arm). A call on the bus waits
+    /// those 2 ms at most.
     private func watchProbe() {
         watchSession()
         let probe = daemon.probesOpened
@@ -308,10 +285,8 @@ public final class DaemonLoop {
         if let fd {
             probeSource = try? loop.onReadable(fd) { [unowned self] in
                 let burstUs = self.daemon.probe.eventBurstUs
-                guard burstUs > 0 else { return self.readProbeEvents() }
-                // The rest of the burst waits in the socket, waking nobody.
-                self.probeSource?.isEnabled = false
-                if !self.burstTimer.isArmed { self.burstTimer.arm(afterMicroseconds: burstUs) }
+                if burstUs > 0 { usleep(UInt32(clamping: burstUs)) }
+                self.readProbeEvents()
             }
         }
     }

@@ -84,6 +84,12 @@ public struct DaemonSnapshot: Equatable, Sendable {
         strict.pending.filter { $0.applyAt > wall }
     }
 
+    /// Whether `statusLine` says only the balance and the window in front:
+    /// no problem, no failing probe, no shield (what must be said at once).
+    public var statusIsRoutine: Bool {
+        strict.configProblem == nil && probe.error == nil && shield == nil && storageError == nil
+    }
+
     /// One human line for `systemctl status` (sd_notify STATUS=).
     public var statusLine: String {
         if let problem = strict.configProblem { return problem }

@@ -151,10 +151,12 @@ extension Daemon {
         noteLedgerEdits(found)
     }
 
-    /// Each tick and before an earning: when another connection committed (a
+    /// Every `ledgerCheckEveryMs` of ticks and before an earning: when another connection committed (a
     /// hand edit while blockerd runs), the seal and the earnings chain now.
     func checkLedgerIfChanged(wall: WallInstant) {
         guard ledger.changedOutside() else { return }
+        // After the checks below: their own write comes upon the edit too.
+        defer { ledger.outsideChangeChecked() }
         let since = ledger.lastWrite ?? wall
         do throws(StoreError) {
             let sealed = try ledger.checkSeal()

@@ -5,11 +5,16 @@ import BlockerSystem
 extension Ledger {
     /// Whether another connection committed since blockerd's last look (a
     /// hand edit with sqlite3): `PRAGMA data_version`, read from memory
-    /// shared with the other connections, no disk read.
+    /// shared with the other connections, no disk read; or one of blocker's
+    /// own writes came upon such a commit since `outsideChangeChecked()`.
     public func changedOutside() -> Bool {
+        if outsideCommitUnchecked { return true }
         guard let version = try? database.firstRow("PRAGMA data_version", [], { $0.int64(0) }) else { return false }
         return version != lastDataVersion
     }
+
+    /// The caller has looked at what `changedOutside()` said.
+    public func outsideChangeChecked() { outsideCommitUnchecked = false }
 
     /// Checks the tables against the seal now, not at the next write: an edit
     /// is noted (`ledger_edits`) and the file sealed again. Returns whether it noted one.

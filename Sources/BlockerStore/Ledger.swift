@@ -26,6 +26,10 @@ public final class Ledger {
 
     /// `PRAGMA data_version` after our last transaction (nil before the first).
     var lastDataVersion: Int64?
+    /// Another connection's commit that one of blocker's own writes came
+    /// upon (the write then moves `lastDataVersion` past it): still news for
+    /// `changedOutside()` until `outsideChangeChecked()`.
+    var outsideCommitUnchecked = false
     /// The rows blocker's last commit sealed (`LedgerSeal.SealRows`); nil
     /// after a failed write, and before the first.
     var sealRows: LedgerSeal.SealRows?
@@ -383,7 +387,10 @@ public final class Ledger {
                 // tables may not match the seal (a hand edit), and it is noted.
                 let version = try database.firstRow("PRAGMA data_version") { $0.int64(0) }
                 let now = WallClock.now
-                if version != lastDataVersion, try LedgerSeal.checkBeforeWrite(database, now: now) { editsFound += 1 }
+                if version != lastDataVersion {
+                    if lastDataVersion != nil { outsideCommitUnchecked = true }
+                    if try LedgerSeal.checkBeforeWrite(database, now: now) { editsFound += 1 }
+                }
                 let value = try body()
                 let unchanged = version == lastDataVersion && tick ? previous : nil
                 let rows = try LedgerSeal.seal(database, now: now, afterATick: unchanged)

@@ -1,8 +1,10 @@
 import BlockerSystem
 import Foundation
+import Glibc
 import Testing
 @testable import BlockerDaemon
 import BlockerCore
+import BlockerProbes
 import BlockerStore
 
 @Suite struct DaemonTests {
@@ -166,6 +168,38 @@ import BlockerStore
         box.frontRaw("{\"oops\"")
         for _ in 0..<3 { clock.advance(1000); daemon.tick(clock) }
         #expect(log.events(.probeError).count == 2)                              // a new streak
+    }
+
+    /// A probe that pushes its changes (an event descriptor): the loop does
+    /// not poll it, so ticks come only with its events.
+    final class PushingProbe: ForegroundProbe {
+        let name = "pushing"
+        var app = "discord"
+        private var pipe: [Int32] = [-1, -1]
+        init() { _ = Glibc.pipe(&pipe) }
+        deinit { pipe.forEach { close($0) } }
+        var eventDescriptor: Int32? { pipe[0] }
+        func sample() -> Result<Reading, ProbeFailure> { .success(Reading(window: Window(appID: app))) }
+    }
+
+    /// With a probe that pushes its changes, a tick that comes within
+    /// `coalesceMs` of the commit commits: while focus moves every couple of
+    /// seconds, the heartbeat's own wake-up is saved (before: only at 10 s).
+    @Test func aTickNearTheCommitCommitsWithAPushingProbe() throws {
+        let box = try Sandbox()
+        let daemon = try box.daemon()
+        var clock = Clock()
+        _ = try daemon.earn(exercise: pushups, reps: 20, wall: clock.wall)
+        daemon.use(probe: PushingProbe())
+        daemon.tick(clock)
+        let started = clock.monotonic
+        #expect(daemon.nextCommit == started + Daemon.commitEveryMs)
+        for _ in 0..<3 { clock.advance(2000); daemon.tick(clock) }          // focus moving: 6 s pending
+        #expect(try Ledger.open(stateDirectory: box.stateDirectory).balance == 600_000)
+        clock.advance(2000); daemon.tick(clock)                              // 8 s: within 2 s of the commit
+        let committed = try Ledger.open(stateDirectory: box.stateDirectory).balance
+        #expect(committed == (600_000 - 8_000) as Milliseconds, "\(committed) committed, \(daemon.ledger.balance) in memory")
+        #expect(daemon.nextCommit == clock.monotonic + Daemon.commitEveryMs)
     }
 
     /// What is spent is committed within 10 s of its start: the instant the

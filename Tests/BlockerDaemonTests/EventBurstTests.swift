@@ -3,6 +3,7 @@ import BlockerCore
 import BlockerProbes
 import BlockerSystem
 import BlockerSystemd
+import Dispatch
 import Glibc
 import Testing
 import TestSupport
@@ -35,7 +36,10 @@ import TestSupport
         }
 
         var eventDescriptor: Int32? { pipe.read }
-        func event() { _ = withUnsafeBytes(of: UInt8(1)) { write(pipe.write, $0.baseAddress, 1) } }
+        func event() { Self.event(on: pipe.write) }
+        /// The write end, for a thread of the test's own.
+        var eventWriter: Int32 { pipe.write }
+        static func event(on writer: Int32) { _ = withUnsafeBytes(of: UInt8(1)) { write(writer, $0.baseAddress, 1) } }
         private func readEvents() {
             var byte: UInt8 = 0
             while read(pipe.read, &byte, 1) == 1 {}
@@ -53,8 +57,9 @@ import TestSupport
         }
     }
 
-    /// Two events from a running loop: half a millisecond apart, or the second
-    /// just after the first was sampled.
+    /// Two events from a running loop: half a millisecond apart (the second
+    /// from another thread, as a server writes while the loop waits out the
+    /// burst), or the second just after the first was sampled.
     func twoEvents(burstUs: UInt64, secondAfterTheSample: Bool = false) throws -> (probe: BurstProbe, firstAt: MonotonicInstant) {
         let box = try Sandbox()
         let daemon = try box.daemon()
@@ -64,7 +69,6 @@ import TestSupport
         let driver = try DaemonLoop(daemon: daemon)
         driver.tick()                                   // as run() starts: the fd joins the loop
         #expect(probe.samplesAt.count == 1)
-        let second = try driver.loop.timer { probe.event() }
         let stop = try driver.loop.timer { driver.loop.exit(code: 0) }
         stop.arm(afterMicroseconds: 200_000)
         let firstAt = MonotonicClock.now
@@ -75,7 +79,8 @@ import TestSupport
                 probe.event()
             }
         } else {
-            second.arm(afterMicroseconds: 500)
+            let writer = probe.eventWriter
+            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(500)) { BurstProbe.event(on: writer) }
         }
         #expect(try driver.loop.run() == 0)
         return (probe, firstAt)

@@ -46,6 +46,28 @@ import TestSupport
         #expect(notes.count == 1 && notes.first?.text.contains("edited outside blocker") == true, "\(notes)")
     }
 
+    /// Ticks look for a hand edit every `ledgerCheckEveryMs`, not at each
+    /// one (a focus change does not touch SQLite); an earning looks at once.
+    @Test func ticksLookForAnEditEveryTenSeconds() throws {
+        let box = try sandbox()
+        let log = MemoryLog()
+        var clock = Clock()
+        let daemon = try Daemon.reopened(options: box.options, log: log, environment: environment, wall: clock.wall,
+                                         anchors: MemoryAnchorStore())
+        _ = try daemon.earn(exercise: pushups, reps: 2, wall: clock.wall)
+        daemon.tick(clock)
+        try sqlite3(daemon.ledger.path, "UPDATE earnings SET day = '2026-11-29', at_ms = at_ms - 86400000")
+        for _ in 1..<10 {
+            clock.advance(1000)
+            daemon.tick(clock)
+        }
+        #expect(edits(log).isEmpty, "looked within 10 s of the last look: \(edits(log))")
+        clock.advance(1000)
+        daemon.tick(clock)
+        #expect(edits(log).count == 1, "not found 10 s after the last look: \(edits(log))")
+        #expect(edits(log).first?.contains("earning #1 does not follow from the one before it") == true, "\(edits(log))")
+    }
+
     @Test func theDaysEarningsAreAnchoredAcrossARestart() throws {
         let box = try sandbox()
         let anchors = MemoryAnchorStore()

@@ -44,6 +44,25 @@ import TestSupport
         #expect(try LedgerIntegrity.inspect(path: path).isClean)
     }
 
+    /// blockerd looks for outside commits every few ticks, not every tick: an
+    /// edit that one of blocker's own writes comes upon first stays news
+    /// until it is looked at (the write moves `data_version`'s mark past it).
+    @Test func anEditBlockersOwnWriteCameUponFirstIsStillNewsUntilLookedAt() throws {
+        let temp = try TemporaryDirectory(create: false)
+        let ledger = try Ledger.open(stateDirectory: temp.path)
+        defer { ledger.close() }
+        _ = try ledger.earn(exercise: "pushups", reps: 2, perRep: 30_000, at: 1000, day: "2024-05-01")
+        #expect(!ledger.changedOutside())
+        try sqlite3(ledger.path, "UPDATE account SET balance_ms = balance_ms + 3600000, earned_total_ms = earned_total_ms + 3600000")
+        try ledger.record(TickRecord(debit: 1000, spentDay: "2024-05-01"))
+        #expect(ledger.changedOutside(), "blocker's own write after the edit hid it")
+        #expect(ledger.changedOutside(), "asking twice is still news: only a look clears it")
+        ledger.outsideChangeChecked()
+        #expect(!ledger.changedOutside())
+        try ledger.record(TickRecord(debit: 1000, spentDay: "2024-05-01"))
+        #expect(!ledger.changedOutside(), "blocker's own write is no news")
+    }
+
     /// Schema 5 adds runs.unguarded_since_ms: a seal written by schema 4 still
     /// matches after the upgrade, and an edit of the new column is seen.
     @Test func theUnguardedColumnKeepsAnOlderSealAndIsCoveredOnceSet() throws {
