@@ -151,8 +151,9 @@ extension Daemon {
         noteLedgerEdits(found)
     }
 
-    /// Every `ledgerCheckEveryMs` of ticks and before an earning: when another connection committed (a
-    /// hand edit while blockerd runs), the seal and the earnings chain now.
+    /// Every `ledgerCheckEveryMs` of ticks and before an earning: when
+    /// another connection committed (a hand edit while blockerd runs), the
+    /// seal and the earnings chain now.
     func checkLedgerIfChanged(wall: WallInstant) {
         guard ledger.changedOutside() else { return }
         // After the checks below: their own write comes upon the edit too.
