@@ -3,7 +3,7 @@ import BlockerCore
 import BlockerProbes
 import BlockerSystem
 import BlockerSystemd
-import Dispatch
+import Foundation
 import Glibc
 import Testing
 import TestSupport
@@ -81,7 +81,12 @@ import TestSupport
             }
         } else {
             let writer = probe.eventWriter
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { BurstProbe.event(on: writer) }
+            // A thread of its own: Dispatch's global queues are the test
+            // runner's pool, busy with other tests, and ran the write late.
+            Thread {
+                usleep(5_000)
+                BurstProbe.event(on: writer)
+            }.start()
         }
         #expect(try driver.loop.run() == 0)
         return (probe, firstAt)
