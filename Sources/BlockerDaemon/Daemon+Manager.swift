@@ -19,7 +19,7 @@ extension Daemon {
     public func tick(monotonic: MonotonicInstant = MonotonicClock.now, boottime: BoottimeInstant? = nil,
                      wall: WallInstant = WallClock.now, lock: SessionState? = nil) {
         applyDueConfigVersions(wall: wall)
-        if ledgerCheckedAt.map({ monotonic - $0 >= Self.ledgerCheckEveryMs || monotonic < $0 }) ?? true {
+        if monotonic.isDue(every: Self.ledgerCheckEveryMs, since: ledgerCheckedAt) {
             ledgerCheckedAt = monotonic
             checkLedgerIfChanged(wall: wall)
         }
@@ -58,8 +58,7 @@ extension Daemon {
             // `coalescing`), and at once where the ledger decides something (a
             // shield, a warning) or a write failed.
             let boundary = outcome.decision.shield != shield || !outcome.warnings.isEmpty || storageError != nil
-            let since = uncommittedSince ?? monotonic
-            let due = boundary || monotonic - since >= Self.commitEveryMs - coalescing || monotonic < since
+            let due = boundary || monotonic.isDue(every: Self.commitEveryMs - coalescing, since: uncommittedSince ?? monotonic)
             committing = due
             do {
                 let debit = try ledger.record(record, commit: due, available: sync == nil ? nil : spendable)
@@ -247,7 +246,7 @@ extension Daemon {
         unsaid.why = streakFailures.why
         unsaidBlind = unsaid
         guard unsaid.ms >= Self.probeFailureLogAfterMs,
-              blindSaidAt.map({ monotonic - $0 >= Self.intermittentEveryMs || monotonic < $0 }) ?? true else { return }
+              monotonic.isDue(every: Self.intermittentEveryMs, since: blindSaidAt) else { return }
         blindSaidAt = monotonic
         unsaidBlind = nil
         let failures = unsaid.failures == 1 ? "1 failed sample" : "\(unsaid.failures) failed samples"

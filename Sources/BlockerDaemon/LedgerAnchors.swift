@@ -195,7 +195,7 @@ extension Daemon {
     /// After a tick: an anchor when anything was committed since the last
     /// one and `anchorEveryMs` has passed.
     func anchorIfDue(wall: WallInstant) {
-        guard ledger.commits != lastAnchor.commits, wall - lastAnchor.at >= Self.anchorEveryMs || wall < lastAnchor.at else { return }
+        guard ledger.commits != lastAnchor.commits, wall.isDue(every: Self.anchorEveryMs, since: lastAnchor.at) else { return }
         anchorLedger(wall: wall)
     }
 

@@ -84,7 +84,7 @@ extension Daemon {
 
     /// Notes the run alive, at most once a `runTouchEveryMs`.
     func touchRun(wall: WallInstant) {
-        guard let runID, wall - lastRunTouch >= Self.runTouchEveryMs - coalescing || wall < lastRunTouch else { return }
+        guard let runID, wall.isDue(every: Self.runTouchEveryMs - coalescing, since: lastRunTouch) else { return }
         lastRunTouch = wall
         do { try ledger.touchRun(runID, now: wall) } catch { noteStorage(error) }
         extendConfigUnreadable(wall: wall)

@@ -90,7 +90,7 @@ final class SyncLink {
     func flushSpending(at wall: WallInstant, spending: Bool = true, now: Bool = false) {
         guard let pending = unsaid else { return }
         let every = balance < Self.lowBalance ? Self.spendEveryNearZero : Self.spendEvery
-        let due = lastSpendAt.map { wall - $0 >= every || wall < $0 } ?? true
+        let due = wall.isDue(every: every, since: lastSpendAt)
         guard now || due || (!spending && pending.debit > 0) else { return }
         lastSpendAt = wall
         queueSpending(at: wall)

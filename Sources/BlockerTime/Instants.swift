@@ -24,6 +24,15 @@ public struct Instant<Clock: ClockKind>: Hashable, Comparable, Sendable, CustomS
     @inlinable public static func - (a: Self, d: Milliseconds) -> Self { Self(ms: a.ms - d.ms) }
     @inlinable public static func += (a: inout Self, d: Milliseconds) { a.ms += d.ms }
 
+    /// Whether what is done at most once an `interval` is due at this
+    /// instant, last done at `last` (nil: never): the interval has passed,
+    /// or the clock went back past `last` (a wall clock set back would
+    /// otherwise hold it off for as long).
+    @inlinable public func isDue(every interval: Milliseconds, since last: Self?) -> Bool {
+        guard let last else { return true }
+        return self - last >= interval || self < last
+    }
+
     /// The bare number of ms, as the `Int64` it replaced printed (journal
     /// fields, the ledger's hashes): the text around it says what it is.
     public var description: String { String(ms) }

@@ -55,4 +55,15 @@ import Testing
         let wall = WallInstant(ms: 1_796_000_000_000)
         #expect(start + (WallInstant(ms: 1_796_000_060_000) - wall) == MonotonicInstant(ms: 65_000))
     }
+
+    /// Done at most once an interval: due when never done, once the interval
+    /// has passed, and at once when the clock went back past the last time.
+    @Test func somethingDoneOnceAnIntervalIsDueAgainAfterItOrAClockSetBack() {
+        let last = WallInstant(ms: 1_796_000_000_000)
+        #expect(last.isDue(every: .seconds(10), since: nil))
+        #expect(!(last + 9_999).isDue(every: .seconds(10), since: last))
+        #expect((last + 10_000).isDue(every: .seconds(10), since: last))
+        #expect((last - 1).isDue(every: .seconds(10), since: last))
+        #expect(!last.isDue(every: .seconds(10), since: last))
+    }
 }
