@@ -53,25 +53,22 @@ extension Daemon {
         noteIntermittentFailures(outcome.blind, failure: reading.failureMessage, streakWasLogged: streakWasLogged,
                                  monotonic: monotonic)
         if outcome.debit > 0 || !outcome.usage.isEmpty || ledger.hasPending {
-            // Batched: a transaction once spending has gone uncommitted for
-            // commitEveryMs (or nearly, at a tick that runs anyway:
-            // `coalescing`), and at once where the ledger decides something (a
-            // shield, a warning) or a write failed.
+            let debit = ledger.pend(record, available: sync == nil ? nil : spendable)
+            sync?.noteSpent(debit, usage: record.usage, day: day)
+            // Batched (see `commitIsDue`), and at once where the ledger
+            // decides something (a shield, a warning) or a write failed.
             let boundary = outcome.decision.shield != shield || !outcome.warnings.isEmpty || storageError != nil
-            let due = boundary || monotonic.isDue(every: Self.commitEveryMs - coalescing, since: uncommittedSince ?? monotonic)
-            committing = due
-            do {
-                let debit = try ledger.record(record, commit: due, available: sync == nil ? nil : spendable)
-                sync?.noteSpent(debit, usage: record.usage, day: day)
-                if due {
-                    uncommittedSince = nil
+            committing = boundary || commitIsDue()
+            if committing {
+                do {
+                    try ledger.flushPending()
                     noteStorage(nil)
+                } catch {
+                    noteStorage(error)   // kept in memory by the ledger for the next tick
                 }
-            } catch {
-                noteStorage(error)   // kept in memory by the ledger for the next tick
             }
         }
-        if uncommittedSince == nil, meter.isCharging || ledger.hasPending { uncommittedSince = monotonic }
+        planCommit(at: monotonic)
         // The other machines hear this one's spending a minute at a time while
         // it spends, and the rest at the tick it stops (not at the next commit).
         sync?.flushSpending(at: wall, spending: meter.isSpending)
@@ -95,6 +92,25 @@ extension Daemon {
         anchorIfDue(wall: wall)
         // A note the cover's record or the anchor could not write is shown at once.
         if storageError != state.storageError { publish(wall: wall, day: day) }
+    }
+
+    /// Whether the batch is written now: once it holds `commitEveryMs` of
+    /// time in front (what a kill -9 may lose), or nearly, at a tick that
+    /// runs anyway (`coalescing`). Time in front, not time passed: a metered
+    /// app in front for 2 s of every 6 is written every 30 s, not every 10.
+    /// An open's last_seen moves only while its app is charged, so the same
+    /// bound holds it.
+    func commitIsDue() -> Bool {
+        ledger.pendingChargedMs >= Self.commitEveryMs - coalescing
+    }
+
+    /// When the loop must tick for the batch at the latest (`nextCommit`):
+    /// while something is charged, when the batch will hold `commitEveryMs`;
+    /// nil while nothing is (what waits does not grow). A write that failed
+    /// is retried by every tick, and by this one `commitEveryMs` later.
+    func planCommit(at monotonic: MonotonicInstant) {
+        let left = Self.commitEveryMs - ledger.pendingChargedMs
+        nextCommit = meter.isCharging ? monotonic + (left > 0 ? left : Self.commitEveryMs) : nil
     }
 
     /// The desktop notifications this state calls for (the snapshot's view of it).

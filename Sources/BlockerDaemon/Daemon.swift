@@ -67,9 +67,10 @@ public final class Daemon {
     public internal(set) var stateVersion = 0
     /// Today's committed totals as last read from the ledger (see `todayTotals`).
     var todayRead: TodayRead?
-    /// Spending is written at most this often (and at a shield or warning, an
-    /// earning and at stop): a kill -9 may lose up to this much *debit*, in the
-    /// user's favour, and never an earning, which is committed on its own.
+    /// Spending is written once this much of it waits (and at a shield or
+    /// warning, an earning and at stop): a kill -9 may lose up to this much
+    /// *debit*, in the user's favour, and never an earning, which is
+    /// committed on its own.
     public static let commitEveryMs: Milliseconds = .seconds(10)
     /// With a probe that pushes its changes, a write due within this long (a
     /// commit, the run's sign of life) is made by a tick that runs anyway:
@@ -84,14 +85,12 @@ public final class Daemon {
     static let ledgerCheckEveryMs: Milliseconds = .seconds(10)
     /// When a tick last looked (`ledgerCheckEveryMs`).
     var ledgerCheckedAt: MonotonicInstant?
-    /// Since when spending has gone uncommitted; the interval open while
-    /// something is charged counts from its start.
-    var uncommittedSince: MonotonicInstant?
     /// What the last BalanceChanged said (and whether spending went on then).
     var announced = (balance: Milliseconds(0), spending: false)
     /// When what is being spent must be committed, so a kill -9 loses at most
-    /// `commitEveryMs` of it: a daemon that samples only on events ticks then.
-    public var nextCommit: MonotonicInstant? { uncommittedSince.map { $0 + Self.commitEveryMs } }
+    /// `commitEveryMs` of it: a daemon that samples only on events ticks then
+    /// (see `planCommit`). nil: nothing grows that must be written.
+    public internal(set) var nextCommit: MonotonicInstant?
     /// The shield as last shown (changes are logged and signalled).
     public internal(set) var shield: Shield?
     /// The current probe failure streak's message, nil while the probe answers.

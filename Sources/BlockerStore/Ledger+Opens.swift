@@ -100,8 +100,9 @@ extension Ledger {
     }
 
     /// Open `id` was in front at `at` (a continuation): its last_seen moves
-    /// there with the next tick's commit, like the tick's spending, so a
-    /// kill -9 loses at most a commit interval of it, never a row. `openBook`
+    /// there with the next tick's commit, like the tick's spending (it moves
+    /// only while its app is charged), so a kill -9 loses at most the batch's
+    /// 10 s of time in front of it, never a row. `openBook`
     /// counts it at once. It never moves back.
     public func seeOpen(id: Int64, at: WallInstant) {
         pending.see(open: id, at: at)

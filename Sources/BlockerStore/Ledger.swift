@@ -110,6 +110,8 @@ public final class Ledger {
 
     /// True while tick data waits for a successful write.
     public var hasPending: Bool { !pending.isEmpty }
+    /// The time in front what is pending holds (`PendingWrites.chargedMs`).
+    public var pendingChargedMs: Milliseconds { pending.chargedMs }
 
     /// How many of the newest earnings keep their request id: a retry comes
     /// seconds after its call, so a few dozen are plenty.
@@ -199,9 +201,16 @@ public final class Ledger {
     @discardableResult
     public func record(_ tick: TickRecord, commit: Bool = true, available: Milliseconds? = nil) throws(StoreError)
         -> Milliseconds {
+        let debit = pend(tick, available: available)
+        if commit { try flushPending() }
+        return debit
+    }
+
+    /// `record` without the commit: the caller decides on it with the tick
+    /// counted (`pendingChargedMs`), then calls `flushPending`.
+    public func pend(_ tick: TickRecord, available: Milliseconds? = nil) -> Milliseconds {
         let debit = PendingWrites.clampedDebit(tick.debit, available: available ?? balance)
         pending.add(debit: PendingWrites.clampedDebit(debit, available: balance), spentDay: tick.spentDay, usage: tick.usage)
-        if commit { try flushPending() }
         return debit
     }
 

@@ -23,6 +23,11 @@ struct PendingWrites: Sendable {
 
     var isEmpty: Bool { debit == 0 && usage.isEmpty && seen.isEmpty }
 
+    /// The time in front these writes hold: what a kill -9 would lose. The
+    /// debit, or the usage where it is more (a daily limit's group charges
+    /// use, not balance; an app in two groups counts twice: commits sooner).
+    var chargedMs: Milliseconds { max(debit, usage.values.reduce(0, +)) }
+
     /// A debit never takes the balance below zero, and is never negative.
     static func clampedDebit(_ requested: Milliseconds, available: Milliseconds) -> Milliseconds {
         min(max(requested, 0), max(available, 0))

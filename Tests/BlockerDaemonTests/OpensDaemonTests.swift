@@ -89,6 +89,24 @@ import TestSupport
         #expect((day.opens, day.paused, day.notNow, day.reasons) == (1, 1, 0, ["a friend wrote"]))
     }
 
+    /// An open's last_seen moves only while its app is in front and charged
+    /// (a pause or a cover stops it), so the batch's bound on time in front
+    /// holds it too: a kill -9 loses at most 10 s of it.
+    @Test func anOpensLastSeenIsWrittenWithTheTimeInFront() throws {
+        let box = try sandbox()
+        let daemon = try reopen(box)
+        var clock = Clock()
+        try earnThenDiscord(daemon, box, at: clock, reps: 10)
+        clock.advance(.seconds(10)); daemon.tick(clock)
+        try daemon.answerPause(group: "social", open: true, reason: "", wall: clock.wall)
+        for _ in 0..<25 { clock.advance(1000); daemon.tick(clock) }
+        let written = try Ledger.open(stateDirectory: box.stateDirectory)
+            .openBook(day: daemon.meter.zone.localDate(at: clock.wall), passesSince: 0)
+        let seen = try #require(written.latest["social"]).lastSeen
+        #expect(seen >= clock.wall - Daemon.commitEveryMs, "last_seen written \(clock.wall - seen) ago")
+        #expect(seen > clock.wall - .seconds(25), "not written since the answer")
+    }
+
     @Test(arguments: [("gnome-shell", true), ("kwin_wayland", false)])
     func aShellsOwnCoverPausesOnlyWhereItDrawsThePause(shell: String, pauses: Bool) throws {
         let box = try sandbox()
