@@ -41,7 +41,7 @@ extension Daemon {
         let before = snapshot(at: wall, day: day)
         // A probe that pushes every change needs no poll while charging: the
         // loop samples again at the next commit at the latest (see DaemonLoop.tick).
-        let heartbeat = probe.eventDescriptor != nil ? Self.commitEveryMs : nil
+        let heartbeat = probePushesChanges ? Self.commitEveryMs : nil
         let outcome = meter.tick(TickInput(monotonic: monotonic, boottime: boottime, wall: wall, reading: reading,
                                            heartbeat: heartbeat,
                                            covered: coveredIfShielded((try? reading.get())?.window, at: monotonic)),

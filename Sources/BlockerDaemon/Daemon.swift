@@ -77,7 +77,10 @@ public final class Daemon {
     /// while focus moves, a tick every couple of seconds, the heartbeat
     /// costs no wake-up of its own. A polled probe ticks on time anyway.
     static let coalesceMs: Milliseconds = .seconds(2)
-    var coalescing: Milliseconds { probe.eventDescriptor != nil ? Self.coalesceMs : 0 }
+    var coalescing: Milliseconds { probePushesChanges ? Self.coalesceMs : 0 }
+    /// The probe wakes the loop on every change (an event descriptor): the
+    /// loop does not poll it, so ticks come only with its events.
+    var probePushesChanges: Bool { probe.eventDescriptor != nil }
     /// A tick looks for another connection's commit (a hand edit) at most
     /// this often; an earning and every write of blocker's own look at
     /// once. A focus change does not touch SQLite (its read lock was a

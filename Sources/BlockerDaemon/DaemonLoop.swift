@@ -261,7 +261,7 @@ public final class DaemonLoop {
     /// failing probe or ledger, the last seconds' countdown and a screen lock
     /// being checked (input is evidence against it) have no events: they poll.
     private var needsPolling: Bool {
-        daemon.probe.eventDescriptor == nil || daemon.probeError != nil || daemon.storageError != nil
+        !daemon.probePushesChanges || daemon.probeError != nil || daemon.storageError != nil
             || daemon.config.daemon.idleAfter != nil || daemon.lockCheck.isChecking
             || daemon.meter.isCountingDown(balance: daemon.spendable)
     }

@@ -38,11 +38,12 @@ struct ServiceNotes {
             self.stateVersion = stateVersion
             statusStale = true
         }
-        if statusStale, ping || watchdogUs == nil || !state.statusIsRoutine || !lastStatus.routine {
+        let routine = state.statusIsRoutine
+        if statusStale, ping || watchdogUs == nil || !routine || !lastStatus.routine {
             statusStale = false
             let status = state.statusLine
             if status != lastStatus.line { lines.append("STATUS=\(status)") }
-            lastStatus = (status, state.statusIsRoutine)
+            lastStatus = (status, routine)
         }
         return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }
