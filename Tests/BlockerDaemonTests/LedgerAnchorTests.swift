@@ -27,12 +27,17 @@ import TestSupport
 
     func edits(_ log: MemoryLog) -> [String] { log.events(.ledgerEdited).map(\.message) }
 
+    /// blockerd started on `box`'s ledger at `wall`, keeping its anchors in `anchors`.
+    func reopen(_ box: Sandbox, log: MemoryLog = MemoryLog(), at wall: WallInstant,
+                anchors: LedgerAnchorStore = MemoryAnchorStore()) throws -> Daemon {
+        try Daemon.reopened(options: box.options, log: log, environment: environment, wall: wall, anchors: anchors)
+    }
+
     @Test func anEarningMovedToYesterdayWhileRunningIsNoticedAndStillCountsToday() throws {
         let box = try sandbox()
         let log = MemoryLog()
         let clock = Clock()
-        let daemon = try Daemon.reopened(options: box.options, log: log, environment: environment, wall: clock.wall,
-                                         anchors: MemoryAnchorStore())
+        let daemon = try reopen(box, log: log, at: clock.wall)
         _ = try daemon.earn(exercise: pushups, reps: 4, wall: clock.wall)                 // 2m: the day's cap
         try sqlite3(daemon.ledger.path, "UPDATE earnings SET day = '2026-11-29', at_ms = at_ms - 86400000")
         #expect(throws: EarnFailure.self) { try daemon.earn(exercise: pushups, reps: 1, wall: clock.wall + 1000) }
@@ -52,8 +57,7 @@ import TestSupport
         let box = try sandbox()
         let log = MemoryLog()
         var clock = Clock()
-        let daemon = try Daemon.reopened(options: box.options, log: log, environment: environment, wall: clock.wall,
-                                         anchors: MemoryAnchorStore())
+        let daemon = try reopen(box, log: log, at: clock.wall)
         _ = try daemon.earn(exercise: pushups, reps: 2, wall: clock.wall)
         daemon.tick(clock)
         try sqlite3(daemon.ledger.path, "UPDATE earnings SET day = '2026-11-29', at_ms = at_ms - 86400000")
@@ -74,8 +78,7 @@ import TestSupport
         let clock = Clock()
         let path: String
         do {
-            let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: environment, wall: clock.wall,
-                                             anchors: anchors)
+            let daemon = try reopen(box, at: clock.wall, anchors: anchors)
             _ = try daemon.earn(exercise: pushups, reps: 4, wall: clock.wall)
             path = daemon.ledger.path
             daemon.shutdown(wall: clock.wall + 1000)
@@ -83,8 +86,7 @@ import TestSupport
         // While stopped: today's earnings moved to yesterday, the chain and the seal recomputed.
         try rewrite(path, "UPDATE earnings SET day = '2026-11-29', at_ms = at_ms - 86400000")
         let log = MemoryLog()
-        let daemon = try Daemon.reopened(options: box.options, log: log, environment: environment, wall: clock.wall + 2000,
-                                         anchors: anchors)
+        let daemon = try reopen(box, log: log, at: clock.wall + 2000, anchors: anchors)
         #expect(edits(log).count == 1, "\(edits(log))")
         #expect(throws: EarnFailure.self) { try daemon.earn(exercise: pushups, reps: 1, wall: clock.wall + 3000) }
     }
@@ -95,8 +97,7 @@ import TestSupport
         var clock = Clock()
         let path = box.stateDirectory + "/blocker.db", backup = box.root + "/backup.db"
         do {
-            let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: environment, wall: clock.wall,
-                                             anchors: anchors)
+            let daemon = try reopen(box, at: clock.wall, anchors: anchors)
             _ = try daemon.earn(exercise: pushups, reps: 2, wall: clock.wall)
             daemon.shutdown(wall: clock.wall)
         }
@@ -104,8 +105,7 @@ import TestSupport
         clock.advance(60_000)
         do {
             let log = MemoryLog()
-            let daemon = try Daemon.reopened(options: box.options, log: log, environment: environment, wall: clock.wall,
-                                             anchors: anchors)
+            let daemon = try reopen(box, log: log, at: clock.wall, anchors: anchors)
             #expect(edits(log).isEmpty, "a plain restart is no edit: \(edits(log))")
             box.front("discord")
             daemon.tick(clock)
@@ -117,7 +117,7 @@ import TestSupport
         try FileManager.default.copyItem(atPath: backup, toPath: path)
         clock.advance(60_000)
         let log = MemoryLog()
-        _ = try Daemon.reopened(options: box.options, log: log, environment: environment, wall: clock.wall, anchors: anchors)
+        _ = try reopen(box, log: log, at: clock.wall, anchors: anchors)
         #expect(edits(log).count == 1)
         #expect(edits(log).first?.contains("an older copy of the file") == true, "\(edits(log))")
         #expect(try LedgerIntegrity.inspect(path: path).edits.count == 1)
@@ -128,8 +128,7 @@ import TestSupport
         let anchors = MemoryAnchorStore()
         var clock = Clock()
         do {
-            let daemon = try Daemon.reopened(options: box.options, log: MemoryLog(), environment: environment, wall: clock.wall,
-                                             anchors: anchors)
+            let daemon = try reopen(box, at: clock.wall, anchors: anchors)
             _ = try daemon.earn(exercise: pushups, reps: 2, wall: clock.wall)
             box.front("discord")
             for _ in 0..<15 { clock.advance(1000); daemon.tick(clock) }                   // a commit after the last anchor
@@ -137,7 +136,7 @@ import TestSupport
         }
         clock.advance(60_000)
         let log = MemoryLog()
-        _ = try Daemon.reopened(options: box.options, log: log, environment: environment, wall: clock.wall, anchors: anchors)
+        _ = try reopen(box, log: log, at: clock.wall, anchors: anchors)
         #expect(edits(log).isEmpty, "\(edits(log))")
     }
 
