@@ -188,8 +188,8 @@ public final class Ledger {
 
     // MARK: Ticks
 
-    /// Adds one tick to what is pending and, when `commit`, saves everything
-    /// pending in one transaction (blockerd batches: see `Daemon.commitEveryMs`).
+    /// Adds one tick to what is pending and saves everything pending in one
+    /// transaction (blockerd batches with `pend`: see `Daemon.commitIsDue`).
     /// The debit is clamped so the balance stays ≥ 0; returns the clamped
     /// debit. Pending ticks count in `balance`, `usedToday` and `history`. On
     /// failure (disk full, I/O error) they stay in memory, are retried by the
@@ -199,15 +199,15 @@ public final class Ledger {
     /// ledger's balance is spent from another machine's earnings, and only the
     /// sync folder's log keeps it (the account never goes below zero).
     @discardableResult
-    public func record(_ tick: TickRecord, commit: Bool = true, available: Milliseconds? = nil) throws(StoreError)
-        -> Milliseconds {
+    public func record(_ tick: TickRecord, available: Milliseconds? = nil) throws(StoreError) -> Milliseconds {
         let debit = pend(tick, available: available)
-        if commit { try flushPending() }
+        try flushPending()
         return debit
     }
 
     /// `record` without the commit: the caller decides on it with the tick
     /// counted (`pendingChargedMs`), then calls `flushPending`.
+    @discardableResult
     public func pend(_ tick: TickRecord, available: Milliseconds? = nil) -> Milliseconds {
         let debit = PendingWrites.clampedDebit(tick.debit, available: available ?? balance)
         pending.add(debit: PendingWrites.clampedDebit(debit, available: balance), spentDay: tick.spentDay, usage: tick.usage)

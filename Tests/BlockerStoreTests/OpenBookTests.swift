@@ -170,12 +170,12 @@ struct OpenBookTests {
         #expect(try ledger.openBook(day: Self.day, passesSince: Self.monday).latest["social"]?.lastSeen == Self.t0 + .seconds(5))
         ledger.seeOpen(id: open.id, at: Self.t0 + .seconds(3))   // never back
         let usage = [UsageEntry(day: Self.day, group: "social", app: "discord", ms: 10_000)]
-        try ledger.record(TickRecord(usage: usage), commit: false)
+        ledger.pend(TickRecord(usage: usage))
         ledger.seeOpen(id: open.id, at: Self.t0 + .seconds(10))
-        try ledger.record(TickRecord(usage: usage), commit: true)
+        try ledger.record(TickRecord(usage: usage))
         #expect(!ledger.hasPending)
         ledger.seeOpen(id: open.id, at: Self.t0 + .seconds(20))
-        try ledger.record(TickRecord(usage: usage), commit: false)
+        ledger.pend(TickRecord(usage: usage))
         ledger.close()   // kill -9: the batch after the commit is gone
 
         ledger = try Ledger(path: ledger.path)
@@ -246,12 +246,12 @@ struct OpenBookTests {
         let ledger = try Ledger.open(stateDirectory: temp.path)
         defer { ledger.close() }
         _ = try ledger.earn(exercise: "pushups", reps: 10, perRep: 30_000, at: 0, day: Self.day)
-        try ledger.record(TickRecord(debit: 4_000, spentDay: Self.day,
-                                     usage: [UsageEntry(day: Self.day, group: "video", app: "mpv", ms: 4_000)]), commit: false)
+        ledger.pend(TickRecord(debit: 4_000, spentDay: Self.day,
+                               usage: [UsageEntry(day: Self.day, group: "video", app: "mpv", ms: 4_000)]))
         _ = try ledger.addOpen(group: "social", day: Self.day, at: Self.t0, outcome: .opened, paused: false)
         #expect(!ledger.hasPending)
         #expect(try ledger.audit().spentTotal == 4_000)
-        try ledger.record(TickRecord(debit: 1_000, spentDay: Self.day), commit: false)
+        ledger.pend(TickRecord(debit: 1_000, spentDay: Self.day))
         _ = try ledger.addPass(group: "social", day: Self.day, at: Self.t0, until: Self.t0 + .minutes(15))
         #expect(!ledger.hasPending)
         #expect(try ledger.audit().spentTotal == 5_000)

@@ -27,7 +27,7 @@ struct OpenIntegrityTests {
         _ = try ledger.earn(exercise: "pushups", reps: 10, perRep: 60_000, at: 0, day: Self.day)
         let first = try ledger.addOpen(group: "social", day: Self.day, at: Self.t0, outcome: .opened, paused: false)
         ledger.seeOpen(id: first.id, at: Self.t0 + .seconds(8))
-        try ledger.record(bigTick(), commit: false)
+        ledger.pend(bigTick())
         try limitPages(ledger)
         // A name long enough to need pages of its own, so the insert itself fails too.
         let long = String(repeating: "g", count: 20_000)
