@@ -44,6 +44,10 @@ import TestSupport
             }
             let stop = try driver.loop.timer { self.driver.loop.exit(code: 0) }
             stop.arm(afterMicroseconds: UInt64(steps.count + 1) * everyMs * 1000)
+            timers.append(stop)
+            // The loop keeps its timers, whose closures keep this and the test's
+            // steps: removed, nothing holds the sandbox and the bus past `stop()`.
+            defer { timers.forEach(driver.loop.remove) }
             _ = try driver.loop.run()
             if let failure { throw failure }
         }
