@@ -10,6 +10,11 @@
 #   blockerd      the release binary with the X11 probe, a session bus, and a
 #                 balance to spend on the metered group "social" (discord): it
 #                 charges the third of the switching phase Discord is in front;
+#   X11 probe alone  `blocker-bench x11-floor`: blockerd's X11 probe woken and
+#                 read as blockerd's loop does it (the burst waited out, one
+#                 sample a change), nothing else: what a focus change costs
+#                 here before any of blocker's own work, so blockerd's row less
+#                 this one is blocker's (the tick, the bus, the loop);
 #   loop          what a user would script: once a second `xdotool
 #                 getactivewindow` + `xprop -id … WM_CLASS _NET_WM_NAME`;
 #   timekpr-nExT  its daemon (timekprd, Python, polls every 3 s) on a PRIVATE
@@ -34,11 +39,11 @@
 #   RSS       VmRSS at the end of the phase (the loop: the shell's).
 # Prints "| label | value | target |" rows (scripts/bench.sh lays them out).
 #   [PEER_SWITCH_SECONDS=600] [PEER_STATIC_SECONDS=300] scripts/bench-peers.sh BIN_DIR
-# BIN_DIR holds blockerd and blockerctl (swift build -c release --show-bin-path).
+# BIN_DIR holds blockerd, blockerctl and blocker-bench (swift build -c release --show-bin-path).
 set -euo pipefail
 bin=${1:-}
-[ -n "$bin" ] && [ -x "$bin/blockerd" ] && [ -x "$bin/blockerctl" ] \
-    || { echo "usage: scripts/bench-peers.sh BIN_DIR (a directory with blockerd and blockerctl: swift build -c release --show-bin-path)" >&2; exit 2; }
+[ -n "$bin" ] && [ -x "$bin/blockerd" ] && [ -x "$bin/blockerctl" ] && [ -x "$bin/blocker-bench" ] \
+    || { echo "usage: scripts/bench-peers.sh BIN_DIR (a directory with blockerd, blockerctl and blocker-bench: swift build -c release --show-bin-path)" >&2; exit 2; }
 switch_seconds=${PEER_SWITCH_SECONDS:-600}
 static_seconds=${PEER_STATIC_SECONDS:-300}
 for setting in "PEER_SWITCH_SECONDS=$switch_seconds" "PEER_STATIC_SECONDS=$static_seconds"; do
@@ -117,6 +122,11 @@ status() { ctl status --json | $python -c "import json, sys; s = json.load(sys.s
 [ "$(status 's["probe"]["name"], s["probe"]["ok"]')" = "x11 True" ] \
     || fail "blockerd's x11 probe is not working: $(status 's["probe"]')"
 
+# blockerd's X11 probe alone, as blockerd's loop drives it.
+"$bin/blocker-bench" x11-floor 2>"$dir/floor.log" &
+floor_pid=$!
+fx_track "$floor_pid"
+
 # The loop, as a user would write it (the nap in the background only so that
 # SIGTERM stops it at once, sleep included).
 cat >"$dir/loop.sh" <<'SH'
@@ -192,6 +202,7 @@ grep -q 'get time for "blocker-peer"' "$tk_log" 2>/dev/null || fail "timekprd di
 grep -q 'could not parse main configuration' "$tk_log" && fail "timekprd did not take $tk/timekpr.conf"
 grep -q "$timekprd" "/proc/$timekpr_pid/cmdline" || fail "PID $timekpr_pid is not timekprd"
 sleep 5
+fx_alive "$floor_pid" || fail "blocker-bench x11-floor exited: $(tail -3 "$dir/floor.log")"
 
 hz=$(getconf CLK_TCK)
 # PID → "CPU_NS TICKS SWITCHES": every thread's on-CPU ns plus reaped children's
@@ -205,8 +216,8 @@ reading() {
 }
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 now_us() { echo "${EPOCHREALTIME/./}"; }
-names=(blockerd loop timekpr)
-declare -A pid_of=([blockerd]=$blockerd_pid [loop]=$loop_pid [timekpr]=$timekpr_pid)
+names=(blockerd floor loop timekpr)
+declare -A pid_of=([blockerd]=$blockerd_pid [floor]=$floor_pid [loop]=$loop_pid [timekpr]=$timekpr_pid)
 declare -A start_reading end_reading rss
 # snapshot start|end PHASE, with the time in µs in phase_start/phase_end[PHASE].
 declare -A phase_start phase_end samples_at
@@ -302,7 +313,7 @@ charged_static=$((balance_switched - balance_static))
 # The table.
 row() { printf '| %s | %s | %s |\n' "$1" "$2" "$3"; }
 mib() { awk -v k="$1" 'BEGIN {printf "%.1f MiB", k / 1024}'; }
-declare -A title=([blockerd]="blockerd" [loop]="xprop loop" [timekpr]="timekpr-nExT")
+declare -A title=([blockerd]="blockerd" [floor]="X11 probe alone" [loop]="xprop loop" [timekpr]="timekpr-nExT")
 declare -A cpu_ms tick_ms vcs
 row "peers: switching phase, focus every 2 s" "$switch_seconds s, $changes changes" ""
 row "peers: static phase, Editor in front" "$static_seconds s" ""
@@ -330,6 +341,11 @@ for phase in switching static; do
         target=""; [ "$peer" = timekpr ] && target=">= 5x"
         row "peers: ${title[$peer]} / blockerd CPU, $phase" "$ratio" "$target"
     done
+    row "peers: blockerd less the X11 probe alone, $phase" \
+        "$(awk -v a="${cpu_ms[blockerd.$phase]}" -v b="${cpu_ms[floor.$phase]}" 'BEGIN {printf "%.3f ms/s", a - b}')" "blocker's own work"
+    row "peers: timekpr-nExT / the X11 probe alone CPU, $phase" \
+        "$(awk -v a="${cpu_ms[timekpr.$phase]}" -v b="${cpu_ms[floor.$phase]}" 'BEGIN {if (b > 0) printf "%.1fx", a / b; else print "inf"}')" \
+        "the most an event-driven X11 tool gets here"
     row "peers: timekpr-nExT polls logged, $phase" "${polls[$phase]}" "one per 3 s: it ran"
     row "peers: timekpr-nExT counted as active, $phase" "${counted[$phase]} s" "about the phase"
 done
