@@ -303,7 +303,7 @@ for phase in switching static; do
     samples=$((${samples_at[end.$phase]} - ${samples_at[start.$phase]}))
     [ "$samples" -ge $((seconds * 8 / 10)) ] || fail "the loop took $samples samples in the $phase phase's $seconds s"
 done
-# Two wake-ups a change (the event, the end of its burst): fewer, and it missed changes.
+# Two wake-ups a change (the event, the end of its burst); fewer than one, and it missed changes.
 read -r _ _ floor_woken0 <<<"${start_reading[floor.switching]}"
 read -r _ _ floor_woken1 <<<"${end_reading[floor.switching]}"
 [ $((floor_woken1 - floor_woken0)) -ge "$changes" ] \

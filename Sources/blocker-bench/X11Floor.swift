@@ -17,8 +17,10 @@ func benchX11Floor(_ arguments: [String]) {
     }
     if case let .failure(why) = probe.sample() { benchFail("blocker-bench x11-floor: the first sample failed: \(why.message)") }
     while let fd = probe.eventDescriptor {
-        var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        do throws(Errno) { _ = try retryOnInterrupt { poll(&watched, 1, -1) } } catch {
+        do throws(Errno) {
+            // An hour with nothing changing: wait again.
+            guard try Deadline.after(.hours(1)).wait(for: fd) else { continue }
+        } catch {
             benchFail("blocker-bench x11-floor: poll: \(error)")
         }
         usleep(UInt32(clamping: probe.eventBurstUs))
