@@ -318,6 +318,8 @@ charged_static=$((balance_switched - balance_static))
 # The table.
 row() { printf '| %s | %s | %s |\n' "$1" "$2" "$3"; }
 mib() { awk -v k="$1" 'BEGIN {printf "%.1f MiB", k / 1024}'; }
+# ratio A B WHEN_B_IS_ZERO: A / B as "N.Nx".
+ratio() { awk -v a="$1" -v b="$2" -v none="$3" 'BEGIN {if (b > 0) printf "%.1fx", a / b; else print none}'; }
 declare -A title=([blockerd]="blockerd" [floor]="X11 probe alone" [loop]="xprop loop" [timekpr]="timekpr-nExT")
 declare -A cpu_ms tick_ms vcs
 row "peers: switching phase, focus every 2 s" "$switch_seconds s, $changes changes" ""
@@ -342,14 +344,14 @@ for phase in switching static; do
         row "peers: ${title[$name]} RSS, end of $phase" "$(mib "${rss[$name.$phase]}")" "$rss_target"
     done
     for peer in timekpr loop; do
-        ratio=$(awk -v a="${cpu_ms[$peer.$phase]}" -v b="${cpu_ms[blockerd.$phase]}" 'BEGIN {if (b > 0) printf "%.1fx", a / b; else print "inf (blockerd never ran)"}')
         target=""; [ "$peer" = timekpr ] && target=">= 5x"
-        row "peers: ${title[$peer]} / blockerd CPU, $phase" "$ratio" "$target"
+        row "peers: ${title[$peer]} / blockerd CPU, $phase" \
+            "$(ratio "${cpu_ms[$peer.$phase]}" "${cpu_ms[blockerd.$phase]}" "inf (blockerd never ran)")" "$target"
     done
     row "peers: blockerd less the X11 probe alone, $phase" \
         "$(awk -v a="${cpu_ms[blockerd.$phase]}" -v b="${cpu_ms[floor.$phase]}" 'BEGIN {printf "%.3f ms/s", a - b}')" "blocker's own work"
     row "peers: timekpr-nExT / the X11 probe alone CPU, $phase" \
-        "$(awk -v a="${cpu_ms[timekpr.$phase]}" -v b="${cpu_ms[floor.$phase]}" 'BEGIN {if (b > 0) printf "%.1fx", a / b; else print "inf"}')" \
+        "$(ratio "${cpu_ms[timekpr.$phase]}" "${cpu_ms[floor.$phase]}" inf)" \
         "the most an event-driven X11 tool gets here"
     row "peers: timekpr-nExT polls logged, $phase" "${polls[$phase]}" "one per 3 s: it ran"
     row "peers: timekpr-nExT counted as active, $phase" "${counted[$phase]} s" "about the phase"
